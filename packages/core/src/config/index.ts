@@ -1,0 +1,1 @@
+export { loadConfig, type FathomConfig, type ProviderConfig } from './config';

@@ -1,0 +1,1 @@
+export { openDatabase, migrate, type Database, type Schema, type OpenDatabaseOptions } from './database';

@@ -1,0 +1,2 @@
+export { FathomError, type FathomErrorOptions } from './fathom-error';
+export * from './errors';

@@ -1,0 +1,100 @@
+import { join } from 'node:path';
+import { Accounts, accountsSchema, bootstrapAccounts, type BootstrapResult } from './accounts';
+import { AssistantRunner, assistantsSchema } from './assistants';
+import { Agents, agentsSchema } from './agents';
+import { loadConfig, type FathomConfig } from './config';
+import { openDatabase, type Database } from './db';
+import { Documents, documentsSchema } from './documents';
+import { EgressGuard } from './egress';
+import { createEmbedder, type Embedder } from './embeddings';
+import { consoleLogger, type Logger } from './internal/logger';
+import { JobEngine, jobsSchema } from './jobs';
+import { ChatAdapter, modelsSchema } from './models';
+import { VectorIndex, vectorSchema } from './vector';
+import { WebhookToolkit } from './webhooks';
+
+export interface FathomOptions {
+  /** Environment to read settings from; default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Settings that win over the environment (e.g. `dataDir` in tests). */
+  config?: Partial<FathomConfig>;
+  /** Default: console. */
+  logger?: Logger;
+  /** Resume background work (ingestion queue, runs, jobs) right away; default true. */
+  start?: boolean;
+  /** Use this embedder instead of the one `FATHOM_EMBEDDER` selects (tests, embedding apps). */
+  embedder?: Embedder;
+}
+
+/**
+ * Fathom embedded in a Node app: every capability wired over one SQLite database.
+ * `packages/http` serves exactly this object; an app can use it with no HTTP at all.
+ */
+export class Fathom {
+  readonly config: FathomConfig;
+  readonly db: Database;
+  readonly log: Logger;
+  readonly accounts: Accounts;
+  readonly bootstrap: BootstrapResult;
+  readonly egress: EgressGuard;
+  readonly embedder: Embedder;
+  readonly vectorIndex: VectorIndex;
+  readonly documents: Documents;
+  readonly chat: ChatAdapter;
+  readonly assistants: AssistantRunner;
+  readonly jobs: JobEngine;
+  readonly webhooks: WebhookToolkit;
+  readonly agents: Agents;
+
+  private constructor(config: FathomConfig, log: Logger, embedder: Embedder) {
+    this.config = config;
+    this.log = log;
+    this.db = openDatabase({
+      location: join(config.dataDir, 'fathom.db'),
+      schemas: [accountsSchema, documentsSchema, vectorSchema, modelsSchema, assistantsSchema, jobsSchema, agentsSchema],
+    });
+    this.accounts = new Accounts(this.db);
+    this.bootstrap = bootstrapAccounts(this.accounts, config);
+    const { db } = this;
+    // One line per capability; each owner edits only its own line.
+    this.egress = new EgressGuard({ allow: config.egressAllow });
+    this.embedder = embedder;
+    this.vectorIndex = new VectorIndex({ db, embedder, dataDir: config.dataDir, log });
+    this.documents = new Documents({ db, config, embedder, vectorIndex: this.vectorIndex, log });
+    this.chat = new ChatAdapter({ db, config, log });
+    this.assistants = new AssistantRunner({ db, chat: this.chat, searcher: this.documents, log });
+    this.jobs = new JobEngine({ db, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
+    this.webhooks = new WebhookToolkit({ egress: this.egress });
+    this.agents = new Agents({ db, config, chat: this.chat, webhooks: this.webhooks, log });
+  }
+
+  /** Loads settings, opens (and migrates) the database, bootstraps accounts and starts background work. */
+  static async open(options: FathomOptions = {}): Promise<Fathom> {
+    const config = loadConfig(options.env ?? process.env, options.config ?? {});
+    const log = options.logger ?? consoleLogger;
+    const embedder = options.embedder ?? (await createEmbedder(config, log));
+    const fathom = new Fathom(config, log, embedder);
+    if (options.start !== false) fathom.start();
+    return fathom;
+  }
+
+  /** Resumes durable queues: interrupted ingestion, runs and jobs reach a terminal state. */
+  start(): void {
+    this.documents.start();
+    this.assistants.start();
+    this.jobs.start();
+    this.agents.start();
+  }
+
+  /** Stops background work and closes the database. */
+  async close(): Promise<void> {
+    await this.agents.close();
+    await this.jobs.close();
+    await this.assistants.close();
+    await this.documents.close();
+    await this.vectorIndex.close();
+    await this.chat.close();
+    await this.embedder.close?.();
+    this.db.close();
+  }
+}

@@ -1,0 +1,17 @@
+export * from './errors';
+export * from './db';
+export * from './config';
+export * from './accounts';
+export * from './egress';
+export * from './embeddings';
+export * from './vector';
+export * from './documents';
+export * from './models';
+export * from './assistants';
+export * from './jobs';
+export * from './webhooks';
+export * from './agents';
+export { Fathom, type FathomOptions } from './fathom';
+export { parseListQuery, type ListPage, type ListQuery } from './internal/pagination';
+export { newId, nowSeconds } from './internal/ids';
+export { consoleLogger, silentLogger, type Logger } from './internal/logger';

@@ -1,0 +1,83 @@
+/**
+ * The ChatAdapter contract: one way for every part of Fathom (assistant runs, agents, data tools,
+ * the /v1/chat/completions gateway) to call a model. Message and tool shapes follow the OpenAI
+ * chat wire format so the gateway needs no translation for OpenAI-compatible upstreams.
+ */
+export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+
+export type ChatContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string; detail?: string } }
+  | { type: string; [key: string]: unknown };
+
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatMessage {
+  role: ChatRole;
+  content: string | ChatContentPart[] | null;
+  name?: string;
+  tool_calls?: ChatToolCall[];
+  tool_call_id?: string;
+}
+
+export interface ChatToolDefinition {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+}
+
+export type ChatToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
+
+export interface ChatRequest {
+  /** `<vendor>/<model_name>`. */
+  model: string;
+  messages: ChatMessage[];
+  tools?: ChatToolDefinition[];
+  tool_choice?: ChatToolChoice;
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  stop?: string | string[];
+  response_format?: Record<string, unknown>;
+  seed?: number;
+  user?: string;
+  /** Further OpenAI parameters passed through to OpenAI-compatible upstreams as they are. */
+  extra?: Record<string, unknown>;
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+
+export interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export interface ChatResult {
+  id: string;
+  /** The full `<vendor>/<model>` id. */
+  model: string;
+  message: { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] };
+  finishReason: FinishReason;
+  usage: ChatUsage;
+}
+
+/** Typed parts a streaming call yields; only the HTTP edge encodes them as SSE. */
+export type ChatStreamPart =
+  | { type: 'text-delta'; text: string }
+  | { type: 'tool-call-delta'; index: number; id?: string; name?: string; argumentsDelta?: string }
+  | { type: 'finish'; finishReason: FinishReason; usage?: ChatUsage };
+
+export interface ChatCallOptions {
+  signal?: AbortSignal;
+  /** Account the call is attributed to (usage is recorded for it). */
+  accountId?: string;
+}
+
+export interface ChatAdapterContract {
+  complete(request: ChatRequest, options?: ChatCallOptions): Promise<ChatResult>;
+  stream(request: ChatRequest, options?: ChatCallOptions): AsyncIterable<ChatStreamPart>;
+}

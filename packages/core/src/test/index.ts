@@ -1,0 +1,2 @@
+// Test helpers for Fathom and for apps that embed it: fakes of our own contracts and a local HTTP server.
+export { createTestServer, respond, type TestServer, type TestHandler, type RecordedRequest } from './test-server';

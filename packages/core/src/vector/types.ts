@@ -1,0 +1,71 @@
+/** Attribute filter of the search API (OpenAI `filters`): comparison or compound, nested. */
+export type AttributeFilter =
+  | { type: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte'; key: string; value: string | number | boolean }
+  | { type: 'in' | 'nin'; key: string; value: Array<string | number> }
+  | { type: 'and' | 'or'; filters: AttributeFilter[] };
+
+export interface StoreSearchOptions {
+  query: string | string[];
+  /** 1..50, default 10 (file_search caps it at 8). */
+  maxNumResults?: number;
+  filters?: AttributeFilter;
+  /** 0..1; results scoring below are dropped. */
+  scoreThreshold?: number;
+  /** `none` disables the fusion re-ranking and returns vector order only. */
+  ranker?: 'none' | 'auto' | 'default-2024-11-15';
+}
+
+/** One search result, as `POST /v1/vector_stores/{id}/search` returns it (`filename`, score in 0..1). */
+export interface SearchHit {
+  file_id: string;
+  filename: string;
+  score: number;
+  attributes: Record<string, string | number | boolean> | null;
+  content: Array<{ type: 'text'; text: string }>;
+}
+
+/**
+ * What assistants (file_search) and /v1/responses need from document search: search several stores of
+ * one account together. Stores of other accounts answer 404 (NotFoundError), never results.
+ */
+export interface StoreSearcher {
+  search(accountId: string, storeIds: string[], options: StoreSearchOptions): Promise<SearchHit[]>;
+  /** Resolves when no file of these stores is `in_progress`, or after `timeoutMs`; returns true if idle. */
+  waitForIngestion(accountId: string, storeIds: string[], timeoutMs: number): Promise<boolean>;
+}
+
+/** One chunk handed to the index by the Ingestor, with its embedding. */
+export interface IndexedChunk {
+  /** Position of the chunk in its file (0-based). */
+  index: number;
+  text: string;
+  tokens: number;
+  vector: Float32Array;
+}
+
+/**
+ * The index contract between the Ingestor (documents/) and the index (vector/): one HNSW index per
+ * store plus FTS5 keywords, fused into one 0..1 score. SQLite keeps every chunk and vector, so the
+ * HNSW files can always be rebuilt. CPU-heavy work (HNSW inserts) happens off the event loop.
+ */
+export interface VectorIndexContract {
+  /** Adds (or replaces) the chunks of one file in one store. */
+  addFileChunks(input: {
+    storeId: string;
+    fileId: string;
+    filename: string;
+    attributes: Record<string, string | number | boolean> | null;
+    chunks: IndexedChunk[];
+  }): Promise<void>;
+  /** Removes a file's chunks from a store (no-op when absent). */
+  removeFile(storeId: string, fileId: string): Promise<void>;
+  /** Drops a whole store's chunks and index files. */
+  removeStore(storeId: string): Promise<void>;
+  /** Replaces the attributes used by filters for one file in one store. */
+  setAttributes(storeId: string, fileId: string, attributes: Record<string, string | number | boolean> | null): void;
+  /** Parsed text of a file in a store, chunk by chunk (for `GET .../files/{id}/content`). */
+  fileChunks(storeId: string, fileId: string): string[];
+  /** Hybrid search over several stores (ownership is checked by the caller). */
+  search(storeIds: string[], options: StoreSearchOptions): Promise<SearchHit[]>;
+  close(): Promise<void>;
+}

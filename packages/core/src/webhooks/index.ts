@@ -1,0 +1,4 @@
+// STUB (owner: agents helper).
+export class WebhookToolkit {
+  constructor(_deps: unknown) {}
+}

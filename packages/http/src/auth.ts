@@ -1,0 +1,40 @@
+import { AuthenticationError, type Account, type Fathom } from '@fathom/core';
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set for routes authenticated with an account key. */
+    account?: Account;
+  }
+}
+
+function bearer(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  return match ? match[1]!.trim() : null;
+}
+
+/** Resolves the account of the request's bearer key, or throws 401. */
+export function authenticateAccount(fathom: Fathom, request: FastifyRequest): Account {
+  const key = bearer(request);
+  if (!key) {
+    throw new AuthenticationError(
+      "You didn't provide an API key. Send it in the Authorization header: 'Authorization: Bearer <API_KEY>'.",
+    );
+  }
+  const account = fathom.accounts.authenticate(key);
+  if (!account) throw new AuthenticationError('Incorrect API key provided.');
+  return account;
+}
+
+/** Checks the admin bearer key (constant-time). The admin API exists only when FATHOM_ADMIN_KEY is set. */
+export function authenticateAdmin(fathom: Fathom, request: FastifyRequest): void {
+  const expected = fathom.config.adminKey;
+  const key = bearer(request);
+  if (!expected || !key) throw new AuthenticationError('Incorrect or missing admin key.');
+  const a = Buffer.from(key);
+  const b = Buffer.from(expected);
+  if (a.length !== b.length || !timingSafeEqual(a, b)) throw new AuthenticationError('Incorrect or missing admin key.');
+}

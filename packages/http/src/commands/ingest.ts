@@ -1,0 +1,4 @@
+// STUB (owner: documents / vector helpers): `fathom ingest`.
+export async function run(_args: string[]): Promise<void> {
+  throw new Error('fathom ingest: not implemented yet');
+}

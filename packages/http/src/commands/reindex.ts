@@ -1,0 +1,4 @@
+// STUB (owner: documents / vector helpers): `fathom reindex`.
+export async function run(_args: string[]): Promise<void> {
+  throw new Error('fathom reindex: not implemented yet');
+}

@@ -1,0 +1,30 @@
+import { Fathom } from '@fathom/core';
+import { createServer } from '../server';
+
+/** `fathom serve`: the platform API on HOST:PORT, and the agent service on AGENTS_PORT when set. */
+export async function serve(): Promise<void> {
+  const fathom = await Fathom.open();
+  const { config } = fathom;
+  if (fathom.bootstrap.generatedKey) {
+    console.log('\nCreated the default account. Its API key is shown once; keep it:\n');
+    console.log(`  ${fathom.bootstrap.generatedKey}\n`);
+  }
+  const logger = { level: process.env.LOG_LEVEL ?? 'info' };
+  const servers: Array<Awaited<ReturnType<typeof createServer>>> = [];
+  const main = await createServer(fathom, { surface: config.agentsPort ? 'platform' : 'all', logger });
+  await main.listen({ port: config.port, host: config.host });
+  servers.push(main);
+  if (config.agentsPort) {
+    const agents = await createServer(fathom, { surface: 'agents', logger });
+    await agents.listen({ port: config.agentsPort, host: config.host });
+    servers.push(agents);
+  }
+  console.log(`Fathom is serving http://${config.host}:${config.port}/v1 (data in ${config.dataDir})`);
+  const stop = async () => {
+    for (const server of servers) await server.close();
+    await fathom.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

@@ -1,0 +1,56 @@
+import type { Account, Fathom } from '@fathom/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import { authenticateAccount, authenticateAdmin } from './auth';
+
+/** What a handler receives: the parsed request, the caller's account, and the Fathom instance. */
+export interface RouteContext {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  fathom: Fathom;
+  /** The caller (undefined only for `auth: 'admin'` and `auth: 'none'`). */
+  account: Account;
+  body: any;
+  params: Record<string, string>;
+  query: Record<string, any>;
+}
+
+/** A route as data: validation from `schema` happens once in the router, the handler calls core. */
+export interface Route {
+  method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
+  path: string;
+  /** Who may call it; default `account`. */
+  auth?: 'account' | 'admin' | 'none';
+  schema?: FastifySchema;
+  /** Status of a successful answer; default 200. */
+  status?: number;
+  /** Return the JSON body, or `undefined` after writing to `reply` yourself (streams, binary). */
+  handler: (context: RouteContext) => unknown | Promise<unknown>;
+}
+
+export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: readonly Route[]): void {
+  for (const route of routes) {
+    app.route({
+      method: route.method,
+      url: route.path,
+      schema: route.schema,
+      handler: async (request, reply) => {
+        let account: Account | undefined;
+        if ((route.auth ?? 'account') === 'account') account = authenticateAccount(fathom, request);
+        else if (route.auth === 'admin') authenticateAdmin(fathom, request);
+        request.account = account;
+        const result = await route.handler({
+          request,
+          reply,
+          fathom,
+          account: account as Account,
+          body: request.body ?? {},
+          params: (request.params ?? {}) as Record<string, string>,
+          query: (request.query ?? {}) as Record<string, any>,
+        });
+        if (reply.sent || reply.raw.headersSent) return reply;
+        if (route.status) reply.status(route.status);
+        return result;
+      },
+    });
+  }
+}

@@ -1,0 +1,55 @@
+import { NotFoundError } from '@fathom/core';
+import type { Route } from '../route';
+
+/** design.md's admin API; every route answers 401 unless FATHOM_ADMIN_KEY is set and presented. */
+export const adminRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/v1/admin/accounts',
+    auth: 'admin',
+    schema: {
+      body: {
+        type: 'object',
+        required: ['name'],
+        additionalProperties: false,
+        properties: { name: { type: 'string', minLength: 1 }, balance: { type: 'number', minimum: 0 } },
+      },
+    },
+    handler: ({ fathom, body }) => {
+      const created = fathom.accounts.create({ name: body.name, balance: body.balance ?? 0 });
+      return { id: created.account.id, name: created.account.name, balance: created.account.balance, api_key: created.apiKey };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/admin/accounts/:id/keys',
+    auth: 'admin',
+    handler: ({ fathom, params }) => fathom.accounts.createKey(params.id!),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/admin/keys/:keyId',
+    auth: 'admin',
+    handler: ({ fathom, params }) => {
+      if (!fathom.accounts.deleteKey(params.keyId!)) throw new NotFoundError('key', params.keyId!);
+      return { id: params.keyId, object: 'api_key', deleted: true };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/admin/accounts/:id/credit',
+    auth: 'admin',
+    schema: {
+      body: {
+        type: 'object',
+        required: ['amount'],
+        additionalProperties: false,
+        properties: { amount: { type: 'number', exclusiveMinimum: 0 } },
+      },
+    },
+    handler: ({ fathom, params, body }) => {
+      const account = fathom.accounts.credit(params.id!, body.amount, 'admin credit');
+      return { id: account.id, balance: account.balance };
+    },
+  },
+];

@@ -1,0 +1,3 @@
+// STUB (owner: agents helper): agents API.
+import type { Route } from '../route';
+export const agentsRoutes: Route[] = [];

@@ -1,0 +1,59 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** One server-sent event: `event: <name>` (optional) and `data: <json or raw string>`. */
+export interface SseEvent {
+  event?: string;
+  data: unknown;
+}
+
+/** Encodes one event; strings are sent raw (e.g. `[DONE]`), everything else as JSON. */
+export function encodeSse(event: SseEvent): string {
+  const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
+  return `${event.event ? `event: ${event.event}\n` : ''}data: ${data}\n\n`;
+}
+
+/**
+ * Streams events to the client. The returned AbortSignal fires when the client goes away, so the
+ * producer (e.g. an upstream model call) can be aborted. Errors thrown by the producer after the
+ * stream started are sent as an `error` event, then the stream ends.
+ */
+export async function sendSse(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  produce: (signal: AbortSignal) => AsyncIterable<SseEvent>,
+  options: { onError?: (error: unknown) => SseEvent[] } = {},
+): Promise<void> {
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  };
+  reply.raw.on('close', onClose);
+  reply.hijack();
+  reply.raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  reply.raw.flushHeaders?.();
+  try {
+    for await (const event of produce(controller.signal)) {
+      if (controller.signal.aborted) break;
+      const ok = reply.raw.write(encodeSse(event));
+      if (!ok) await new Promise<void>((resolve) => reply.raw.once('drain', resolve).once('close', resolve));
+    }
+  } catch (error) {
+    if (!controller.signal.aborted) {
+      const events = options.onError?.(error) ?? [
+        {
+          event: 'error',
+          data: { error: { message: (error as Error).message ?? 'stream failed', type: 'server_error', code: (error as any).code ?? 'server_error' } },
+        },
+      ];
+      for (const event of events) reply.raw.write(encodeSse(event));
+    }
+  } finally {
+    reply.raw.off('close', onClose);
+    if (!reply.raw.writableEnded) reply.raw.end();
+  }
+}

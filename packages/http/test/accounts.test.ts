@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFathom, type TestFathom } from './harness';
+
+describe('accounts, keys and the admin API', () => {
+  let server: TestFathom;
+  beforeAll(async () => {
+    server = await startFathom();
+  });
+  afterAll(() => server.close({ keepData: false }));
+
+  it('answers GET /v1/account for the bootstrap key with the default balance', async () => {
+    const response = await server.request('/v1/account');
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body).toMatchObject({ name: 'default', balance: 100 });
+    expect(body.id).toMatch(/^acct_/);
+  });
+
+  it('refuses a missing or unknown key with 401 in the OpenAI error shape', async () => {
+    const missing = await fetch(`${server.url}/v1/account`);
+    expect(missing.status).toBe(401);
+    expect((await missing.json()).error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
+    const unknown = await server.request('/v1/account', { apiKey: 'fth_nope' });
+    expect(unknown.status).toBe(401);
+  });
+
+  it('creates accounts, issues and revokes keys, and credits balances through the admin API', async () => {
+    const created = await server.request('/v1/admin/accounts', {
+      method: 'POST',
+      apiKey: server.adminKey,
+      json: { name: 'acme', balance: 5 },
+    });
+    expect(created.status).toBe(200);
+    const account = await created.json();
+    expect(account).toMatchObject({ name: 'acme', balance: 5 });
+    expect(account.api_key).toMatch(/^fth_/);
+
+    const me = await (await server.request('/v1/account', { apiKey: account.api_key })).json();
+    expect(me).toEqual({ id: account.id, name: 'acme', balance: 5 });
+
+    const key = await (await server.request(`/v1/admin/accounts/${account.id}/keys`, { method: 'POST', apiKey: server.adminKey })).json();
+    expect(key.id).toMatch(/^key_/);
+    expect((await server.request('/v1/account', { apiKey: key.api_key })).status).toBe(200);
+    expect((await server.request(`/v1/admin/keys/${key.id}`, { method: 'DELETE', apiKey: server.adminKey })).status).toBe(200);
+    expect((await server.request('/v1/account', { apiKey: key.api_key })).status).toBe(401);
+
+    const credited = await server.request(`/v1/admin/accounts/${account.id}/credit`, {
+      method: 'POST',
+      apiKey: server.adminKey,
+      json: { amount: 2.5 },
+    });
+    expect(await credited.json()).toEqual({ id: account.id, balance: 7.5 });
+    const ledger = await (await server.request('/v1/account/ledger', { apiKey: account.api_key })).json();
+    expect(ledger.data.map((entry: any) => [entry.kind, entry.amount])).toEqual([
+      ['credit', 2.5],
+      ['credit', 5],
+    ]);
+  });
+
+  it('names each missing or invalid field of an admin request', async () => {
+    const response = await server.request('/v1/admin/accounts', { method: 'POST', apiKey: server.adminKey, json: { balance: 'x' } });
+    expect(response.status).toBe(400);
+    const { error } = await response.json();
+    expect(error.type).toBe('invalid_request_error');
+    expect(error.message).toContain("'name'");
+    expect(error.message).toContain("'balance'");
+  });
+
+  it('keeps the admin API closed to account keys', async () => {
+    const response = await server.request('/v1/admin/accounts', { method: 'POST', json: { name: 'x' } });
+    expect(response.status).toBe(401);
+  });
+
+  it('stores keys hashed, never in plain text', async () => {
+    const rows = server.fathom.db.prepare('SELECT key_hash FROM api_keys').all() as Array<{ key_hash: string }>;
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(row.key_hash).not.toContain(server.apiKey);
+    }
+  });
+
+  it('answers unknown routes with a 404 in the OpenAI error shape', async () => {
+    const response = await server.request('/v1/nothing-here');
+    expect(response.status).toBe(404);
+    expect((await response.json()).error.code).toBe('not_found');
+  });
+});

@@ -1,0 +1,95 @@
+import { Fathom, silentLogger, type Embedder } from '@fathom/core';
+import type { FastifyInstance } from 'fastify';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { createServer } from '../src/server';
+
+export interface TestFathom {
+  fathom: Fathom;
+  app: FastifyInstance;
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** `http://127.0.0.1:<port>/v1`, the SDK's baseURL. */
+  baseURL: string;
+  apiKey: string;
+  adminKey: string;
+  dataDir: string;
+  /** The official SDK pointed at this server with the default account's key. */
+  client: OpenAI;
+  /** A second account (via the admin API) and an SDK client for it. */
+  newAccount(balance?: number): Promise<{ id: string; apiKey: string; client: OpenAI }>;
+  /** `fetch` with the default key (or `apiKey`) against a `/v1/...` path. */
+  request(path: string, init?: RequestInit & { apiKey?: string; json?: unknown }): Promise<Response>;
+  /** Closes the server and Fathom; the data dir survives unless `keepData` is false. */
+  close(options?: { keepData?: boolean }): Promise<void>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string | undefined>;
+  /** Reuse a data dir (restart tests). */
+  dataDir?: string;
+  embedder?: Embedder;
+  start?: boolean;
+}
+
+/** Starts Fathom with a temp data dir on an ephemeral port, with the `hash` embedder unless told otherwise. */
+export async function startFathom(options: StartOptions = {}): Promise<TestFathom> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'fathom-test-'));
+  const apiKey = 'fth_test_default_key';
+  const adminKey = 'fth_test_admin_key';
+  const env = {
+    FATHOM_EMBEDDER: 'hash',
+    FATHOM_ALLOW_REMOTE_MODELS: 'false',
+    ...options.env,
+    FATHOM_DATA_DIR: dataDir,
+    FATHOM_API_KEY: apiKey,
+    FATHOM_ADMIN_KEY: adminKey,
+  };
+  const fathom = await Fathom.open({ env, logger: silentLogger, embedder: options.embedder, start: options.start });
+  const app = await createServer(fathom);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  const baseURL = `${url}/v1`;
+  const makeClient = (key: string) => new OpenAI({ apiKey: key, baseURL, maxRetries: 0, timeout: 30_000 });
+  const request: TestFathom['request'] = (path, init = {}) => {
+    const { apiKey: key, json, headers, ...rest } = init;
+    return fetch(`${url}${path}`, {
+      ...rest,
+      headers: {
+        authorization: `Bearer ${key ?? apiKey}`,
+        ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(headers as Record<string, string>),
+      },
+      body: json !== undefined ? JSON.stringify(json) : rest.body,
+    });
+  };
+  return {
+    fathom,
+    app,
+    url,
+    baseURL,
+    apiKey,
+    adminKey,
+    dataDir,
+    client: makeClient(apiKey),
+    request,
+    async newAccount(balance = 100) {
+      const response = await request('/v1/admin/accounts', {
+        method: 'POST',
+        apiKey: adminKey,
+        json: { name: `account-${Math.random().toString(36).slice(2, 8)}`, balance },
+      });
+      const body = (await response.json()) as { id: string; api_key: string };
+      return { id: body.id, apiKey: body.api_key, client: makeClient(body.api_key) };
+    },
+    async close(closeOptions = {}) {
+      await app.close();
+      await fathom.close();
+      if (closeOptions.keepData === false) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
