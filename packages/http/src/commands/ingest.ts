@@ -1,4 +1,4 @@
-// STUB (owner: documents / vector helpers): `fathom ingest`.
+// STUB (owner: documents helper): `fathom ingest`.
 export async function run(_args: string[]): Promise<void> {
   throw new Error('fathom ingest: not implemented yet');
 }

@@ -1,4 +1,4 @@
-// STUB (owner: documents / vector helpers): `fathom models`.
+// STUB (owner: vector/embeddings helper): `fathom models`.
 export async function run(_args: string[]): Promise<void> {
   throw new Error('fathom models: not implemented yet');
 }

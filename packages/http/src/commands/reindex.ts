@@ -1,4 +1,4 @@
-// STUB (owner: documents / vector helpers): `fathom reindex`.
+// STUB (owner: vector/embeddings helper): `fathom reindex`.
 export async function run(_args: string[]): Promise<void> {
   throw new Error('fathom reindex: not implemented yet');
 }

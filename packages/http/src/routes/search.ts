@@ -1,3 +1,3 @@
-// STUB (owner: vector/embeddings helper): POST /v1/vector_stores/:id/search.
+// STUB (owner: documents helper): POST /v1/vector_stores/:id/search.
 import type { Route } from '../route';
 export const searchRoutes: Route[] = [];
