@@ -1,5 +1,4 @@
-// STUB (owner: agents helper): the real guard goes in egress-guard.ts.
-export * from './types';
-export class EgressGuard {
-  constructor(_options: { allow: string[] }) {}
-}
+export type { EgressGuardContract, EgressRequestOptions, EgressResponse } from './types';
+export { EgressGuard, type EgressGuardOptions, type EgressResolver } from './egress-guard';
+export { EgressDeniedError, EgressRedirectError, EgressTimeoutError } from './egress-errors';
+export { isBlockedAddress, addressRange } from './blocked-address';
