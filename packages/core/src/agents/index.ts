@@ -1,8 +1,19 @@
-// STUB (owner: agents helper).
-import type { Schema } from '../db';
-export const agentsSchema: Schema = { component: 'agents', migrations: [] };
-export class Agents {
-  constructor(_deps: unknown) {}
-  start(): void {}
-  async close(): Promise<void> {}
-}
+export { Agents, type RunAgentInput, type StartedRun } from './agents';
+export { agentsSchema } from './agents-schema';
+export type { AgentsOptions, AgentWebhooks } from './agent-deps';
+export type { AgentObject, AgentRunEvent, AgentRunObject, AgentRunStatus, AgentRunStep } from './agent-objects';
+export { validateWorkflow, type WorkflowErrorCode } from './validate-workflow';
+export type {
+  AgentNode,
+  EndNode,
+  StartNode,
+  StartVariable,
+  WebhookNode,
+  Workflow,
+  WorkflowEdge,
+  WorkflowNode,
+  WorkflowNodeType,
+  WorkflowWebhookConfig,
+  WorkflowWebhookParameter,
+  WorkflowWebhookRoute,
+} from './workflow-types';

@@ -1,3 +1,113 @@
-// STUB (owner: agents helper): agents API.
+import { parseListQuery, type AgentObject, type AgentRunEvent } from '@fathom/core';
 import type { Route } from '../route';
-export const agentsRoutes: Route[] = [];
+import { sendSse, type SseEvent } from '../sse';
+
+const idParams = { type: 'object', properties: { id: { type: 'string' } } } as const;
+
+/** The agent as the API answers it; the owning account stays internal. */
+function agentBody(agent: AgentObject) {
+  const { account_id: _account, ...rest } = agent;
+  return rest;
+}
+
+/** Core run parts -> SSE events of the same name; only the fields of the API go on the wire. */
+function toSse(event: AgentRunEvent): SseEvent {
+  switch (event.type) {
+    case 'run.started':
+      return { event: event.type, data: { run: event.run } };
+    case 'message.delta':
+      return { event: event.type, data: { content: event.content, node_id: event.node_id } };
+    case 'tool_use':
+      return { event: event.type, data: { id: event.id, tool: event.tool, input: event.input, node_id: event.node_id } };
+    case 'tool_result':
+      return { event: event.type, data: { id: event.id, tool: event.tool, output: event.output, node_id: event.node_id } };
+    case 'run.completed':
+      return { event: event.type, data: { run_id: event.run_id, output: event.output } };
+    case 'run.failed':
+      return { event: event.type, data: { run_id: event.run_id, error: event.error } };
+  }
+}
+
+export const agentsRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/v1/agents',
+    schema: {
+      body: {
+        type: 'object',
+        required: ['name', 'workflow'],
+        properties: { name: { type: 'string', minLength: 1 }, workflow: { type: 'object' } },
+      },
+    },
+    handler: ({ fathom, account, body }) => {
+      const agent = fathom.agents.create(account.id, body);
+      return { agent: agentBody(agent) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/agents',
+    handler: ({ fathom, account, query }) => {
+      const page = fathom.agents.list(account.id, parseListQuery(query));
+      return { ...page, data: page.data.map(agentBody) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/agents/:id',
+    schema: { params: idParams },
+    handler: ({ fathom, account, params }) => ({ agent: agentBody(fathom.agents.get(account.id, params.id!)) }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/agents/:id',
+    schema: {
+      params: idParams,
+      body: { type: 'object', properties: { name: { type: 'string', minLength: 1 }, workflow: { type: 'object' } } },
+    },
+    handler: ({ fathom, account, params, body }) => ({ agent: agentBody(fathom.agents.update(account.id, params.id!, body)) }),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/agents/:id',
+    schema: { params: idParams },
+    handler: ({ fathom, account, params }) => fathom.agents.delete(account.id, params.id!),
+  },
+  {
+    method: 'POST',
+    path: '/v1/agents/:id/publish',
+    schema: { params: idParams },
+    handler: ({ fathom, account, params }) => ({ agent: agentBody(fathom.agents.publish(account.id, params.id!)) }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/agents/:id/run',
+    schema: {
+      params: idParams,
+      body: {
+        type: 'object',
+        required: ['message'],
+        properties: { message: { type: 'string' }, variables: { type: 'object' }, stream: { type: 'boolean' } },
+      },
+    },
+    handler: async ({ fathom, account, params, body, request, reply }) => {
+      if (body.stream !== true) return { run: await fathom.agents.run(account.id, params.id!, body) };
+      const started = fathom.agents.startRun(account.id, params.id!, body);
+      await sendSse(request, reply, async function* (signal) {
+        for await (const event of started.events(signal)) yield toSse(event);
+      });
+      return undefined;
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/agents/:id/runs',
+    schema: { params: idParams },
+    handler: ({ fathom, account, params, query }) => fathom.agents.listRuns(account.id, params.id!, parseListQuery(query)),
+  },
+  {
+    method: 'GET',
+    path: '/v1/agents/:id/runs/:run_id',
+    handler: ({ fathom, account, params }) => ({ run: fathom.agents.getRun(account.id, params.id!, params.run_id!) }),
+  },
+];

@@ -1,0 +1,89 @@
+import type { Logger } from '../internal/logger';
+import type { ChatAdapterContract } from '../models/types';
+import type { AgentWebhooks } from './agent-deps';
+import type { AgentRunEvent, NewAgentRunStep } from './agent-objects';
+import { agentTools } from './agent-tools';
+import type { BuiltInTool } from './built-in-tools';
+import { renderVariables } from './render-variables';
+import { runAgentNode } from './run-agent-node';
+import { cardsOf, executionOrder, flowGraph, nodeMap } from './workflow-graph';
+import type { StartNode, Workflow } from './workflow-types';
+
+export interface RunWorkflowOptions {
+  agentId: string;
+  runId: string;
+  accountId: string;
+  version: number;
+  /** The published workflow (already validated when it was saved). */
+  workflow: Workflow;
+  message: string;
+  variables: Record<string, unknown>;
+  stream: boolean;
+  signal: AbortSignal;
+  chat: ChatAdapterContract;
+  webhooks: AgentWebhooks;
+  builtIns: BuiltInTool[];
+  maxToolRounds: number;
+  log: Logger;
+  record(step: NewAgentRunStep): void;
+}
+
+/**
+ * Runs a published workflow from start to end along its edges. Each agent node gets the outputs of
+ * its flow predecessors as input (the user message for those after start); the run's output is what
+ * reaches the end node. Yields `run.started`, the nodes' parts, then exactly one of
+ * `run.completed` / `run.failed` (never throws, except when the signal aborts).
+ */
+export async function* runWorkflow(options: RunWorkflowOptions): AsyncGenerator<AgentRunEvent> {
+  const { workflow, variables, runId } = options;
+  yield { type: 'run.started', run: { id: runId, agent_id: options.agentId, version: options.version, status: 'in_progress' } };
+  try {
+    const nodes = nodeMap(workflow);
+    const start = workflow.nodes.find((node): node is StartNode => node.type === 'start')!;
+    const declared = new Set((start.data.variables ?? []).map((variable) => variable.name));
+    const message = renderVariables(options.message, variables, declared);
+    const { previous } = flowGraph(workflow);
+    const outputs = new Map<string, string>([[start.id, message]]);
+    const inputOf = (id: string) =>
+      (previous.get(id) ?? [])
+        .filter((source) => outputs.has(source))
+        .map((source) => outputs.get(source)!)
+        .join('\n\n');
+    let output = '';
+    for (const id of executionOrder(workflow, start.id).order) {
+      const node = nodes.get(id)!;
+      if (node.type === 'agent') {
+        const tools = agentTools({
+          agentId: options.agentId,
+          node,
+          cards: cardsOf(workflow, node),
+          builtIns: options.builtIns,
+          webhooks: options.webhooks,
+          accountId: options.accountId,
+          log: options.log,
+        });
+        const answer = yield* runAgentNode({
+          chat: options.chat,
+          nodeId: node.id,
+          model: node.data.model,
+          systemPrompt: renderVariables(node.data.system_prompt ?? '', variables, declared),
+          input: inputOf(node.id),
+          tools,
+          stream: options.stream,
+          maxToolRounds: options.maxToolRounds,
+          signal: options.signal,
+          accountId: options.accountId,
+          record: options.record,
+        });
+        outputs.set(node.id, answer);
+      } else if (node.type === 'end') {
+        output = inputOf(node.id);
+        break;
+      }
+    }
+    yield { type: 'run.completed', run_id: runId, output };
+  } catch (error) {
+    if (options.signal.aborted) throw error;
+    yield { type: 'run.failed', run_id: runId, error: (error as Error).message || String(error) };
+  }
+}

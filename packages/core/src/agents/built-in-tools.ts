@@ -1,0 +1,88 @@
+import type { ChatAdapterContract, ChatToolDefinition } from '../models/types';
+
+/** A tool the agent service provides itself (not from a Webhook card). */
+export interface BuiltInTool {
+  definition: ChatToolDefinition;
+  run(args: Record<string, unknown>, context: { model: string; signal: AbortSignal; accountId: string }): Promise<string>;
+}
+
+/** Longest search answer handed back to the model (characters), like a non-JSON route response. */
+const MAX_SEARCH_TEXT = 5000;
+
+function summarizeTool(chat: ChatAdapterContract): BuiltInTool {
+  return {
+    definition: {
+      type: 'function',
+      function: {
+        name: 'summarize',
+        description: 'Summarizes the given text concisely, keeping names, numbers and decisions.',
+        parameters: {
+          type: 'object',
+          properties: { text: { type: 'string', description: 'The text to summarize.' } },
+          required: ['text'],
+        },
+      },
+    },
+    async run(args, { model, signal, accountId }) {
+      if (typeof args.text !== 'string' || args.text.trim() === '') return "Error: 'text' is required";
+      const result = await chat.complete(
+        {
+          model,
+          messages: [
+            { role: 'system', content: 'Summarize the user text concisely. Keep names, numbers and decisions. Answer with the summary only.' },
+            { role: 'user', content: args.text },
+          ],
+        },
+        { signal, accountId },
+      );
+      return result.message.content ?? '';
+    },
+  };
+}
+
+/**
+ * `web_search`, offered only when `FATHOM_WEB_SEARCH_URL` is set: GET `<url>?q=<query>` with
+ * `Authorization: Bearer <FATHOM_WEB_SEARCH_KEY>` when a key is set. The search source is an operator
+ * setting (trusted, like a model provider); its answer goes to the model as text.
+ */
+function webSearchTool(url: string, key: string | undefined): BuiltInTool {
+  return {
+    definition: {
+      type: 'function',
+      function: {
+        name: 'web_search',
+        description: 'Searches the web and returns the top results (titles, links and snippets).',
+        parameters: {
+          type: 'object',
+          properties: { query: { type: 'string', description: 'What to search for.' } },
+          required: ['query'],
+        },
+      },
+    },
+    async run(args, { signal }) {
+      if (typeof args.query !== 'string' || args.query.trim() === '') return "Error: 'query' is required";
+      const target = new URL(url);
+      target.searchParams.set('q', args.query);
+      try {
+        const response = await fetch(target, { signal, headers: { accept: 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) } });
+        const text = await response.text();
+        if (!response.ok) return `Error: HTTP ${response.status} - ${text.slice(0, 500)}`;
+        try {
+          return JSON.stringify(JSON.parse(text), null, 2).slice(0, MAX_SEARCH_TEXT);
+        } catch {
+          return text.slice(0, MAX_SEARCH_TEXT);
+        }
+      } catch (error) {
+        if (signal.aborted) throw error;
+        return `Error: web search failed - ${(error as Error).message}`;
+      }
+    },
+  };
+}
+
+/** The built-in tools of this installation: `summarize` always, `web_search` when a source is configured. */
+export function builtInTools(chat: ChatAdapterContract, env: Readonly<Record<string, string | undefined>>): BuiltInTool[] {
+  const tools = [summarizeTool(chat)];
+  if (env.FATHOM_WEB_SEARCH_URL) tools.push(webSearchTool(env.FATHOM_WEB_SEARCH_URL, env.FATHOM_WEB_SEARCH_KEY));
+  return tools;
+}
