@@ -61,7 +61,7 @@ export class Fathom {
     this.embedder = embedder;
     this.vectorIndex = new VectorIndex({ db, embedder, dataDir: config.dataDir, log });
     this.documents = new Documents({ db, config, embedder, vectorIndex: this.vectorIndex, log });
-    this.chat = new ChatAdapter({ db, config, log });
+    this.chat = new ChatAdapter({ db, config, log, embedder });
     this.assistants = new AssistantRunner({ db, chat: this.chat, searcher: this.documents, log });
     this.jobs = new JobEngine({ db, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
     this.webhooks = new WebhookToolkit({ egress: this.egress });

@@ -1,8 +1,8 @@
-// STUB (owner: models helper).
-import type { Schema } from '../db';
+// Models: one ChatAdapter routing `<vendor>/<model>` to OpenAI-compatible or Anthropic providers.
 export * from './types';
-export const modelsSchema: Schema = { component: 'models', migrations: [] };
-export class ChatAdapter {
-  constructor(_deps: unknown) {}
-  async close(): Promise<void> {}
-}
+export { ChatAdapter, type ChatAdapterOptions, type ModelEntry } from './chat-adapter';
+export { modelsSchema, type UsageQuery } from './usage-store';
+export { parseModelId, type ModelId } from './model-id';
+export type { ChatProvider, ProviderChatResult, ProviderEmbeddings } from './providers/chat-provider';
+export { OpenAICompatibleProvider, type OpenAICompatibleProviderOptions } from './providers/openai-compatible/openai-compatible-provider';
+export { AnthropicProvider, type AnthropicProviderOptions } from './providers/anthropic/anthropic-provider';

@@ -40,6 +40,8 @@ export interface ChatRequest {
   temperature?: number;
   top_p?: number;
   max_tokens?: number;
+  /** The newer name of `max_tokens` (OpenAI reasoning models accept only this one); sent as given. */
+  max_completion_tokens?: number;
   stop?: string | string[];
   response_format?: Record<string, unknown>;
   seed?: number;
@@ -75,6 +77,32 @@ export interface ChatCallOptions {
   signal?: AbortSignal;
   /** Account the call is attributed to (usage is recorded for it). */
   accountId?: string;
+}
+
+/** Embeddings request routed to a provider (`<vendor>/<model>`) or served by Fathom's own embedder. */
+export interface EmbeddingsRequest {
+  model: string;
+  input: string | string[] | number[] | number[][];
+  dimensions?: number;
+  user?: string;
+}
+
+export interface EmbeddingsResult {
+  /** The model id as the caller should see it. */
+  model: string;
+  embeddings: number[][];
+  usage: { prompt_tokens: number; total_tokens: number };
+}
+
+/** One row of `GET /v1/usage`: token usage of one account for one day (UTC) and model. */
+export interface UsageRow {
+  /** `YYYY-MM-DD`, UTC. */
+  date: string;
+  model: string;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
 }
 
 export interface ChatAdapterContract {

@@ -1,2 +1,4 @@
 // Test helpers for Fathom and for apps that embed it: fakes of our own contracts and a local HTTP server.
 export { createTestServer, respond, type TestServer, type TestHandler, type RecordedRequest } from './test-server';
+export { createFakeOpenAIUpstream, type FakeTurn, type FakeScript, type FakeUpstream, type FakeUpstreamOptions } from './fake-openai-upstream';
+export { createFakeAnthropicUpstream } from './fake-anthropic-upstream';

@@ -1,0 +1,167 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServer } from 'node:net';
+import { loadConfig } from '../config';
+import { openDatabase } from '../db';
+import { silentLogger } from '../internal/logger';
+import { createFakeAnthropicUpstream, createFakeOpenAIUpstream, type FakeUpstream } from '../test';
+import { ChatAdapter } from './chat-adapter';
+import type { ChatStreamPart } from './types';
+import { modelsSchema } from './usage-store';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+function adapterFor(providers: Record<string, { type: 'openai' | 'anthropic'; baseUrl: string; models?: string[] }>, env: Record<string, string> = {}) {
+  const db = openDatabase({ schemas: [modelsSchema] });
+  const config = loadConfig({ FATHOM_PROVIDERS: JSON.stringify(providers), ...env });
+  const adapter = new ChatAdapter({ db, config, log: silentLogger });
+  cleanups.push(async () => {
+    await adapter.close();
+    db.close();
+  });
+  return adapter;
+}
+
+async function track(upstream: Promise<FakeUpstream>): Promise<FakeUpstream> {
+  const value = await upstream;
+  cleanups.push(() => value.close());
+  return value;
+}
+
+async function collect(parts: AsyncIterable<ChatStreamPart>): Promise<ChatStreamPart[]> {
+  const out: ChatStreamPart[] = [];
+  for await (const part of parts) out.push(part);
+  return out;
+}
+
+const weatherTool = { type: 'function' as const, function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
+
+describe('ChatAdapter with an OpenAI-compatible provider', () => {
+  it('completes, sends the upstream model name and records usage for the account', async () => {
+    const upstream = await track(createFakeOpenAIUpstream([{ content: 'Hello there', usage: { prompt_tokens: 7, completion_tokens: 2 } }]));
+    const chat = adapterFor({ fake: { type: 'openai', baseUrl: upstream.baseUrl } });
+    const result = await chat.complete({ model: 'fake/gpt-x', messages: [{ role: 'user', content: 'hi' }], temperature: 0.2, seed: 3 }, { accountId: 'acct_1' });
+    expect(result).toMatchObject({ model: 'fake/gpt-x', message: { role: 'assistant', content: 'Hello there' }, finishReason: 'stop', usage: { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 } });
+    expect(result.id).toMatch(/^chatcmpl-/);
+    expect(upstream.requests[0]).toMatchObject({ model: 'gpt-x', temperature: 0.2, seed: 3 });
+    expect(chat.usage('acct_1')).toEqual([{ date: new Date().toISOString().slice(0, 10), model: 'fake/gpt-x', requests: 1, prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 }]);
+  });
+
+  it('streams text and tool-call deltas with the usage on finish', async () => {
+    const upstream = await track(createFakeOpenAIUpstream([{ content: 'Let me check. ', toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }], usage: { prompt_tokens: 5, completion_tokens: 4 } }]));
+    const chat = adapterFor({ fake: { type: 'openai', baseUrl: upstream.baseUrl } });
+    const parts = await collect(chat.stream({ model: 'fake/m', messages: [{ role: 'user', content: 'weather?' }], tools: [weatherTool] }, { accountId: 'a' }));
+    expect(parts.filter((p) => p.type === 'text-delta').map((p) => (p as any).text).join('')).toBe('Let me check. ');
+    const calls = parts.filter((p) => p.type === 'tool-call-delta') as any[];
+    expect(calls[0]).toMatchObject({ index: 0, id: 'call_1', name: 'get_weather' });
+    expect(calls.map((c) => c.argumentsDelta ?? '').join('')).toBe('{"city":"Paris"}');
+    expect(parts.at(-1)).toEqual({ type: 'finish', finishReason: 'tool_calls', usage: { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 } });
+    expect(upstream.requests[0]).toMatchObject({ stream: true, stream_options: { include_usage: true }, tools: [weatherTool] });
+    expect(chat.usage('a')[0]).toMatchObject({ requests: 1, prompt_tokens: 5, completion_tokens: 4 });
+  });
+
+  it('answers 400 listing the vendors for an unknown vendor or a malformed id', async () => {
+    const chat = adapterFor({ fake: { type: 'openai', baseUrl: 'http://127.0.0.1:9' } });
+    await expect(chat.complete({ model: 'nope/x', messages: [] })).rejects.toMatchObject({ status: 400, param: 'model', message: expect.stringContaining("'fake'") });
+    expect(() => chat.stream({ model: 'no-slash', messages: [] })).toThrow(/<vendor>\/<model_name>/);
+  });
+
+  it('maps upstream 429 to 429 and 500 to 502 with the upstream message', async () => {
+    const upstream = await track(createFakeOpenAIUpstream([{ error: { status: 429, message: 'slow down' } }, { error: { status: 500, message: 'boom' } }]));
+    const chat = adapterFor({ fake: { type: 'openai', baseUrl: upstream.baseUrl } });
+    await expect(chat.complete({ model: 'fake/m', messages: [] })).rejects.toMatchObject({ status: 429, message: expect.stringContaining('slow down') });
+    await expect(collect(chat.stream({ model: 'fake/m', messages: [] }))).rejects.toMatchObject({ status: 502, message: expect.stringContaining('boom') });
+  });
+
+  it('retries a refused connection once, then answers 502', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer();
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
+    });
+    const chat = adapterFor({ gone: { type: 'openai', baseUrl: `http://127.0.0.1:${port}/v1` } });
+    await expect(chat.complete({ model: 'gone/m', messages: [] })).rejects.toMatchObject({ status: 502, message: expect.stringContaining('ECONNREFUSED') });
+  });
+
+  it('answers 504 when the upstream does not answer in time', async () => {
+    const upstream = await track(createFakeOpenAIUpstream([{ hang: true }]));
+    const chat = adapterFor({ fake: { type: 'openai', baseUrl: upstream.baseUrl } }, { FATHOM_MODEL_TIMEOUT_MS: '200' });
+    await expect(chat.complete({ model: 'fake/m', messages: [] })).rejects.toMatchObject({ status: 504 });
+  });
+
+  it('aborts the upstream request when the signal fires mid-stream', async () => {
+    const upstream = await track(createFakeOpenAIUpstream([{ content: 'one two three four five six', delayMs: 100 }]));
+    const chat = adapterFor({ fake: { type: 'openai', baseUrl: upstream.baseUrl } });
+    const controller = new AbortController();
+    const iterator = chat.stream({ model: 'fake/m', messages: [] }, { signal: controller.signal })[Symbol.asyncIterator]();
+    await iterator.next();
+    controller.abort();
+    await expect(iterator.next()).rejects.toBeTruthy();
+    await upstream.waitForClose();
+    expect(upstream.closedEarly).toBe(1);
+  });
+
+  it('lists models from the upstream with the vendor prefix, or from config', async () => {
+    const upstream = await track(createFakeOpenAIUpstream([], { models: ['a', 'b'] }));
+    const chat = adapterFor({ fake: { type: 'openai', baseUrl: upstream.baseUrl }, fixed: { type: 'openai', baseUrl: 'http://127.0.0.1:9', models: ['z'] } });
+    const ids = (await chat.listModels()).map((m) => m.id);
+    expect(ids).toEqual(expect.arrayContaining(['fake/a', 'fake/b', 'fixed/z']));
+    await chat.listModels();
+    expect(upstream.server.requests.filter((r) => r.path === '/v1/models')).toHaveLength(1);
+  });
+});
+
+describe('ChatAdapter with an Anthropic provider', () => {
+  const history = [
+    { role: 'system' as const, content: 'Be brief.' },
+    { role: 'user' as const, content: 'Weather in Paris?' },
+    { role: 'assistant' as const, content: null, tool_calls: [{ id: 'toolu_1', type: 'function' as const, function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+    { role: 'tool' as const, tool_call_id: 'toolu_1', content: '18C, sunny' },
+  ];
+
+  it('translates system, tools, tool calls and tool results, and the answer back', async () => {
+    const upstream = await track(createFakeAnthropicUpstream([{ toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Paris' } }], usage: { prompt_tokens: 11, completion_tokens: 3 } }, { content: 'Sunny, 18C.' }]));
+    const chat = adapterFor({ claude: { type: 'anthropic', baseUrl: upstream.baseUrl } });
+    const first = await chat.complete({ model: 'claude/sonnet', messages: history.slice(0, 2), tools: [weatherTool], tool_choice: 'required', stop: 'END' }, { accountId: 'b' });
+    expect(first).toMatchObject({ finishReason: 'tool_calls', message: { content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] }, usage: { prompt_tokens: 11, completion_tokens: 3 } });
+    expect(upstream.requests[0]).toEqual({
+      model: 'sonnet',
+      max_tokens: 4096,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] }],
+      stop_sequences: ['END'],
+      tools: [{ name: 'get_weather', description: 'Weather of a city', input_schema: weatherTool.function.parameters }],
+      tool_choice: { type: 'any' },
+    });
+    const second = await chat.complete({ model: 'claude/sonnet', messages: history, tools: [weatherTool], max_tokens: 50 });
+    expect(second).toMatchObject({ finishReason: 'stop', message: { content: 'Sunny, 18C.' } });
+    expect(upstream.requests[1].max_tokens).toBe(50);
+    expect(upstream.requests[1].messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '18C, sunny' }] },
+    ]);
+    expect(upstream.server.requests[0]!.headers['anthropic-version']).toBe('2023-06-01');
+  });
+
+  it('translates streaming events into text and tool-call parts with stop reason and usage', async () => {
+    const upstream = await track(createFakeAnthropicUpstream([{ content: 'Checking. ', toolCalls: [{ id: 'toolu_9', name: 'get_weather', arguments: { city: 'Oslo' } }], usage: { prompt_tokens: 20, completion_tokens: 6 } }]));
+    const chat = adapterFor({ claude: { type: 'anthropic', baseUrl: upstream.baseUrl } });
+    const parts = await collect(chat.stream({ model: 'claude/sonnet', messages: history.slice(0, 2), tools: [weatherTool] }));
+    expect(parts.filter((p) => p.type === 'text-delta').map((p) => (p as any).text).join('')).toBe('Checking. ');
+    const calls = parts.filter((p) => p.type === 'tool-call-delta') as any[];
+    expect(calls[0]).toMatchObject({ index: 0, id: 'toolu_9', name: 'get_weather' });
+    expect(calls.map((c) => c.argumentsDelta ?? '').join('')).toBe('{"city":"Oslo"}');
+    expect(parts.at(-1)).toEqual({ type: 'finish', finishReason: 'tool_calls', usage: { prompt_tokens: 20, completion_tokens: 6, total_tokens: 26 } });
+  });
+
+  it('maps an Anthropic 429 to 429 with its message', async () => {
+    const upstream = await track(createFakeAnthropicUpstream([{ error: { status: 429, message: 'Number of request tokens has exceeded your rate limit' } }]));
+    const chat = adapterFor({ claude: { type: 'anthropic', baseUrl: upstream.baseUrl } });
+    await expect(chat.complete({ model: 'claude/x', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 429, message: expect.stringContaining('rate limit') });
+  });
+});

@@ -1,0 +1,172 @@
+import type { FathomConfig, ProviderConfig } from '../config';
+import type { Database } from '../db';
+import type { Embedder } from '../embeddings';
+import { InvalidRequestError } from '../errors';
+import { newId } from '../internal/ids';
+import type { Logger } from '../internal/logger';
+import { embedWithFathom, isFathomEmbeddingModel } from './fathom-embeddings';
+import { parseModelId } from './model-id';
+import { AnthropicProvider } from './providers/anthropic/anthropic-provider';
+import type { ChatProvider } from './providers/chat-provider';
+import { OpenAICompatibleProvider } from './providers/openai-compatible/openai-compatible-provider';
+import type {
+  ChatAdapterContract,
+  ChatCallOptions,
+  ChatRequest,
+  ChatResult,
+  ChatStreamPart,
+  ChatUsage,
+  EmbeddingsRequest,
+  EmbeddingsResult,
+  UsageRow,
+} from './types';
+import { UsageStore, type UsageQuery } from './usage-store';
+
+export interface ChatAdapterOptions {
+  db: Database;
+  config: FathomConfig;
+  log: Logger;
+  /** Fathom's own embedder, serving `/v1/embeddings` for models that name no vendor. */
+  embedder?: Embedder;
+  /** Providers to use instead of those built from `config.providers` (tests, embedding apps). */
+  providers?: ChatProvider[];
+}
+
+/** A model `GET /v1/models` lists. */
+export interface ModelEntry {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+}
+
+/** How long `listModels()` reuses an upstream's answer, ms. */
+const MODELS_CACHE_MS = 60_000;
+const MODELS_TIMEOUT_MS = 5_000;
+
+function createProvider(vendor: string, config: ProviderConfig, timeoutMs: number | undefined): ChatProvider {
+  const options = { vendor, baseUrl: config.baseUrl, apiKey: config.apiKey, timeoutMs };
+  return config.type === 'anthropic' ? new AnthropicProvider(options) : new OpenAICompatibleProvider(options);
+}
+
+/**
+ * The one way every part of Fathom calls a model: routes `<vendor>/<model>` to a configured provider,
+ * streams typed parts, and records each call's token usage for the calling account.
+ */
+export class ChatAdapter implements ChatAdapterContract {
+  private readonly providers = new Map<string, ChatProvider>();
+  private readonly staticModels = new Map<string, string[]>();
+  private readonly modelsCache = new Map<string, { at: number; models: Promise<string[]> }>();
+  private readonly usageStore: UsageStore;
+  private readonly log: Logger;
+  private readonly embedder?: Embedder;
+  private readonly config: FathomConfig;
+
+  constructor(options: ChatAdapterOptions) {
+    this.log = options.log;
+    this.config = options.config;
+    this.embedder = options.embedder;
+    this.usageStore = new UsageStore(options.db);
+    const timeout = Number(options.config.env?.FATHOM_MODEL_TIMEOUT_MS) || undefined;
+    if (options.providers) for (const provider of options.providers) this.providers.set(provider.vendor, provider);
+    else {
+      for (const [vendor, provider] of Object.entries(options.config.providers)) {
+        this.providers.set(vendor, createProvider(vendor, provider, timeout));
+        if (provider.models?.length) this.staticModels.set(vendor, provider.models);
+      }
+    }
+  }
+
+  /** Configured vendor names, e.g. `['openai', 'anthropic', 'ollama']`. */
+  vendors(): string[] {
+    return [...this.providers.keys()];
+  }
+
+  private route(model: string): { provider: ChatProvider; upstreamModel: string } {
+    const id = parseModelId(model, this.vendors());
+    return { provider: this.providers.get(id.vendor)!, upstreamModel: id.model };
+  }
+
+  async complete(request: ChatRequest, options: ChatCallOptions = {}): Promise<ChatResult> {
+    const { provider, upstreamModel } = this.route(request.model);
+    const result = await provider.complete(upstreamModel, request, options.signal);
+    this.usageStore.record(options.accountId, request.model, result.usage.prompt_tokens, result.usage.completion_tokens);
+    return { id: newId('chatcmpl-'), model: request.model, ...result };
+  }
+
+  /**
+   * Streams typed parts. Routing errors throw at once; the upstream is contacted on the first
+   * `next()`, so its errors (429, 5xx, unreachable) surface there before anything was streamed.
+   */
+  stream(request: ChatRequest, options: ChatCallOptions = {}): AsyncIterable<ChatStreamPart> {
+    const { provider, upstreamModel } = this.route(request.model);
+    const usageStore = this.usageStore;
+    return (async function* () {
+      let usage: ChatUsage | undefined;
+      let started = false;
+      try {
+        for await (const part of provider.stream(upstreamModel, request, options.signal)) {
+          started = true;
+          if (part.type === 'finish') usage = part.usage;
+          yield part;
+        }
+      } finally {
+        if (started) usageStore.record(options.accountId, request.model, usage?.prompt_tokens ?? 0, usage?.completion_tokens ?? 0);
+      }
+    })();
+  }
+
+  /** Every model of every provider as `<vendor>/<model>`: from config `models`, else asked upstream (cached 60 s). Unreachable upstreams are skipped. */
+  async listModels(): Promise<ModelEntry[]> {
+    const lists = await Promise.all(
+      this.vendors().map(async (vendor) => {
+        const names = await this.vendorModels(vendor).catch((error: Error) => {
+          this.log.warn(`models: could not list models of '${vendor}': ${error.message}`);
+          this.modelsCache.delete(vendor);
+          return [] as string[];
+        });
+        return names.map((name) => ({ id: `${vendor}/${name}`, object: 'model' as const, created: 0, owned_by: vendor }));
+      }),
+    );
+    return lists.flat();
+  }
+
+  private vendorModels(vendor: string): Promise<string[]> {
+    const fixed = this.staticModels.get(vendor);
+    if (fixed) return Promise.resolve(fixed);
+    const cached = this.modelsCache.get(vendor);
+    if (cached && Date.now() - cached.at < MODELS_CACHE_MS) return cached.models;
+    const models = this.providers.get(vendor)!.listModels(AbortSignal.timeout(MODELS_TIMEOUT_MS));
+    this.modelsCache.set(vendor, { at: Date.now(), models });
+    return models;
+  }
+
+  /**
+   * Embeddings: a model naming a configured vendor goes to that provider's `/embeddings`; a model
+   * with no vendor (or Fathom's embedding model) is served by Fathom's own embedder.
+   */
+  async embed(request: EmbeddingsRequest, options: ChatCallOptions = {}): Promise<EmbeddingsResult> {
+    const inputs = Array.isArray(request.input) && typeof request.input[0] === 'number' ? [request.input as number[]] : Array.isArray(request.input) ? request.input : [request.input];
+    if (inputs.length === 0) throw new InvalidRequestError(`Invalid 'input': expected at least one value.`, 'input');
+    if (isFathomEmbeddingModel(request.model, this.config, this.embedder, this.vendors())) {
+      if (!this.embedder) throw new InvalidRequestError('This installation has no embedder configured.', 'model');
+      const result = await embedWithFathom(this.embedder, inputs as string[] | number[][], request.dimensions, options.signal);
+      this.usageStore.record(options.accountId, result.model, result.usage.prompt_tokens, 0);
+      return result;
+    }
+    const { provider, upstreamModel } = this.route(request.model);
+    if (!provider.embed) throw new InvalidRequestError(`Invalid 'model': vendor '${provider.vendor}' (${provider.type}) offers no embeddings.`, 'model');
+    const result = await provider.embed(upstreamModel, inputs as string[] | number[][], { dimensions: request.dimensions, user: request.user, signal: options.signal });
+    this.usageStore.record(options.accountId, request.model, result.usage.prompt_tokens, 0);
+    return { model: request.model, ...result };
+  }
+
+  /** Recorded token usage of one account per UTC day and model. */
+  usage(accountId: string, query: UsageQuery = {}): UsageRow[] {
+    return this.usageStore.list(accountId, query);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.providers.values()].map((provider) => provider.close().catch(() => undefined)));
+  }
+}

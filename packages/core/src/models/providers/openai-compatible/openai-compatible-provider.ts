@@ -1,0 +1,131 @@
+import { UpstreamError } from '../../../errors';
+import { decodeSse } from '../../sse-decoder';
+import type { ChatRequest, ChatStreamPart, ChatUsage, FinishReason } from '../../types';
+import { toUpstreamError, UpstreamClient } from '../../upstream-client';
+import { ZERO_USAGE, type ChatProvider, type ProviderChatResult, type ProviderEmbeddings } from '../chat-provider';
+
+export interface OpenAICompatibleProviderOptions {
+  vendor: string;
+  /** e.g. `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <apiKey>` when set. */
+  apiKey?: string;
+  /** Headers timeout and longest silence in a body, ms; default 120000. */
+  timeoutMs?: number;
+}
+
+const FINISH_REASONS = new Set<FinishReason>(['stop', 'length', 'tool_calls', 'content_filter']);
+
+function finishReason(value: unknown): FinishReason {
+  if (value === 'function_call') return 'tool_calls';
+  return FINISH_REASONS.has(value as FinishReason) ? (value as FinishReason) : 'stop';
+}
+
+function usage(value: any): ChatUsage {
+  if (!value) return { ...ZERO_USAGE };
+  const prompt = Number(value.prompt_tokens) || 0;
+  const completion = Number(value.completion_tokens) || 0;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: Number(value.total_tokens) || prompt + completion };
+}
+
+/** The wire body for an OpenAI-compatible `/chat/completions`: the request as it is, with the upstream model name. */
+export function toOpenAIBody(model: string, request: ChatRequest, stream: boolean): Record<string, unknown> {
+  const { model: _model, extra, ...rest } = request;
+  const body: Record<string, unknown> = { ...extra, ...rest, model };
+  for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
+  if (stream) {
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+  } else delete body.stream;
+  return body;
+}
+
+/** Any OpenAI-compatible upstream: OpenAI, Ollama, vLLM, LM Studio, llama.cpp server, OpenRouter. */
+export class OpenAICompatibleProvider implements ChatProvider {
+  readonly vendor: string;
+  readonly type = 'openai' as const;
+  private readonly client: UpstreamClient;
+
+  constructor(options: OpenAICompatibleProviderOptions) {
+    this.vendor = options.vendor;
+    this.client = new UpstreamClient({
+      name: options.vendor,
+      baseUrl: options.baseUrl,
+      timeoutMs: options.timeoutMs,
+      headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+    });
+  }
+
+  async complete(model: string, request: ChatRequest, signal?: AbortSignal): Promise<ProviderChatResult> {
+    const body = await this.client.json<any>('POST', '/chat/completions', toOpenAIBody(model, request, false), signal);
+    const choice = body?.choices?.[0];
+    if (!choice) throw new UpstreamError(`Provider '${this.vendor}' answered without choices.`, { status: 502, responseBody: JSON.stringify(body) });
+    const message = choice.message ?? {};
+    const toolCalls = Array.isArray(message.tool_calls) && message.tool_calls.length ? message.tool_calls : undefined;
+    return {
+      message: {
+        role: 'assistant',
+        content: typeof message.content === 'string' ? message.content : null,
+        ...(toolCalls
+          ? { tool_calls: toolCalls.map((call: any) => ({ id: call.id, type: 'function' as const, function: { name: call.function?.name, arguments: call.function?.arguments ?? '' } })) }
+          : {}),
+      },
+      finishReason: finishReason(choice.finish_reason),
+      usage: usage(body.usage),
+    };
+  }
+
+  async *stream(model: string, request: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatStreamPart> {
+    const response = await this.client.request('POST', '/chat/completions', toOpenAIBody(model, request, true), signal);
+    let reason: FinishReason | undefined;
+    let totals: ChatUsage | undefined;
+    try {
+      for await (const event of decodeSse(response.body)) {
+        if (event.data === '[DONE]') break;
+        const chunk = JSON.parse(event.data);
+        if (chunk.error) throw new UpstreamError(`Provider '${this.vendor}' failed mid-stream: ${chunk.error.message ?? 'unknown error'}`, { status: 502 });
+        if (chunk.usage) totals = usage(chunk.usage);
+        const choice = chunk.choices?.[0];
+        if (!choice) continue;
+        const delta = choice.delta ?? {};
+        if (typeof delta.content === 'string' && delta.content) yield { type: 'text-delta', text: delta.content };
+        if (Array.isArray(delta.tool_calls)) {
+          for (const call of delta.tool_calls) {
+            yield {
+              type: 'tool-call-delta',
+              index: call.index ?? 0,
+              ...(call.id ? { id: call.id } : {}),
+              ...(call.function?.name ? { name: call.function.name } : {}),
+              ...(call.function?.arguments ? { argumentsDelta: call.function.arguments } : {}),
+            };
+          }
+        }
+        if (choice.finish_reason) reason = finishReason(choice.finish_reason);
+      }
+    } catch (error) {
+      throw error instanceof SyntaxError ? new UpstreamError(`Provider '${this.vendor}' sent malformed stream data.`, { status: 502 }) : toUpstreamError(error, this.vendor, '/chat/completions');
+    }
+    yield { type: 'finish', finishReason: reason ?? 'stop', ...(totals ? { usage: totals } : {}) };
+  }
+
+  async listModels(signal?: AbortSignal): Promise<string[]> {
+    const body = await this.client.json<any>('GET', '/models', undefined, signal);
+    return Array.isArray(body?.data) ? body.data.map((entry: any) => String(entry.id)) : [];
+  }
+
+  async embed(model: string, input: string[] | number[][], options: { dimensions?: number; user?: string; signal?: AbortSignal }): Promise<ProviderEmbeddings> {
+    const body = await this.client.json<any>(
+      'POST',
+      '/embeddings',
+      { model, input, encoding_format: 'float', ...(options.dimensions ? { dimensions: options.dimensions } : {}), ...(options.user ? { user: options.user } : {}) },
+      options.signal,
+    );
+    const data = [...(body?.data ?? [])].sort((a: any, b: any) => a.index - b.index);
+    const prompt = Number(body?.usage?.prompt_tokens) || 0;
+    return { embeddings: data.map((entry: any) => entry.embedding as number[]), usage: { prompt_tokens: prompt, total_tokens: Number(body?.usage?.total_tokens) || prompt } };
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
