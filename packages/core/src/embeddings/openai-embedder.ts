@@ -1,0 +1,173 @@
+import { request, type Dispatcher } from 'undici';
+import { UpstreamError } from '../errors';
+import type { Embedder } from './embedder';
+import { approximateSubwordSpans, normalizeInPlace } from './text-tokens';
+
+export interface OpenAICompatibleEmbedderOptions {
+  /** Base URL ending in `/v1`; `FATHOM_EMBEDDING_BASE_URL`, else `OPENAI_BASE_URL`, else `https://api.openai.com/v1`. */
+  baseURL: string;
+  /** Bearer key; `FATHOM_EMBEDDING_API_KEY`, else `OPENAI_API_KEY`; none for local servers such as Ollama. */
+  apiKey?: string;
+  /** Model name sent upstream, e.g. `text-embedding-3-small` or `nomic-embed-text`. */
+  model: string;
+  /** Vector length the model returns (`FATHOM_EMBEDDING_DIMENSIONS`, or probed once by `createEmbedder`). */
+  dimensions: number;
+  /** Input window in (approximate) tokens; `FATHOM_EMBEDDING_MAX_TOKENS`, default 512. */
+  maxInputTokens?: number;
+  /** Texts per request; `FATHOM_EMBEDDING_BATCH_SIZE`, default 64. */
+  batchSize?: number;
+  /** Extra headers on every request. */
+  headers?: Record<string, string>;
+  /** Per-request timeout in ms; default 60 000. */
+  timeoutMs?: number;
+  /** Attempts for retryable failures (429, 5xx, network); default 3. */
+  maxAttempts?: number;
+  /** undici dispatcher (tests, proxies). */
+  dispatcher?: Dispatcher;
+}
+
+/**
+ * Any OpenAI-compatible `/v1/embeddings` (OpenAI, Ollama, vLLM, LM Studio...), batched, retried on
+ * 429/5xx with backoff, re-normalised (not every server normalises). It has no tokenizer of the
+ * model at hand, so token counts are approximated by words cut into 4-character pieces, which
+ * over-counts slightly for English and keeps chunks inside the window.
+ */
+export class OpenAICompatibleEmbedder implements Embedder {
+  readonly id: string;
+  readonly dimensions: number;
+  readonly maxInputTokens: number;
+  private readonly options: Required<Omit<OpenAICompatibleEmbedderOptions, 'apiKey' | 'dispatcher'>> &
+    Pick<OpenAICompatibleEmbedderOptions, 'apiKey' | 'dispatcher'>;
+
+  constructor(options: OpenAICompatibleEmbedderOptions) {
+    if (!options.baseURL) throw new Error('OpenAICompatibleEmbedder needs a baseURL.');
+    if (!options.model) throw new Error('OpenAICompatibleEmbedder needs a model.');
+    if (!Number.isInteger(options.dimensions) || options.dimensions <= 0) {
+      throw new Error('OpenAICompatibleEmbedder needs the model dimensions (a positive integer).');
+    }
+    this.options = {
+      headers: {},
+      timeoutMs: 60_000,
+      maxAttempts: 3,
+      batchSize: 64,
+      maxInputTokens: 512,
+      ...(Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as OpenAICompatibleEmbedderOptions),
+      baseURL: options.baseURL.replace(/\/+$/, ''),
+    };
+    this.dimensions = options.dimensions;
+    this.maxInputTokens = this.options.maxInputTokens;
+    this.id = `openai:${options.model}:${options.dimensions}`;
+  }
+
+  async embed(options: { values: string[]; signal?: AbortSignal }): Promise<{ embeddings: Float32Array[] }> {
+    const embeddings: Float32Array[] = [];
+    for (let start = 0; start < options.values.length; start += this.options.batchSize) {
+      const batch = options.values.slice(start, start + this.options.batchSize);
+      embeddings.push(...(await requestEmbeddings(this.options, batch, options.signal)));
+    }
+    for (const vector of embeddings) {
+      if (vector.length !== this.dimensions) {
+        throw new UpstreamError(
+          `Embedding model ${this.options.model} returned ${vector.length} dimensions, expected ${this.dimensions}.`,
+          { url: `${this.options.baseURL}/embeddings` },
+        );
+      }
+    }
+    return { embeddings };
+  }
+
+  countTokens(text: string): number {
+    return approximateSubwordSpans(text).length;
+  }
+
+  tokenize(text: string): Array<{ start: number; end: number }> {
+    return approximateSubwordSpans(text);
+  }
+}
+
+type RequestOptions = Pick<
+  OpenAICompatibleEmbedderOptions,
+  'baseURL' | 'apiKey' | 'model' | 'headers' | 'timeoutMs' | 'maxAttempts' | 'dispatcher'
+>;
+
+/** POSTs one batch to `{baseURL}/embeddings` and returns vectors in input order, normalised. */
+export async function requestEmbeddings(options: RequestOptions, input: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  const url = `${options.baseURL.replace(/\/+$/, '')}/embeddings`;
+  const attempts = options.maxAttempts ?? 3;
+  let lastError: UpstreamError | undefined;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** (attempt - 2)));
+    signal?.throwIfAborted();
+    let statusCode: number;
+    let text: string;
+    try {
+      const response = await request(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+          ...options.headers,
+        },
+        body: JSON.stringify({ model: options.model, input, encoding_format: 'float' }),
+        signal,
+        headersTimeout: options.timeoutMs ?? 60_000,
+        bodyTimeout: options.timeoutMs ?? 60_000,
+        dispatcher: options.dispatcher,
+      });
+      statusCode = response.statusCode;
+      text = await response.body.text();
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      lastError = new UpstreamError(`Embedding request to ${url} failed: ${(error as Error).message}`, {
+        url,
+        isRetryable: true,
+        cause: error,
+      });
+      continue;
+    }
+    if (statusCode >= 200 && statusCode < 300) return parseEmbeddings(text, input.length, url);
+    const retryable = statusCode === 429 || statusCode >= 500;
+    lastError = new UpstreamError(`Embedding request to ${url} answered ${statusCode}: ${upstreamMessage(text)}`, {
+      url,
+      statusCode,
+      responseBody: text,
+      isRetryable: retryable,
+    });
+    if (!retryable) break;
+  }
+  throw lastError!;
+}
+
+function upstreamMessage(text: string): string {
+  try {
+    const parsed = JSON.parse(text);
+    return String(parsed?.error?.message ?? parsed?.error ?? text).slice(0, 500);
+  } catch {
+    return text.slice(0, 500);
+  }
+}
+
+function parseEmbeddings(text: string, expected: number, url: string): Float32Array[] {
+  let parsed: any;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UpstreamError(`Embedding response from ${url} is not JSON.`, { url, responseBody: text.slice(0, 2000) });
+  }
+  const data = parsed?.data;
+  if (!Array.isArray(data) || data.length !== expected) {
+    throw new UpstreamError(`Embedding response from ${url} has ${Array.isArray(data) ? data.length : 'no'} vectors, expected ${expected}.`, {
+      url,
+      responseBody: text.slice(0, 2000),
+    });
+  }
+  const vectors: Float32Array[] = new Array(expected);
+  data.forEach((item: any, position: number) => {
+    const index = Number.isInteger(item?.index) ? item.index : position;
+    if (!Array.isArray(item?.embedding) || index < 0 || index >= expected) {
+      throw new UpstreamError(`Embedding response from ${url} has a malformed item at ${position}.`, { url });
+    }
+    vectors[index] = normalizeInPlace(Float32Array.from(item.embedding as number[]));
+  });
+  return vectors;
+}
