@@ -1,0 +1,51 @@
+import type { ChatMessage, ChatRequest, ChatToolDefinition } from '../models/types';
+import { CITATION_INSTRUCTIONS } from './citations';
+import { FILE_SEARCH_FUNCTION } from './file-search-tool';
+import type { RunState } from './run-store';
+import type { Message, Run } from './types';
+
+/**
+ * The chat request of one model turn: the run's instructions (plus citation guidance when file_search
+ * is on), the thread's messages up to this run, then the turns this run added (tool calls and results).
+ */
+export function buildChatRequest(run: Run, threadMessages: Message[], state: RunState): ChatRequest {
+  const fileSearch = run.tools.some((tool) => tool.type === 'file_search');
+  const system = [run.instructions, fileSearch ? CITATION_INSTRUCTIONS : ''].filter((part) => part && part.trim()).join('\n\n');
+  const messages: ChatMessage[] = system ? [{ role: 'system', content: system }] : [];
+  for (const message of threadMessages) {
+    // Messages this run wrote are represented (with their tool calls) in the transcript.
+    if (message.run_id === run.id) continue;
+    const text = message.content.map((part) => part.text.value).join('\n');
+    messages.push({ role: message.role, content: text });
+  }
+  messages.push(...state.transcript);
+  const tools = declaredTools(run);
+  return {
+    model: run.model,
+    messages,
+    ...(tools.length ? { tools, tool_choice: toolChoice(run) } : {}),
+    ...(run.temperature !== null ? { temperature: run.temperature } : {}),
+    ...(run.top_p !== null ? { top_p: run.top_p } : {}),
+    ...(run.max_completion_tokens !== null ? { max_tokens: run.max_completion_tokens } : {}),
+  };
+}
+
+/** file_search becomes a function taking `{query}`; function tools pass through. */
+export function declaredTools(run: Run): ChatToolDefinition[] {
+  const tools: ChatToolDefinition[] = [];
+  for (const tool of run.tools) {
+    if (tool.type === 'file_search') tools.push(FILE_SEARCH_FUNCTION);
+    else if (tool.type === 'function') {
+      tools.push({ type: 'function', function: { ...tool.function, strict: tool.function.strict ?? undefined } });
+    }
+  }
+  return tools;
+}
+
+function toolChoice(run: Run): ChatRequest['tool_choice'] {
+  const choice = run.tool_choice as any;
+  if (choice === 'none' || choice === 'required' || choice === 'auto') return choice;
+  if (choice?.type === 'file_search') return { type: 'function', function: { name: 'file_search' } };
+  if (choice?.type === 'function' && choice.function?.name) return { type: 'function', function: { name: choice.function.name } };
+  return 'auto';
+}
