@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidRequestError } from '../errors';
+import { validateWorkflow } from './validate-workflow';
+
+function workflow(overrides: { card?: any; nodes?: any[]; edges?: any[] } = {}): any {
+  const card = overrides.card ?? {
+    name: 'Orders API',
+    config: {
+      baseUrl: 'https://api.example.com',
+      routes: [
+        {
+          name: 'get_order',
+          description: 'Fetch an order.',
+          whenToUse: 'When the user asks about an order.',
+          method: 'GET',
+          path: '/orders/{{order_id}}',
+          parameters: [{ name: 'order_id', description: 'The order id.', required: true }],
+        },
+      ],
+    },
+  };
+  return {
+    nodes: overrides.nodes ?? [
+      { id: 'start', type: 'start', data: { label: 'Start', variables: [] } },
+      { id: 'agent', type: 'agent', data: { name: 'Helper', model: 'fake/model', system_prompt: 'Help.' } },
+      { id: 'orders', type: 'webhook', data: card },
+      { id: 'end', type: 'end', data: { label: 'End', status: 'success' } },
+    ],
+    edges: overrides.edges ?? [
+      { id: 'e1', source: 'start', target: 'agent' },
+      { id: 'e2', source: 'agent', target: 'end' },
+      { id: 'e3', source: 'orders', target: 'agent', targetHandle: 'slot-0' },
+    ],
+  };
+}
+
+function failure(input: unknown): InvalidRequestError {
+  try {
+    validateWorkflow(input);
+  } catch (error) {
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    return error as InvalidRequestError;
+  }
+  throw new Error('expected the workflow to be refused');
+}
+
+const route = (changes: Record<string, unknown>) => ({ ...workflow().nodes[2].data.config.routes[0], ...changes });
+const cardWith = (routes: unknown[], extra: Record<string, unknown> = {}) => workflow({ card: { name: 'Orders API', config: { baseUrl: 'https://api.example.com', routes, ...extra } } });
+
+describe('validateWorkflow', () => {
+  it('accepts a start -> agent -> end workflow with a card in slot-0 and keeps extra editor keys', () => {
+    const input = workflow();
+    input.nodes[0].position = { x: 1, y: 2 };
+    expect(validateWorkflow(input)).toBe(input);
+  });
+
+  it('refuses a card lacking both baseUrl and routes with webhook_no_config naming the card', () => {
+    const error = failure(workflow({ card: { name: 'Empty card', config: {} } }));
+    expect(error.code).toBe('webhook_no_config');
+    expect(error.message).toContain("'Empty card'");
+    expect(error.message).toContain("'orders'");
+  });
+
+  it('accepts a card with routes but no baseUrl (the call answers "base URL not configured" at run time)', () => {
+    const input = workflow();
+    delete input.nodes[2].data.config.baseUrl;
+    expect(() => validateWorkflow(input)).not.toThrow();
+  });
+
+  it.each(['name', 'description', 'whenToUse', 'path'])('names a route missing %s (route_missing_field)', (field) => {
+    const error = failure(cardWith([route({ [field]: undefined })]));
+    expect(error.code).toBe('route_missing_field');
+    expect(error.message).toContain(`'${field}'`);
+    expect(error.param).toBe(`workflow.nodes[2].data.config.routes[0].${field}`);
+  });
+
+  it.each(['name', 'description'])('names a parameter missing %s (parameter_missing_field)', (field) => {
+    const parameter: Record<string, unknown> = { name: 'order_id', description: 'The order id.', [field]: '' };
+    const error = failure(cardWith([route({ parameters: [parameter] })]));
+    expect(error.code).toBe('parameter_missing_field');
+    expect(error.message).toContain(`'${field}'`);
+    expect(error.message).toContain("'get_order'");
+  });
+
+  it('refuses route names that collide after sanitization, across cards', () => {
+    const second = { id: 'crm', type: 'webhook', data: { name: 'CRM', config: { baseUrl: 'https://crm.example.com', routes: [route({ name: 'Get-Order', path: '/x/{{order_id}}' })] } } };
+    const input = workflow();
+    input.nodes.push(second);
+    input.edges.push({ id: 'e4', source: 'crm', target: 'agent', targetHandle: 'slot-1' });
+    const error = failure(input);
+    expect(error.code).toBe('duplicate_route_name');
+    expect(error.message).toContain("'Get-Order'");
+    expect(error.message).toContain("'get_order'");
+  });
+
+  it('refuses a path placeholder with no declared parameter', () => {
+    const error = failure(cardWith([route({ path: '/orders/{{order_id}}/lines/{{line}}' })]));
+    expect(error.code).toBe('path_parameter_undeclared');
+    expect(error.message).toContain('{{line}}');
+  });
+
+  it('refuses a path placeholder whose parameter is optional', () => {
+    const error = failure(cardWith([route({ parameters: [{ name: 'order_id', description: 'id', required: false }] })]));
+    expect(error.code).toBe('path_parameter_not_required');
+    expect(error.message).toContain("'order_id'");
+  });
+
+  it('refuses unknown node types, naming the node', () => {
+    const input = workflow();
+    input.nodes.push({ id: 'mystery', type: 'loop', data: {} });
+    const error = failure(input);
+    expect(error.code).toBe('unknown_node_type');
+    expect(error.message).toContain("'mystery'");
+    expect(error.message).toContain("'loop'");
+  });
+
+  it('refuses edges to unknown nodes', () => {
+    const input = workflow();
+    input.edges.push({ id: 'e9', source: 'agent', target: 'ghost' });
+    const error = failure(input);
+    expect(error.code).toBe('edge_unknown_node');
+    expect(error.message).toContain("'ghost'");
+    expect(error.message).toContain("'e9'");
+  });
+
+  it('refuses a workflow without a start node or without an end node', () => {
+    const noStart = workflow();
+    noStart.nodes = noStart.nodes.filter((node: any) => node.type !== 'start');
+    noStart.edges = noStart.edges.filter((edge: any) => edge.source !== 'start');
+    expect(failure(noStart).code).toBe('missing_start_node');
+    const noEnd = workflow();
+    noEnd.nodes = noEnd.nodes.filter((node: any) => node.type !== 'end');
+    noEnd.edges = noEnd.edges.filter((edge: any) => edge.target !== 'end');
+    expect(failure(noEnd).code).toBe('missing_end_node');
+  });
+
+  it('refuses an end that the flow cannot reach, and cycles', () => {
+    const unreachable = workflow({ edges: [{ id: 'e1', source: 'start', target: 'agent' }] });
+    expect(failure(unreachable).code).toBe('end_unreachable');
+    const input = workflow();
+    input.nodes.push({ id: 'agent2', type: 'agent', data: { name: 'Two', model: 'fake/model' } });
+    input.edges.push({ id: 'c1', source: 'agent', target: 'agent2' }, { id: 'c2', source: 'agent2', target: 'agent' });
+    expect(failure(input).code).toBe('workflow_cycle');
+  });
+
+  it('refuses a card wired into the flow instead of an agent slot', () => {
+    const error = failure(workflow({ edges: [...workflow().edges.slice(0, 2), { id: 'e3', source: 'orders', target: 'agent' }] }));
+    expect(error.code).toBe('invalid_webhook_edge');
+    expect(error.message).toContain("'orders'");
+  });
+
+  it('reports schema problems with invalid_workflow and the field path', () => {
+    const badMethod = failure(cardWith([route({ method: 'FETCH' })]));
+    expect(badMethod.code).toBe('invalid_workflow');
+    expect(badMethod.message).toContain('routes[0].method');
+    const noModel = workflow();
+    delete noModel.nodes[1].data.model;
+    const error = failure(noModel);
+    expect(error.message).toContain('data.model');
+    expect(error.message).toContain("'agent'");
+    expect(failure({ nodes: [] }).message).toContain('workflow.edges');
+  });
+});

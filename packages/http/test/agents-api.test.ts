@@ -1,0 +1,141 @@
+import { createFakeOpenAIUpstream, type FakeUpstream } from '@fathom/core/test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ordersWorkflow } from './agents-workflows';
+import { startFathom, type TestFathom } from './harness';
+
+describe('agents API: validation, drafts, publishing, ownership', () => {
+  let server: TestFathom;
+  let upstream: FakeUpstream;
+  beforeAll(async () => {
+    upstream = await createFakeOpenAIUpstream((request) => ({ content: `echo: ${request.messages.at(-1).content}` }));
+    server = await startFathom({ env: { FATHOM_PROVIDERS: JSON.stringify({ fake: { type: 'openai', baseUrl: upstream.baseUrl } }) } });
+  });
+  afterAll(async () => {
+    await server.close({ keepData: false });
+    await upstream.close();
+  });
+
+  const create = (workflow: unknown, apiKey?: string) => server.request('/v1/agents', { method: 'POST', json: { name: 'Support bot', workflow }, apiKey });
+  const error = async (response: Response) => (await response.json()).error;
+
+  it('validates and saves a draft', async () => {
+    const response = await create(ordersWorkflow());
+    expect(response.status).toBe(200);
+    const { agent } = await response.json();
+    expect(agent).toMatchObject({ id: expect.stringMatching(/^agent_/), status: 'draft', version: null });
+    const fetched = (await (await server.request(`/v1/agents/${agent.id}`)).json()).agent;
+    expect(fetched).toMatchObject({ id: agent.id, name: 'Support bot', status: 'draft', version: null });
+    expect(fetched.workflow.nodes).toHaveLength(4);
+  });
+
+  it.each([
+    ['webhook_no_config', (w: any) => (w.nodes[2].data.config = { auth: { type: 'none' } }), "'Orders API'"],
+    ['route_missing_field', (w: any) => delete w.nodes[2].data.config.routes[1].whenToUse, "'whenToUse'"],
+    ['parameter_missing_field', (w: any) => delete w.nodes[2].data.config.routes[0].parameters[0].description, "'get_order'"],
+    ['duplicate_route_name', (w: any) => (w.nodes[2].data.config.routes[1].name = 'Get Order'), "'Get Order'"],
+    ['edge_unknown_node', (w: any) => (w.edges[1].target = 'finish'), "'finish'"],
+    ['missing_start_node', (w: any) => w.nodes.splice(0, 1) && w.edges.splice(0, 1), 'start'],
+    ['missing_end_node', (w: any) => w.nodes.splice(3, 1) && w.edges.splice(1, 1), 'end'],
+    ['path_parameter_undeclared', (w: any) => (w.nodes[2].data.config.routes[0].path = '/orders/{{id}}'), '{{id}}'],
+    ['path_parameter_not_required', (w: any) => (w.nodes[2].data.config.routes[0].parameters[0].required = false), "'order_id'"],
+    ['unknown_node_type', (w: any) => w.nodes.push({ id: 'n9', type: 'switch', data: {} }), "'switch'"],
+  ])('answers 400 with code %s and a message naming the culprit', async (code, change, named) => {
+    const workflow = ordersWorkflow();
+    change(workflow);
+    const response = await create(workflow);
+    expect(response.status).toBe(400);
+    const body = await error(response);
+    expect(body).toMatchObject({ type: 'invalid_request_error', code });
+    expect(body.message).toContain(named);
+  });
+
+  it('names missing request fields and never saves a refused workflow', async () => {
+    const before = (await (await server.request('/v1/agents?limit=100')).json()).data.length;
+    const response = await server.request('/v1/agents', { method: 'POST', json: { workflow: ordersWorkflow() } });
+    expect(response.status).toBe(400);
+    expect((await error(response)).message).toContain("'name'");
+    await create({ nodes: [], edges: [] });
+    expect((await (await server.request('/v1/agents?limit=100')).json()).data.length).toBe(before);
+  });
+
+  it('publishes versions; only the published version runs; draft edits wait for the next publish', async () => {
+    const { agent } = await (await create(ordersWorkflow({ systemPrompt: 'Version one for {{customer_name}}.' }))).json();
+    const unpublished = await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'hi', variables: { customer_name: 'Ana' } } });
+    expect(unpublished.status).toBe(409);
+    expect((await error(unpublished)).message).toMatch(/no published version.*publish/);
+
+    const published = await (await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' })).json();
+    expect(published.agent).toMatchObject({ id: agent.id, status: 'published', version: 1, has_unpublished_changes: false });
+
+    const edited = await server.request(`/v1/agents/${agent.id}`, { method: 'POST', json: { workflow: ordersWorkflow({ systemPrompt: 'Version two for {{customer_name}}.' }) } });
+    expect((await edited.json()).agent).toMatchObject({ status: 'published', version: 1, has_unpublished_changes: true });
+    const refused = await server.request(`/v1/agents/${agent.id}`, { method: 'POST', json: { workflow: { nodes: [], edges: [] } } });
+    expect((await error(refused)).code).toBe('missing_start_node');
+
+    const first = await (await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'hi', variables: { customer_name: 'Ana' } } })).json();
+    expect(first.run).toMatchObject({ status: 'completed', version: 1, output: 'echo: hi' });
+    expect(upstream.requests.at(-1).messages[0]).toEqual({ role: 'system', content: 'Version one for Ana.' });
+
+    const second = await (await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' })).json();
+    expect(second.agent).toMatchObject({ status: 'published', version: 2 });
+    const run = await (await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'again', variables: { customer_name: 'Bo' } } })).json();
+    expect(run.run).toMatchObject({ status: 'completed', version: 2 });
+    expect(upstream.requests.at(-1).messages[0]).toEqual({ role: 'system', content: 'Version two for Bo.' });
+
+    const runs = await (await server.request(`/v1/agents/${agent.id}/runs`)).json();
+    expect(runs.data.map((item: any) => item.id)).toEqual([run.run.id, first.run.id]);
+    const stored = await (await server.request(`/v1/agents/${agent.id}/runs/${first.run.id}`)).json();
+    expect(stored.run).toMatchObject({ id: first.run.id, status: 'completed', output: 'echo: hi', steps: [{ type: 'message', node_id: 'support', content: 'echo: hi' }] });
+  });
+
+  it('answers 400 naming each missing required variable, and substitutes variables in the message', async () => {
+    const workflow = ordersWorkflow({ variables: [{ name: 'customer_name', required: true }, { name: 'plan', required: true }, { name: 'tone', required: false }] });
+    const { agent } = await (await create(workflow)).json();
+    await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' });
+    const response = await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'hi', variables: { plan: '' } } });
+    expect(response.status).toBe(400);
+    const body = await error(response);
+    expect(body.code).toBe('missing_variables');
+    expect(body.message).toContain("'customer_name'");
+    expect(body.message).toContain("'plan'");
+    expect(body.message).not.toContain("'tone'");
+    const ok = await (await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'I am {{customer_name}} on {{plan}}', variables: { customer_name: 'Ana', plan: 'pro' } } })).json();
+    expect(ok.run.output).toBe('echo: I am Ana on pro');
+  });
+
+  it('keeps agents and runs private to their account (404 across accounts)', async () => {
+    const { agent } = await (await create(ordersWorkflow())).json();
+    await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' });
+    const run = (await (await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'x', variables: { customer_name: 'A' } } })).json()).run;
+    const other = await server.newAccount();
+    for (const [method, path] of [
+      ['GET', `/v1/agents/${agent.id}`],
+      ['POST', `/v1/agents/${agent.id}`],
+      ['POST', `/v1/agents/${agent.id}/publish`],
+      ['POST', `/v1/agents/${agent.id}/run`],
+      ['GET', `/v1/agents/${agent.id}/runs`],
+      ['GET', `/v1/agents/${agent.id}/runs/${run.id}`],
+      ['DELETE', `/v1/agents/${agent.id}`],
+    ] as const) {
+      const response = await server.request(path, { method, apiKey: other.apiKey, ...(method === 'POST' ? { json: { message: 'x', variables: { customer_name: 'A' } } } : {}) });
+      expect(response.status, `${method} ${path}`).toBe(404);
+    }
+    const list = await (await server.request('/v1/agents', { apiKey: other.apiKey })).json();
+    expect(list).toMatchObject({ object: 'list', data: [], has_more: false });
+    expect((await server.request(`/v1/agents/${agent.id}`)).status).toBe(200);
+  });
+
+  it('lists with pagination and deletes', async () => {
+    const account = await server.newAccount();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await (await create(ordersWorkflow(), account.apiKey)).json()).agent.id);
+    const page = await (await server.request('/v1/agents?limit=2&order=asc', { apiKey: account.apiKey })).json();
+    expect(page.data.map((agent: any) => agent.id)).toEqual(ids.slice(0, 2));
+    expect(page.has_more).toBe(true);
+    const rest = await (await server.request(`/v1/agents?limit=2&order=asc&after=${page.last_id}`, { apiKey: account.apiKey })).json();
+    expect(rest.data.map((agent: any) => agent.id)).toEqual([ids[2]]);
+    const deleted = await server.request(`/v1/agents/${ids[0]}`, { method: 'DELETE', apiKey: account.apiKey });
+    expect(await deleted.json()).toEqual({ id: ids[0], object: 'agent.deleted', deleted: true });
+    expect((await server.request(`/v1/agents/${ids[0]}`, { apiKey: account.apiKey })).status).toBe(404);
+  });
+});
