@@ -6,3 +6,4 @@ export { parseModelId, type ModelId } from './model-id';
 export type { ChatProvider, ProviderChatResult, ProviderEmbeddings } from './providers/chat-provider';
 export { OpenAICompatibleProvider, type OpenAICompatibleProviderOptions } from './providers/openai-compatible/openai-compatible-provider';
 export { AnthropicProvider, type AnthropicProviderOptions } from './providers/anthropic/anthropic-provider';
+export { readChatCompletionsBody, toChatCompletion, ChatCompletionChunks, type ChatCompletionsCall } from './chat-completions-wire';

@@ -1,0 +1,209 @@
+import { createFakeAnthropicUpstream, createFakeOpenAIUpstream, type FakeUpstream } from '@fathom/core/test';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFathom, type TestFathom } from './harness';
+
+const weatherTool = {
+  type: 'function' as const,
+  function: { name: 'get_weather', description: 'Current weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+};
+
+let openai: FakeUpstream;
+let anthropic: FakeUpstream;
+let server: TestFathom;
+
+beforeAll(async () => {
+  openai = await createFakeOpenAIUpstream([]);
+  anthropic = await createFakeAnthropicUpstream([]);
+  server = await startFathom({
+    env: {
+      FATHOM_PROVIDERS: JSON.stringify({
+        fake: { type: 'openai', baseUrl: openai.baseUrl, apiKey: 'sk-upstream' },
+        claude: { type: 'anthropic', baseUrl: anthropic.baseUrl, apiKey: 'sk-ant' },
+      }),
+    },
+  });
+});
+
+afterAll(async () => {
+  await server?.close({ keepData: false });
+  await openai?.close();
+  await anthropic?.close();
+});
+
+describe('POST /v1/chat/completions through the openai SDK', () => {
+  it('answers a plain completion with content and usage', async () => {
+    openai.push({ content: 'Hello from upstream.', usage: { prompt_tokens: 9, completion_tokens: 3 } });
+    const completion = await server.client.chat.completions.create({
+      model: 'fake/gpt-test',
+      messages: [{ role: 'system', content: 'Be kind.' }, { role: 'user', content: 'Hi' }],
+      temperature: 0.3,
+      max_completion_tokens: 64,
+      stop: ['\n\n'],
+      seed: 42,
+      user: 'u-1',
+      response_format: { type: 'json_object' },
+    });
+    expect(completion.object).toBe('chat.completion');
+    expect(completion.id).toMatch(/^chatcmpl-/);
+    expect(completion.model).toBe('fake/gpt-test');
+    expect(completion.choices[0]!.message.content).toBe('Hello from upstream.');
+    expect(completion.choices[0]!.finish_reason).toBe('stop');
+    expect(completion.usage).toEqual({ prompt_tokens: 9, completion_tokens: 3, total_tokens: 12 });
+    const sent = openai.requests.at(-1);
+    expect(sent).toMatchObject({ model: 'gpt-test', temperature: 0.3, max_completion_tokens: 64, stop: ['\n\n'], seed: 42, user: 'u-1', response_format: { type: 'json_object' } });
+    expect(openai.server.requests.at(-1)!.headers.authorization).toBe('Bearer sk-upstream');
+  });
+
+  it('streams chunks with delta content, finish_reason, a usage chunk and [DONE]', async () => {
+    openai.push({ content: 'The tide is coming in.', usage: { prompt_tokens: 4, completion_tokens: 5 } });
+    const stream = await server.client.chat.completions.create({
+      model: 'fake/gpt-test',
+      messages: [{ role: 'user', content: 'Tell me about the sea' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk')).toBe(true);
+    expect(chunks[0]!.choices[0]!.delta.role).toBe('assistant');
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe('The tide is coming in.');
+    expect(chunks.filter((chunk) => chunk.choices[0]?.delta.content).length).toBeGreaterThan(3);
+    expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('stop');
+    expect(chunks.at(-1)!.choices).toEqual([]);
+    expect(chunks.at(-1)!.usage).toEqual({ prompt_tokens: 4, completion_tokens: 5, total_tokens: 9 });
+
+    openai.push({ content: 'raw wire' });
+    const raw = await server.request('/v1/chat/completions', { method: 'POST', json: { model: 'fake/m', messages: [{ role: 'user', content: 'x' }], stream: true } });
+    expect(raw.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const text = await raw.text();
+    expect(text.startsWith('data: {')).toBe(true);
+    expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    expect(text).not.toContain('event:');
+  });
+
+  it('carries a tool-call round trip, streaming and not', async () => {
+    openai.push(
+      { toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Lisbon' } }] },
+      { content: 'It is 21C in Lisbon.' },
+      { content: 'Checking. ', toolCalls: [{ id: 'call_w2', name: 'get_weather', arguments: { city: 'Oslo' } }] },
+    );
+    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Lisbon?' }];
+    const first = await server.client.chat.completions.create({ model: 'fake/gpt-test', messages, tools: [weatherTool], tool_choice: 'auto' });
+    const call = first.choices[0]!.message.tool_calls![0]!;
+    expect(first.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(call).toEqual({ id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Lisbon"}' } });
+    messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: '{"celsius":21}' });
+    const second = await server.client.chat.completions.create({ model: 'fake/gpt-test', messages, tools: [weatherTool] });
+    expect(second.choices[0]!.message.content).toBe('It is 21C in Lisbon.');
+    const sent = openai.requests.at(-1);
+    expect(sent.tools).toEqual([weatherTool]);
+    expect(sent.messages.at(-2).tool_calls[0].id).toBe('call_w1');
+    expect(sent.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_w1', content: '{"celsius":21}' });
+
+    const stream = server.client.chat.completions.stream({ model: 'fake/gpt-test', messages: [{ role: 'user', content: 'Oslo?' }], tools: [weatherTool] });
+    const final = await stream.finalChatCompletion();
+    expect(final.choices[0]!.message.content).toBe('Checking. ');
+    expect(final.choices[0]!.message.tool_calls).toEqual([{ id: 'call_w2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }]);
+    expect(final.choices[0]!.finish_reason).toBe('tool_calls');
+  });
+
+  it('answers 400 listing configured vendors for an unknown vendor or malformed id', async () => {
+    const unknown = await server.client.chat.completions.create({ model: 'mystery/x', messages: [{ role: 'user', content: 'hi' }] }).catch((error) => error);
+    expect(unknown).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(unknown.param).toBe('model');
+    expect(unknown.message).toContain("'fake'");
+    expect(unknown.message).toContain("'claude'");
+    const malformed = await server.client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }).catch((error) => error);
+    expect(malformed).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(malformed.message).toContain('<vendor>/<model_name>');
+    const missing = await server.request('/v1/chat/completions', { method: 'POST', json: { model: 'fake/x' } });
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as any).error.message).toContain('messages');
+  });
+
+  it('keeps an upstream 429 as 429 and turns a 500 into 502 with the upstream message, streaming too', async () => {
+    openai.push({ error: { status: 429, message: 'Rate limit reached for fake' } }, { error: { status: 500, message: 'upstream exploded' } }, { error: { status: 503, message: 'overloaded' } });
+    const limited = await server.client.chat.completions.create({ model: 'fake/m', messages: [{ role: 'user', content: 'a' }] }).catch((error) => error);
+    expect(limited).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(limited.message).toContain('Rate limit reached for fake');
+    const failed = await server.client.chat.completions.create({ model: 'fake/m', messages: [{ role: 'user', content: 'b' }] }).catch((error) => error);
+    expect(failed).toBeInstanceOf(OpenAI.APIError);
+    expect(failed.status).toBe(502);
+    expect(failed.message).toContain('upstream exploded');
+    const streamed = await server.client.chat.completions.create({ model: 'fake/m', messages: [{ role: 'user', content: 'c' }], stream: true }).catch((error) => error);
+    expect(streamed.status).toBe(502);
+    expect(streamed.message).toContain('overloaded');
+  });
+
+  it('aborts the upstream request when the client disconnects mid-stream', async () => {
+    const slow = await createFakeOpenAIUpstream([{ content: 'one two three four five six seven eight nine ten', delayMs: 150 }]);
+    const own = await startFathom({ env: { FATHOM_PROVIDERS: JSON.stringify({ slow: { type: 'openai', baseUrl: slow.baseUrl } }) } });
+    try {
+      const controller = new AbortController();
+      const stream = await own.client.chat.completions.create({ model: 'slow/m', messages: [{ role: 'user', content: 'count' }], stream: true }, { signal: controller.signal });
+      let seen = 0;
+      // The SDK ends the iteration quietly (or throws an abort error) once the signal fires.
+      await (async () => {
+        for await (const chunk of stream) {
+          if (chunk.choices[0]?.delta.content && ++seen === 2) controller.abort();
+        }
+      })().catch((error) => expect(String(error)).toMatch(/abort/i));
+      expect(seen).toBe(2);
+      await slow.waitForClose(3000);
+      expect(slow.closedEarly).toBe(1);
+    } finally {
+      await own.close({ keepData: false });
+      await slow.close();
+    }
+  });
+});
+
+describe('Anthropic vendor through /v1/chat/completions', () => {
+  it('translates a tool round trip both ways, non-streaming', async () => {
+    anthropic.push({ toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Rome' } }], usage: { prompt_tokens: 30, completion_tokens: 8 } }, { content: 'Rome is sunny.' });
+    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'system', content: 'Answer briefly.' }, { role: 'user', content: 'Weather in Rome?' }];
+    const first = await server.client.chat.completions.create({ model: 'claude/claude-test', messages, tools: [weatherTool] });
+    expect(first.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(first.choices[0]!.message.tool_calls).toEqual([{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } }]);
+    expect(first.usage).toEqual({ prompt_tokens: 30, completion_tokens: 8, total_tokens: 38 });
+    messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: 'toolu_1', content: 'sunny, 25C' });
+    const second = await server.client.chat.completions.create({ model: 'claude/claude-test', messages, tools: [weatherTool] });
+    expect(second.choices[0]!.message.content).toBe('Rome is sunny.');
+    const sent = anthropic.requests.at(-1);
+    expect(sent.system).toBe('Answer briefly.');
+    expect(sent.tools[0]).toEqual({ name: 'get_weather', description: weatherTool.function.description, input_schema: weatherTool.function.parameters });
+    expect(sent.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Weather in Rome?' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Rome' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny, 25C' }] },
+    ]);
+    expect(anthropic.server.requests.at(-1)!.headers['x-api-key']).toBe('sk-ant');
+  });
+
+  it('translates a streamed tool call and its answer', async () => {
+    anthropic.push({ content: 'Let me look. ', toolCalls: [{ id: 'toolu_2', name: 'get_weather', arguments: { city: 'Kyoto' } }], usage: { prompt_tokens: 12, completion_tokens: 7 } }, { content: 'Kyoto: light rain.' });
+    const stream = server.client.chat.completions.stream({ model: 'claude/claude-test', messages: [{ role: 'user', content: 'Kyoto?' }], tools: [weatherTool], stream_options: { include_usage: true } });
+    const final = await stream.finalChatCompletion();
+    expect(final.choices[0]!.message.content).toBe('Let me look. ');
+    expect(final.choices[0]!.message.tool_calls).toEqual([{ id: 'toolu_2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Kyoto"}' } }]);
+    expect(final.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(final.usage).toEqual({ prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 });
+    const answer = await server.client.chat.completions.create({
+      model: 'claude/claude-test',
+      stream: true,
+      messages: [{ role: 'user', content: 'Kyoto?' }, final.choices[0]!.message as OpenAI.Chat.ChatCompletionMessageParam, { role: 'tool', tool_call_id: 'toolu_2', content: 'light rain' }],
+      tools: [weatherTool],
+    });
+    let text = '';
+    let finish: string | null | undefined;
+    for await (const chunk of answer) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(text).toBe('Kyoto: light rain.');
+    expect(finish).toBe('stop');
+    expect(anthropic.requests.at(-1).stream).toBe(true);
+    expect(anthropic.requests.at(-1).messages[1].content).toEqual([{ type: 'text', text: 'Let me look. ' }, { type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: { city: 'Kyoto' } }]);
+  });
+});
