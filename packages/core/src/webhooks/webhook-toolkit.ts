@@ -1,0 +1,113 @@
+import type { ChatToolDefinition } from '../models/types';
+import { buildRequest } from './build-request';
+import { compileCards, type CompileResult } from './compile-card';
+import { formatResponse } from './format-response';
+import { SlidingWindowRateLimiter } from './rate-limiter';
+import type { Arguments } from './render-template';
+import { sanitizeToolName } from './sanitize-name';
+import { sendWithRetries } from './send-with-retries';
+import type { CompiledWebhookTool, WebhookCard, WebhookExecuteOptions, WebhookRoute, WebhookToolkitOptions } from './types';
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_RETRIES = 2;
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
+  });
+}
+
+/** Arguments as an object: the model's JSON text is parsed; anything else counts as no arguments. */
+function argumentsOf(args: unknown): Arguments {
+  if (typeof args === 'string') {
+    try {
+      return argumentsOf(JSON.parse(args));
+    } catch {
+      return {};
+    }
+  }
+  return args && typeof args === 'object' && !Array.isArray(args) ? (args as Arguments) : {};
+}
+
+/**
+ * The Webhook card toolkit: compiles cards into tools the model can call, and executes route calls by the
+ * spec's Outbound route calls rules through the egress guard. Route-call problems come back as text
+ * (`Error: ...`) for the model, never as exceptions.
+ */
+export class WebhookToolkit {
+  private readonly options: WebhookToolkitOptions;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  private readonly limiter: SlidingWindowRateLimiter;
+
+  constructor(options: WebhookToolkitOptions) {
+    this.options = options;
+    this.sleep = options.sleep ?? defaultSleep;
+    this.limiter = new SlidingWindowRateLimiter(options.now ?? Date.now);
+  }
+
+  /** Each enabled route of the cards becomes one tool; name collisions overwrite and are reported. */
+  compile(cards: WebhookCard | WebhookCard[], options: { reservedNames?: string[] } = {}): CompileResult {
+    return compileCards(Array.isArray(cards) ? cards : [cards], options.reservedNames ?? []);
+  }
+
+  /** What the model sees of a tool: name, description and input schema — never the card or its credentials. */
+  toolDefinition(tool: CompiledWebhookTool): ChatToolDefinition {
+    return {
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: structuredClone(tool.parameters) as unknown as Record<string, unknown> },
+    };
+  }
+
+  /** Calls one route with the model's arguments and returns the text the model receives. Never throws. */
+  async execute(card: WebhookCard, routeName: string, args: unknown, options: WebhookExecuteOptions = {}): Promise<string> {
+    try {
+      return await this.executeRoute(card, routeName, argumentsOf(args), options);
+    } catch (error) {
+      return `Error: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+
+  private async executeRoute(card: WebhookCard, routeName: string, args: Arguments, options: WebhookExecuteOptions): Promise<string> {
+    const config = card?.config ?? {};
+    const routes = config.routes ?? [];
+    const route = findRoute(routes, routeName);
+    if (!route) {
+      const available = routes.filter((candidate) => candidate.enabled !== false).map((candidate) => candidate.name);
+      return `Error: Route '${routeName}' not found. Available routes: ${available.length ? available.join(', ') : '(none)'}`;
+    }
+    if (route.enabled === false) return `Error: Route '${route.name}' is disabled`;
+    const baseUrl = typeof config.baseUrl === 'string' ? config.baseUrl.trim() : '';
+    if (!baseUrl) return 'Error: Webhook base URL not configured';
+
+    const built = buildRequest(card, route, args, baseUrl);
+    if (!built.ok) return built.error;
+
+    const limit = config.maxRequestsPerMinute;
+    if (typeof limit === 'number' && limit > 0) {
+      const key = options.rateLimitKey ?? `${card.name}\u0000${baseUrl}`;
+      if (!this.limiter.tryAcquire(key, limit)) return 'Error: rate limit reached';
+    }
+
+    const outcome = await sendWithRetries({
+      egress: this.options.egress,
+      url: built.url,
+      method: built.method,
+      headers: built.headers,
+      body: built.body,
+      timeoutMs: config.timeout && config.timeout > 0 ? config.timeout : DEFAULT_TIMEOUT_MS,
+      maxBytes: this.options.maxResponseBytes ?? 5 * 1024 * 1024,
+      retries: config.retryOnError === false ? 0 : Math.max(0, Math.floor(config.maxRetries ?? DEFAULT_MAX_RETRIES)),
+      sleep: this.sleep,
+      signal: options.signal,
+    });
+    if (!outcome.ok) return outcome.error;
+    return formatResponse(outcome.response.status, outcome.response.text(), route.responseMapping);
+  }
+}
+
+/** A route by its own name, or by its sanitized tool name. */
+function findRoute(routes: WebhookRoute[], name: string): WebhookRoute | undefined {
+  return routes.find((route) => route?.name === name) ?? routes.find((route) => route?.name && sanitizeToolName(route.name) === sanitizeToolName(name));
+}
