@@ -1,0 +1,346 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../db';
+import { UpstreamError } from '../errors';
+import type { ChatAdapterContract, ChatRequest, ChatResult, ChatStreamPart } from '../models/types';
+import type { SearchHit, StoreSearcher, StoreSearchOptions } from '../vector/types';
+import { AssistantRunner } from './assistant-runner';
+import { assistantsSchema } from './schema';
+import { FILE_SEARCH_CONTENT_INCLUDE, type AssistantStreamEvent, type Run } from './types';
+
+/** One scripted model turn of the in-memory chat fake. */
+interface Turn {
+  content?: string;
+  toolCalls?: Array<{ name: string; arguments: unknown }>;
+  error?: Error;
+  hang?: boolean;
+}
+
+/** An in-memory ChatAdapterContract answering each request with the script's next turn. */
+function fakeChat(script: (request: ChatRequest, index: number) => Turn) {
+  const requests: ChatRequest[] = [];
+  const calls = { complete: 0, stream: 0 };
+  const next = async (request: ChatRequest, signal?: AbortSignal): Promise<Turn> => {
+    const turn = script(structuredClone(request), requests.length);
+    requests.push(structuredClone(request));
+    if (turn.hang) {
+      await new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted'))));
+    }
+    if (turn.error) throw turn.error;
+    return turn;
+  };
+  const toolCalls = (turn: Turn) =>
+    (turn.toolCalls ?? []).map((call, index) => ({
+      id: `call_${requests.length}_${index}`,
+      type: 'function' as const,
+      function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+    }));
+  const chat: ChatAdapterContract = {
+    async complete(request, options): Promise<ChatResult> {
+      calls.complete++;
+      const turn = await next(request, options?.signal);
+      const tool_calls = toolCalls(turn);
+      return {
+        id: 'chatcmpl-x',
+        model: request.model,
+        message: { role: 'assistant', content: turn.content ?? null, ...(tool_calls.length ? { tool_calls } : {}) },
+        finishReason: tool_calls.length ? 'tool_calls' : 'stop',
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      };
+    },
+    async *stream(request, options): AsyncIterable<ChatStreamPart> {
+      calls.stream++;
+      const turn = await next(request, options?.signal);
+      for (const word of (turn.content ?? '').split(/(?<= )/)) if (word) yield { type: 'text-delta', text: word };
+      for (const [index, call] of toolCalls(turn).entries()) {
+        yield { type: 'tool-call-delta', index, id: call.id, name: call.function.name, argumentsDelta: call.function.arguments };
+      }
+      yield { type: 'finish', finishReason: turn.toolCalls?.length ? 'tool_calls' : 'stop', usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } };
+    },
+  };
+  return { chat, requests, calls };
+}
+
+/** An in-memory StoreSearcher: each store holds hits; search merges the stores, best first. */
+function fakeSearcher(stores: Record<string, SearchHit[]>) {
+  const searches: Array<{ storeIds: string[]; options: StoreSearchOptions }> = [];
+  const waits: Array<{ storeIds: string[]; timeoutMs: number }> = [];
+  const searcher: StoreSearcher = {
+    async search(_accountId, storeIds, options) {
+      searches.push({ storeIds: [...storeIds], options });
+      return storeIds
+        .flatMap((id) => stores[id] ?? [])
+        .filter((hit) => hit.score >= (options.scoreThreshold ?? 0))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, options.maxNumResults ?? 10);
+    },
+    async waitForIngestion(_accountId, storeIds, timeoutMs) {
+      waits.push({ storeIds: [...storeIds], timeoutMs });
+      return true;
+    },
+  };
+  return { searcher, searches, waits };
+}
+
+const hit = (file: string, score: number, text = `text of ${file}`): SearchHit => ({
+  file_id: `file-${file}`,
+  filename: `${file}.md`,
+  score,
+  attributes: null,
+  content: [{ type: 'text', text }],
+});
+
+/** Model that searches once, then answers citing the first marker it was given. */
+const searchThenCite = (request: ChatRequest): Turn => {
+  const last = request.messages[request.messages.length - 1]!;
+  if (last.role !== 'tool') return { toolCalls: [{ name: 'file_search', arguments: { query: 'refund policy' } }] };
+  const marker = String(last.content).match(/【\d+:\d+†[^】]*】/)?.[0] ?? '';
+  return { content: `Refunds take 14 days${marker}.` };
+};
+
+async function waitFor(runner: AssistantRunner, accountId: string, run: Run, statuses: string[] = ['completed', 'failed', 'cancelled', 'requires_action', 'expired']): Promise<Run> {
+  for (let i = 0; i < 500; i++) {
+    const current = runner.retrieveRun(accountId, run.thread_id, run.id);
+    if (statuses.includes(current.status)) return current;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`run stayed ${runner.retrieveRun(accountId, run.thread_id, run.id).status}`);
+}
+
+async function collect(events: AsyncIterable<AssistantStreamEvent>): Promise<AssistantStreamEvent[]> {
+  const out: AssistantStreamEvent[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+const ACCOUNT = 'acct_test';
+
+describe('AssistantRunner', () => {
+  let db: Database;
+  let runner: AssistantRunner;
+  afterEach(async () => {
+    await runner?.close();
+    db?.close();
+  });
+
+  function setup(script: (request: ChatRequest, index: number) => Turn, stores: Record<string, SearchHit[]> = {}, options: { maxToolRounds?: number } = {}) {
+    db = openDatabase({ schemas: [assistantsSchema] });
+    const chat = fakeChat(script);
+    const search = fakeSearcher(stores);
+    runner = new AssistantRunner({ db, chat: chat.chat, searcher: search.searcher, ingestionWaitMs: 1234, ...options });
+    runner.start();
+    return { chat, search };
+  }
+
+  it('searches the assistant and thread stores together, records results and cites the passage', async () => {
+    const { chat, search } = setup(searchThenCite, {
+      vs_assistant: [hit('policy', 0.9, 'Refunds are processed within 14 days.'), hit('faq', 0.4)],
+      vs_thread: [hit('notes', 0.7)],
+    });
+    const assistant = runner.createAssistant(ACCOUNT, {
+      model: 'fake/model',
+      instructions: 'Answer from the documents.',
+      tools: [{ type: 'file_search' }],
+      tool_resources: { file_search: { vector_store_ids: ['vs_assistant'] } },
+    });
+    const run = runner.createThreadAndRun(ACCOUNT, {
+      assistant_id: assistant.id,
+      thread: { messages: [{ role: 'user', content: 'How long do refunds take?' }], tool_resources: { file_search: { vector_store_ids: ['vs_thread'] } } },
+    });
+    expect(run.status).toBe('queued');
+    const done = await waitFor(runner, ACCOUNT, run);
+    expect(done.status).toBe('completed');
+    expect(done.usage).toEqual({ prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 });
+
+    expect(search.searches).toHaveLength(1);
+    expect(search.searches[0]!.storeIds.sort()).toEqual(['vs_assistant', 'vs_thread']);
+    expect(search.searches[0]!.options).toMatchObject({ query: 'refund policy', maxNumResults: 8 });
+    expect(search.waits[0]).toEqual({ storeIds: expect.arrayContaining(['vs_assistant', 'vs_thread']), timeoutMs: 1234 });
+
+    // The model was told about file_search as a function and received the passages with markers.
+    expect(chat.requests[0]!.tools?.map((tool) => tool.function.name)).toEqual(['file_search']);
+    expect(chat.requests[0]!.messages[0]).toMatchObject({ role: 'system' });
+    expect(String(chat.requests[0]!.messages[0]!.content)).toContain('Answer from the documents.');
+    const toolMessage = chat.requests[1]!.messages.at(-1)!;
+    expect(toolMessage.role).toBe('tool');
+    expect(String(toolMessage.content)).toContain('【0:0†policy.md】');
+    expect(String(toolMessage.content)).toContain('Refunds are processed within 14 days.');
+
+    const steps = runner.listRunSteps(ACCOUNT, run.thread_id, run.id, { order: 'asc' });
+    expect(steps.data.map((step) => step.type)).toEqual(['tool_calls', 'message_creation']);
+    const toolStep = steps.data[0]!;
+    if (toolStep.step_details.type !== 'tool_calls') throw new Error('expected tool_calls');
+    const call = toolStep.step_details.tool_calls[0]!;
+    if (call.type !== 'file_search') throw new Error('expected file_search');
+    expect(call.file_search.results.map((r) => [r.file_name, r.score])).toEqual([
+      ['policy.md', 0.9],
+      ['notes.md', 0.7],
+      ['faq.md', 0.4],
+    ]);
+    expect(call.file_search.results[0]).not.toHaveProperty('content');
+    const withContent = runner.retrieveRunStep(ACCOUNT, run.thread_id, run.id, toolStep.id, [FILE_SEARCH_CONTENT_INCLUDE]);
+    if (withContent.step_details.type !== 'tool_calls' || withContent.step_details.tool_calls[0]!.type !== 'file_search') throw new Error();
+    expect(withContent.step_details.tool_calls[0]!.file_search.results[0]!.content).toEqual([{ type: 'text', text: 'Refunds are processed within 14 days.' }]);
+
+    const messages = runner.listMessages(ACCOUNT, run.thread_id, { order: 'asc' });
+    const answer = messages.data[1]!;
+    expect(answer).toMatchObject({ role: 'assistant', status: 'completed', run_id: run.id, assistant_id: assistant.id });
+    const text = answer.content[0]!.text;
+    expect(text.value).toBe('Refunds take 14 days【0:0†policy.md】.');
+    expect(text.annotations).toEqual([
+      { type: 'file_citation', text: '【0:0†policy.md】', start_index: 20, end_index: 35, file_citation: { file_id: 'file-policy' } },
+    ]);
+  });
+
+  it('returns at most 8 passages, fewer with max_num_results, and honours score_threshold', async () => {
+    const many = Array.from({ length: 20 }, (_, i) => hit(`doc${i}`, 1 - i * 0.04));
+    const { search } = setup(searchThenCite, { vs_big: many });
+    const wide = runner.createAssistant(ACCOUNT, {
+      model: 'fake/model',
+      tools: [{ type: 'file_search', file_search: { max_num_results: 50 } }],
+      tool_resources: { file_search: { vector_store_ids: ['vs_big'] } },
+    });
+    const first = await waitFor(runner, ACCOUNT, runner.createThreadAndRun(ACCOUNT, { assistant_id: wide.id, thread: { messages: [{ role: 'user', content: 'q' }] } }));
+    const resultsOf = (run: Run) => {
+      const step = runner.listRunSteps(ACCOUNT, run.thread_id, run.id, { order: 'asc' }).data[0]!;
+      if (step.step_details.type !== 'tool_calls' || step.step_details.tool_calls[0]!.type !== 'file_search') throw new Error();
+      return step.step_details.tool_calls[0]!.file_search;
+    };
+    expect(resultsOf(first).results).toHaveLength(8);
+    expect(search.searches[0]!.options.maxNumResults).toBe(8);
+
+    const narrow = runner.createAssistant(ACCOUNT, {
+      model: 'fake/model',
+      tools: [{ type: 'file_search', file_search: { max_num_results: 3, ranking_options: { score_threshold: 0.5 } } }],
+      tool_resources: { file_search: { vector_store_ids: ['vs_big'] } },
+    });
+    const second = await waitFor(runner, ACCOUNT, runner.createThreadAndRun(ACCOUNT, { assistant_id: narrow.id, thread: { messages: [{ role: 'user', content: 'q' }] } }));
+    expect(resultsOf(second).results).toHaveLength(3);
+
+    const strict = runner.createAssistant(ACCOUNT, {
+      model: 'fake/model',
+      tools: [{ type: 'file_search', file_search: { ranking_options: { score_threshold: 0.9 } } }],
+      tool_resources: { file_search: { vector_store_ids: ['vs_big'] } },
+    });
+    const third = await waitFor(runner, ACCOUNT, runner.createThreadAndRun(ACCOUNT, { assistant_id: strict.id, thread: { messages: [{ role: 'user', content: 'q' }] } }));
+    expect(resultsOf(third).results.map((r) => r.score).every((score) => score >= 0.9)).toBe(true);
+    expect(resultsOf(third).ranking_options.score_threshold).toBe(0.9);
+    expect(resultsOf(third).results).toHaveLength(3);
+  });
+
+  it('pauses in requires_action for function tools and resumes with the outputs', async () => {
+    const { chat } = setup((request) => {
+      const last = request.messages.at(-1)!;
+      if (last.role === 'tool') return { content: `It is ${last.content}.` };
+      return { toolCalls: [{ name: 'get_weather', arguments: { city: 'Lisbon' } }] };
+    });
+    const assistant = runner.createAssistant(ACCOUNT, {
+      model: 'fake/model',
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+    });
+    const thread = runner.createThread(ACCOUNT, { messages: [{ role: 'user', content: 'Weather?' }] });
+    const run = runner.createRun(ACCOUNT, thread.id, { assistant_id: assistant.id, additional_instructions: 'Be brief.' });
+    const paused = await waitFor(runner, ACCOUNT, run);
+    expect(paused.status).toBe('requires_action');
+    expect(paused.instructions).toBe('Be brief.');
+    const calls = paused.required_action!.submit_tool_outputs.tool_calls;
+    expect(calls).toEqual([{ id: expect.any(String), type: 'function', function: { name: 'get_weather', arguments: '{"city":"Lisbon"}' } }]);
+    expect(() => runner.createMessage(ACCOUNT, thread.id, { role: 'user', content: 'hello?' })).toThrow(/while a run/);
+    expect(() => runner.submitToolOutputs(ACCOUNT, thread.id, run.id, { tool_outputs: [] })).toThrow(/Missing tool outputs/);
+
+    const resumed = runner.submitToolOutputs(ACCOUNT, thread.id, run.id, { tool_outputs: [{ tool_call_id: calls[0]!.id, output: 'sunny' }] });
+    expect(resumed.status).toBe('queued');
+    const done = await waitFor(runner, ACCOUNT, run);
+    expect(done.status).toBe('completed');
+    expect(chat.requests[1]!.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: calls[0]!.id, content: 'sunny' });
+    const step = runner.listRunSteps(ACCOUNT, thread.id, run.id, { order: 'asc' }).data[0]!;
+    expect(step.status).toBe('completed');
+    expect(step.step_details).toMatchObject({ type: 'tool_calls', tool_calls: [{ type: 'function', function: { name: 'get_weather', output: 'sunny' } }] });
+    expect(runner.listMessages(ACCOUNT, thread.id, { order: 'desc', limit: 1 }).data[0]!.content[0]!.text.value).toBe('It is sunny.');
+  });
+
+  it('fails the run with a clear last_error when the tool rounds exceed the cap', async () => {
+    setup(() => ({ toolCalls: [{ name: 'file_search', arguments: { query: 'again' } }] }), {}, { maxToolRounds: 3 });
+    const assistant = runner.createAssistant(ACCOUNT, { model: 'fake/model', tools: [{ type: 'file_search' }] });
+    const done = await waitFor(runner, ACCOUNT, runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'loop' }] } }));
+    expect(done.status).toBe('failed');
+    expect(done.last_error).toEqual({ code: 'server_error', message: expect.stringContaining('3 rounds of tool calls') });
+    expect(done.failed_at).toEqual(expect.any(Number));
+  });
+
+  it('turns model errors into failed runs with the provider message (429 -> rate_limit_exceeded)', async () => {
+    let error: Error = new UpstreamError("Provider 'fake' answered 429: slow down", { statusCode: 429 });
+    setup(() => ({ error }));
+    const assistant = runner.createAssistant(ACCOUNT, { model: 'fake/model' });
+    const limited = await waitFor(runner, ACCOUNT, runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } }));
+    expect(limited.status).toBe('failed');
+    expect(limited.last_error).toEqual({ code: 'rate_limit_exceeded', message: "Provider 'fake' answered 429: slow down" });
+    error = new UpstreamError("Provider 'fake' answered 500: boom", { statusCode: 500 });
+    const broken = await waitFor(runner, ACCOUNT, runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } }));
+    expect(broken.last_error).toEqual({ code: 'server_error', message: "Provider 'fake' answered 500: boom" });
+  });
+
+  it('cancels an in-progress run (cancelling -> cancelled) and refuses to cancel a finished one', async () => {
+    setup(() => ({ hang: true }));
+    const assistant = runner.createAssistant(ACCOUNT, { model: 'fake/model' });
+    const run = runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } });
+    await waitFor(runner, ACCOUNT, run, ['in_progress']);
+    const cancelling = runner.cancelRun(ACCOUNT, run.thread_id, run.id);
+    expect(cancelling.status).toBe('cancelling');
+    const done = await waitFor(runner, ACCOUNT, run);
+    expect(done.status).toBe('cancelled');
+    expect(done.cancelled_at).toEqual(expect.any(Number));
+    expect(() => runner.cancelRun(ACCOUNT, run.thread_id, run.id)).toThrow(/Cannot cancel run with status 'cancelled'/);
+  });
+
+  it('marks runs a previous process left in progress as failed on start', async () => {
+    const { chat } = setup(() => ({ hang: true }));
+    const assistant = runner.createAssistant(ACCOUNT, { model: 'fake/model' });
+    const run = runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } });
+    await waitFor(runner, ACCOUNT, run, ['in_progress']);
+    // A second process on the same database: the first one "crashed" with the run in progress.
+    const next = new AssistantRunner({ db, chat: chat.chat, searcher: fakeSearcher({}).searcher });
+    next.start();
+    const after = next.retrieveRun(ACCOUNT, run.thread_id, run.id);
+    expect(after.status).toBe('failed');
+    expect(after.last_error?.code).toBe('server_error');
+    await next.close();
+  });
+
+  it('streams OpenAI assistant events in order, ending with done', async () => {
+    const { chat } = setup(searchThenCite, { vs_a: [hit('policy', 0.8)] });
+    const assistant = runner.createAssistant(ACCOUNT, {
+      model: 'fake/model',
+      tools: [{ type: 'file_search' }],
+      tool_resources: { file_search: { vector_store_ids: ['vs_a'] } },
+    });
+    const events = await collect(
+      runner.streamThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'refunds?' }] } }, { include: [FILE_SEARCH_CONTENT_INCLUDE] }),
+    );
+    expect(chat.calls.stream).toBe(2);
+    const names = events.map((event) => event.event).filter((name) => name !== 'thread.message.delta');
+    expect(names).toEqual([
+      'thread.created',
+      'thread.run.created',
+      'thread.run.queued',
+      'thread.run.in_progress',
+      'thread.run.step.created',
+      'thread.run.step.in_progress',
+      'thread.run.step.completed',
+      'thread.run.step.created',
+      'thread.run.step.in_progress',
+      'thread.message.created',
+      'thread.message.in_progress',
+      'thread.message.completed',
+      'thread.run.step.completed',
+      'thread.run.completed',
+      'done',
+    ]);
+    const deltas = events.filter((event) => event.event === 'thread.message.delta').map((event) => (event.data as any).delta.content[0].text.value);
+    expect(deltas.join('')).toBe('Refunds take 14 days【0:0†policy.md】.');
+    const toolStep = events.find((event) => event.event === 'thread.run.step.completed')!.data as any;
+    expect(toolStep.step_details.tool_calls[0].file_search.results[0]).toMatchObject({ file_name: 'policy.md', score: 0.8, content: [{ type: 'text' }] });
+    const completed = events.find((event) => event.event === 'thread.message.completed')!.data as any;
+    expect(completed.content[0].text.annotations).toHaveLength(1);
+    expect(events.at(-1)).toEqual({ event: 'done', data: '[DONE]' });
+  });
+});
