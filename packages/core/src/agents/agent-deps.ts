@@ -2,25 +2,13 @@ import type { Database } from '../db';
 import type { FathomConfig } from '../config';
 import type { Logger } from '../internal/logger';
 import type { ChatAdapterContract, ChatToolDefinition } from '../models/types';
-import type { WorkflowWebhookConfig } from './workflow-types';
+import type { CompiledWebhookTool, CompileResult, WebhookCard, WebhookExecuteOptions } from '../webhooks';
 
-/** A Webhook card as the toolkit takes it: the `data` of a webhook node. */
-export interface AgentWebhookCard {
-  name: string;
-  config: WorkflowWebhookConfig;
-}
-
-/** A compiled route tool, as `WebhookToolkit.compile` returns it. */
-export interface AgentCompiledTool {
-  name: string;
-  routeName: string;
-}
-
-/** What the runner needs from the WebhookToolkit (its public API, structurally). */
+/** What the runner needs from the WebhookToolkit (its public API, structurally, so tests may fake it). */
 export interface AgentWebhooks {
-  compile(cards: any[], options?: { reservedNames?: string[] }): { tools: any[]; collisions: unknown[] };
-  toolDefinition(tool: any): ChatToolDefinition;
-  execute(card: any, routeName: string, args: any, options?: { signal?: AbortSignal; rateLimitKey?: string }): Promise<string>;
+  compile(cards: WebhookCard[], options?: { reservedNames?: string[] }): CompileResult;
+  toolDefinition(tool: CompiledWebhookTool): ChatToolDefinition;
+  execute(card: WebhookCard, routeName: string, args: unknown, options?: WebhookExecuteOptions): Promise<string>;
 }
 
 export interface AgentsOptions {

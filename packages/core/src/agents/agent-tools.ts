@@ -40,12 +40,12 @@ export function agentTools(options: AgentToolsOptions): Map<string, AgentTool> {
     const { tools: compiled, collisions } = webhooks.compile([card.data], { reservedNames: [...reservedNames, ...tools.keys()] });
     if (collisions.length > 0) log.warn(`agent ${options.agentId}: tool names collide in card '${card.id}'`, collisions);
     for (const tool of compiled) {
-      const name = tool.name as string;
+      const name = tool.name;
       if (tools.has(name)) log.warn(`agent ${options.agentId}: route tool '${name}' of card '${card.id}' overwrites an earlier tool`);
       tools.set(name, {
         definition: webhooks.toolDefinition(tool),
         run: (args, signal) =>
-          webhooks.execute(card.data, tool.routeName as string, args, { signal, rateLimitKey: `${options.agentId}:${card.id}` }),
+          webhooks.execute(card.data, tool.routeName, args, { signal, rateLimitKey: `${options.agentId}:${card.id}` }),
       });
     }
   }

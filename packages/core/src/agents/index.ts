@@ -13,7 +13,4 @@ export type {
   WorkflowEdge,
   WorkflowNode,
   WorkflowNodeType,
-  WorkflowWebhookConfig,
-  WorkflowWebhookParameter,
-  WorkflowWebhookRoute,
 } from './workflow-types';

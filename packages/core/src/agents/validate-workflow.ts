@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { InvalidRequestError } from '../errors';
+import { sanitizeToolName } from '../webhooks';
 import { executionOrder, flowGraph, isSlotEdge, nodeMap, SLOT_HANDLE } from './workflow-graph';
 import { agentDataSchema, endDataSchema, startDataSchema, webhookDataSchema, workflowEnvelopeSchema } from './workflow-schema';
 import type { WebhookNode, Workflow, WorkflowNodeType } from './workflow-types';
@@ -46,11 +47,6 @@ function describe(errors: ErrorObject[], prefix: string): { message: string; par
   const field = first.keyword === 'required' ? `${path}.${first.params.missingProperty}` : path;
   const detail = first.keyword === 'required' ? 'is required' : first.keyword === 'enum' ? `must be one of ${first.params.allowedValues.join(', ')}` : first.message;
   return { message: `Invalid workflow: '${field}' ${detail}.`, param: field };
-}
-
-/** Tool-name sanitization of the spec: accents removed, lowercase, spaces and hyphens to `_`, 64 characters. */
-export function sanitizeToolName(name: string): string {
-  return name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[\s-]/g, '_').slice(0, 64);
 }
 
 function isBlank(value: unknown): boolean {

@@ -1,3 +1,5 @@
+import type { WebhookCard } from '../webhooks';
+
 /**
  * The workflow format of the agent service: a graph of nodes joined by edges.
  * `start -> agent(s) -> end` is the flow; Webhook cards sit beside it, wired to an agent's `slot-N`.
@@ -33,57 +35,11 @@ export interface AgentNode {
   };
 }
 
-/** One parameter of a Webhook route, filled by the model. */
-export interface WorkflowWebhookParameter {
-  id?: string;
-  name: string;
-  type?: 'string' | 'number' | 'boolean' | 'array' | 'object';
-  required?: boolean;
-  description: string;
-  howToObtain?: string;
-  example?: string;
-  defaultValue?: string;
-  validValues?: string[];
-  in?: string;
-}
-
-/** One route of a Webhook card; each enabled route becomes one tool. */
-export interface WorkflowWebhookRoute {
-  id?: string;
-  name: string;
-  description: string;
-  whenToUse: string;
-  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  path: string;
-  parameters?: WorkflowWebhookParameter[];
-  bodyTemplate?: string;
-  queryParams?: Record<string, string>;
-  headers?: Record<string, string>;
-  responseDescription?: string;
-  enabled?: boolean;
-  responseMapping?: Record<string, string>;
-  dependsOn?: string[];
-  triggers?: string[];
-  responseExample?: unknown;
-}
-
-/** The Webhook card's settings, as the spec's card table lists them. */
-export interface WorkflowWebhookConfig {
-  baseUrl?: string;
-  description?: string;
-  auth?: { type: 'none' | 'bearer' | 'api_key' | 'basic' | 'custom_header'; [field: string]: unknown };
-  defaultHeaders?: Record<string, string>;
-  timeout?: number;
-  retryOnError?: boolean;
-  maxRetries?: number;
-  routes?: WorkflowWebhookRoute[];
-  maxRequestsPerMinute?: number;
-}
-
 export interface WebhookNode {
   id: string;
   type: 'webhook';
-  data: { name: string; config: WorkflowWebhookConfig };
+  /** The card itself (see the WebhookToolkit's `WebhookCard`). */
+  data: WebhookCard;
 }
 
 export interface EndNode {
