@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAKE_MODEL, startAssistantsTestBed, type AssistantsTestBed } from './assistants-fake-model';
+import { startFathom } from './harness';
+
+const weatherTool = {
+  type: 'function' as const,
+  function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+};
+
+describe('assistants API through the official SDK', () => {
+  let bed: AssistantsTestBed;
+  beforeAll(async () => {
+    bed = await startAssistantsTestBed();
+  });
+  afterAll(() => bed.close());
+
+  it('creates, retrieves, updates, lists and deletes assistants in the SDK shape', async () => {
+    const { client } = bed;
+    const assistant = await client.beta.assistants.create({
+      model: FAKE_MODEL,
+      name: 'Docs helper',
+      instructions: 'Answer from the documents.',
+      tools: [{ type: 'file_search', file_search: { max_num_results: 5 } }],
+      metadata: { team: 'support' },
+    });
+    expect(assistant).toMatchObject({
+      object: 'assistant',
+      model: FAKE_MODEL,
+      name: 'Docs helper',
+      tools: [{ type: 'file_search', file_search: { max_num_results: 5 } }],
+      metadata: { team: 'support' },
+    });
+    expect(assistant.id).toMatch(/^asst_/);
+    const updated = await client.beta.assistants.update(assistant.id, { tool_resources: { file_search: { vector_store_ids: ['vs_x'] } } });
+    expect(updated.tool_resources?.file_search?.vector_store_ids).toEqual(['vs_x']);
+    expect((await client.beta.assistants.retrieve(assistant.id)).name).toBe('Docs helper');
+    const listed = await client.beta.assistants.list({ limit: 100 });
+    expect(listed.data.map((a) => a.id)).toContain(assistant.id);
+    expect(await client.beta.assistants.delete(assistant.id)).toEqual({ id: assistant.id, object: 'assistant.deleted', deleted: true });
+    await expect(client.beta.assistants.retrieve(assistant.id)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('validates requests with OpenAI-style 400s and hides other accounts behind 404', async () => {
+    const { client, server } = bed;
+    await expect(client.beta.assistants.create({ model: FAKE_MODEL, tools: [{ type: 'code_interpreter' }] })).rejects.toMatchObject({
+      status: 400,
+      param: 'tools[0].type',
+    });
+    const missing = await server.request('/v1/assistants', { method: 'POST', json: { name: 'x' } });
+    expect(missing.status).toBe(400);
+    expect((await missing.json()).error.message).toContain("'model'");
+    const assistant = await client.beta.assistants.create({ model: FAKE_MODEL });
+    const other = await server.newAccount();
+    await expect(other.client.beta.assistants.retrieve(assistant.id)).rejects.toMatchObject({ status: 404 });
+    await expect(other.client.beta.threads.createAndRun({ assistant_id: assistant.id })).rejects.toMatchObject({ status: 404, param: 'assistant_id' });
+  });
+
+  it('manages threads and messages', async () => {
+    const { client } = bed;
+    const thread = await client.beta.threads.create({ messages: [{ role: 'user', content: 'Hello' }], metadata: { a: '1' } });
+    expect(thread).toMatchObject({ object: 'thread', metadata: { a: '1' } });
+    const message = await client.beta.threads.messages.create(thread.id, { role: 'user', content: [{ type: 'text', text: 'Second' }] });
+    expect(message).toMatchObject({ object: 'thread.message', thread_id: thread.id, role: 'user', status: 'completed' });
+    expect(message.content).toEqual([{ type: 'text', text: { value: 'Second', annotations: [] } }]);
+    const page = await client.beta.threads.messages.list(thread.id, { order: 'asc' });
+    expect(page.data.map((m) => (m.content[0] as any).text.value)).toEqual(['Hello', 'Second']);
+    const updated = await client.beta.threads.messages.update(message.id, { thread_id: thread.id, metadata: { k: 'v' } });
+    expect(updated.metadata).toEqual({ k: 'v' });
+    await client.beta.threads.messages.delete(message.id, { thread_id: thread.id });
+    expect((await client.beta.threads.messages.list(thread.id)).data).toHaveLength(1);
+    expect((await client.beta.threads.update(thread.id, { metadata: { b: '2' } })).metadata).toEqual({ b: '2' });
+    expect(await client.beta.threads.delete(thread.id)).toMatchObject({ deleted: true });
+    await expect(client.beta.threads.retrieve(thread.id)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('round-trips a function tool through requires_action and submit_tool_outputs (polling and streaming)', async () => {
+    const { client, upstream } = bed;
+    bed.behave((request) => {
+      const last = request.messages.at(-1);
+      if (last.role === 'tool') return { content: `It is ${last.content} in Lisbon.` };
+      return { toolCalls: [{ name: 'get_weather', arguments: { city: 'Lisbon' } }] };
+    });
+    const assistant = await client.beta.assistants.create({ model: FAKE_MODEL, tools: [weatherTool] });
+    const thread = await client.beta.threads.create({ messages: [{ role: 'user', content: 'Weather?' }] });
+    const paused = await client.beta.threads.runs.createAndPoll(thread.id, { assistant_id: assistant.id });
+    expect(paused.status).toBe('requires_action');
+    const call = paused.required_action!.submit_tool_outputs.tool_calls[0]!;
+    expect(call.function).toEqual({ name: 'get_weather', arguments: '{"city":"Lisbon"}' });
+    const before = upstream.requests.length;
+    const done = await client.beta.threads.runs.submitToolOutputsAndPoll(paused.id, {
+      thread_id: thread.id,
+      tool_outputs: [{ tool_call_id: call.id, output: 'sunny' }],
+    });
+    expect(done.status).toBe('completed');
+    expect(upstream.requests[before].messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: call.id, content: 'sunny' });
+    const steps = await client.beta.threads.runs.steps.list(done.id, { thread_id: thread.id, order: 'asc' });
+    expect(steps.data[0]!.step_details).toMatchObject({ type: 'tool_calls', tool_calls: [{ type: 'function', function: { name: 'get_weather', output: 'sunny' } }] });
+
+    // The same with streams: the first stream ends at requires_action, submit streams the rest.
+    const first = client.beta.threads.runs.stream(thread.id, { assistant_id: assistant.id });
+    const events: string[] = [];
+    first.on('event', (event) => events.push(event.event));
+    const pausedRun = await first.finalRun();
+    expect(pausedRun.status).toBe('requires_action');
+    expect(events.at(-1)).toBe('thread.run.requires_action');
+    const second = client.beta.threads.runs.submitToolOutputsStream(pausedRun.id, {
+      thread_id: thread.id,
+      tool_outputs: [{ tool_call_id: pausedRun.required_action!.submit_tool_outputs.tool_calls[0]!.id, output: 'rainy' }],
+    });
+    let text = '';
+    second.on('textDelta', (delta) => (text += delta.value));
+    const messages = await second.finalMessages();
+    expect(text).toBe('It is rainy in Lisbon.');
+    expect((messages[0]!.content[0] as any).text.value).toBe('It is rainy in Lisbon.');
+    expect((await second.finalRun()).status).toBe('completed');
+  });
+
+  it('cancels a run while the model is still answering', async () => {
+    const { client } = bed;
+    bed.behave(() => ({ content: 'never', delayMs: 20_000 }));
+    const assistant = await client.beta.assistants.create({ model: FAKE_MODEL });
+    const run = await client.beta.threads.createAndRun({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } });
+    for (let i = 0; i < 100 && (await client.beta.threads.runs.retrieve(run.id, { thread_id: run.thread_id })).status !== 'in_progress'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const cancelling = await client.beta.threads.runs.cancel(run.id, { thread_id: run.thread_id });
+    expect(['cancelling', 'cancelled']).toContain(cancelling.status);
+    const final = await client.beta.threads.runs.poll(run.id, { thread_id: run.thread_id }, { pollIntervalMs: 20 });
+    expect(final.status).toBe('cancelled');
+    await expect(client.beta.threads.runs.cancel(run.id, { thread_id: run.thread_id })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('fails the run with the provider message when the model errors (429 -> rate_limit_exceeded)', async () => {
+    const { client } = bed;
+    const assistant = await client.beta.assistants.create({ model: FAKE_MODEL });
+    bed.behave(() => ({ error: { status: 429, message: 'Too many requests, slow down' } }));
+    const limited = await client.beta.threads.createAndRunPoll({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } });
+    expect(limited.status).toBe('failed');
+    expect(limited.last_error?.code).toBe('rate_limit_exceeded');
+    expect(limited.last_error?.message).toContain('Too many requests, slow down');
+    bed.behave(() => ({ error: { status: 500, message: 'model exploded' } }));
+    const stream = client.beta.threads.createAndRunStream({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } });
+    const failed = await stream.finalRun();
+    expect(failed.status).toBe('failed');
+    expect(failed.last_error).toMatchObject({ code: 'server_error', message: expect.stringContaining('model exploded') });
+  });
+});
+
+describe('restart', () => {
+  it('marks a run interrupted by a stop as failed (server_error) after restart', async () => {
+    const bed = await startAssistantsTestBed(() => ({ content: 'slow', delayMs: 20_000 }));
+    const { client } = bed;
+    const assistant = await client.beta.assistants.create({ model: FAKE_MODEL });
+    const run = await client.beta.threads.createAndRun({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } });
+    for (let i = 0; i < 100 && (await client.beta.threads.runs.retrieve(run.id, { thread_id: run.thread_id })).status !== 'in_progress'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await bed.server.close({ keepData: true });
+    const restarted = await startFathom({ dataDir: bed.server.dataDir });
+    try {
+      const after = await restarted.client.beta.threads.runs.retrieve(run.id, { thread_id: run.thread_id });
+      expect(after.status).toBe('failed');
+      expect(after.last_error?.code).toBe('server_error');
+    } finally {
+      await restarted.close({ keepData: false });
+      await bed.upstream.close();
+    }
+  });
+});

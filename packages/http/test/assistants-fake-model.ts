@@ -1,0 +1,54 @@
+import { createFakeOpenAIUpstream, type FakeTurn, type FakeUpstream } from '@fathom/core/test';
+import type OpenAI from 'openai';
+import { startFathom, type StartOptions, type TestFathom } from './harness';
+
+/** The model id tests use: vendor `fake` is the scripted upstream below. */
+export const FAKE_MODEL = 'fake/model';
+
+export type Behaviour = (request: any, index: number) => FakeTurn;
+
+/**
+ * A model that searches first and then answers citing the first passage marker it was given,
+ * the way a real model follows Fathom's citation instructions. Its query is the user's last message.
+ */
+export const searchThenCite: Behaviour = (request) => {
+  const messages: any[] = request.messages;
+  const last = messages[messages.length - 1];
+  if (last.role !== 'tool') {
+    const question = [...messages].reverse().find((message) => message.role === 'user')?.content ?? '';
+    return { toolCalls: [{ name: 'file_search', arguments: { query: String(question) } }] };
+  }
+  const marker = String(last.content).match(/【\d+:\d+†[^】]*】/)?.[0];
+  return { content: marker ? `According to the documents, refunds take 14 days${marker}.` : 'I found nothing.' };
+};
+
+export interface AssistantsTestBed {
+  server: TestFathom;
+  client: OpenAI;
+  upstream: FakeUpstream;
+  /** Replaces the model's behaviour for the next requests. */
+  behave(behaviour: Behaviour): void;
+  close(options?: { keepData?: boolean }): Promise<void>;
+}
+
+/** Fathom wired to a scripted OpenAI-wire upstream on 127.0.0.1 (vendor `fake`). */
+export async function startAssistantsTestBed(behaviour: Behaviour = searchThenCite, options: StartOptions = {}): Promise<AssistantsTestBed> {
+  let current = behaviour;
+  const upstream = await createFakeOpenAIUpstream((request, index) => current(request, index));
+  const server = await startFathom({
+    ...options,
+    env: { FATHOM_PROVIDERS: JSON.stringify({ fake: { type: 'openai', baseUrl: upstream.baseUrl } }), ...options.env },
+  });
+  return {
+    server,
+    client: server.client,
+    upstream,
+    behave(next) {
+      current = next;
+    },
+    async close(closeOptions = { keepData: false }) {
+      await server.close(closeOptions);
+      await upstream.close();
+    },
+  };
+}
