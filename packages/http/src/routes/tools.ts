@@ -1,3 +1,45 @@
-// STUB (owner: jobs helper): data tools catalog, start, jobs.
+import { parseListQuery } from '@fathom/core';
 import type { Route } from '../route';
-export const toolsRoutes: Route[] = [];
+
+/** Data tools (spec "Data tools"): catalog, start a job (202), poll a job, list the account's jobs. */
+export const toolsRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/v1/tools',
+    handler: ({ fathom }) => ({
+      object: 'list',
+      data: fathom.jobs.catalog().map(({ name, path, description, estimated_max_cost, input_schema, item_fields, available }) => ({
+        object: 'tool',
+        name,
+        path,
+        description,
+        estimated_max_cost,
+        input_schema,
+        item_fields,
+        available,
+      })),
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/tools/jobs',
+    handler: ({ fathom, account, query }) => {
+      const { tool, ...rest } = query;
+      return fathom.jobs.listJobs(account.id, parseListQuery(rest), typeof tool === 'string' && tool ? tool : undefined);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/tools/jobs/:id',
+    handler: ({ fathom, account, params }) => ({ data: fathom.jobs.getJob(account.id, params.id!) }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/tools/:tool',
+    status: 202,
+    handler: ({ fathom, account, params, body }) => {
+      const job = fathom.jobs.startJob(account.id, params.tool!, body);
+      return { data: { job_id: job.job_id, status: job.status, poll_url: job.poll_url, estimated_max_cost: job.estimated_max_cost } };
+    },
+  },
+];

@@ -1,0 +1,68 @@
+import { UpstreamError } from '../../errors';
+
+export interface ProviderRequest {
+  method?: string;
+  headers?: Record<string, string>;
+  /** Sent as JSON when an object. */
+  json?: unknown;
+  body?: string;
+  signal?: AbortSignal;
+  /** Description used in error messages, e.g. `Apify`. */
+  provider: string;
+}
+
+/**
+ * Calls an operator-configured provider (trusted, so not through the egress guard) and parses JSON.
+ * A status of 400 or more throws `UpstreamError` carrying what the provider said.
+ */
+export async function providerJson<T = any>(fetchImpl: typeof fetch, url: string, request: ProviderRequest): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+  let body = request.body;
+  if (request.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(request.json);
+  }
+  let response: Response;
+  try {
+    response = await fetchImpl(url, { method: request.method ?? (body ? 'POST' : 'GET'), headers, body, signal: request.signal });
+  } catch (error) {
+    if (request.signal?.aborted) throw request.signal.reason ?? error;
+    throw new UpstreamError(`${request.provider} could not be reached: ${(error as Error).message}`, { url: redact(url), cause: error, isRetryable: true });
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    throw new UpstreamError(`${request.provider} answered HTTP ${response.status}: ${text.slice(0, 300)}`, {
+      url: redact(url),
+      statusCode: response.status,
+      responseBody: text.slice(0, 2000),
+      code: 'provider_error',
+      status: 502,
+    });
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new UpstreamError(`${request.provider} answered with invalid JSON: ${text.slice(0, 200)}`, { url: redact(url), code: 'provider_error', status: 502 });
+  }
+}
+
+/** Removes secrets from query strings before a URL enters an error message. */
+function redact(url: string): string {
+  return url.replace(/([?&](token|key|api_key|access_token)=)[^&]*/gi, '$1***');
+}
+
+/** Waits `ms` or rejects when `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

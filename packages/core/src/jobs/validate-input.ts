@@ -1,0 +1,86 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { createHash } from 'node:crypto';
+import { InvalidRequestError } from '../errors';
+import type { ToolDefinition } from './catalog';
+
+const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false });
+(addFormats as unknown as (instance: Ajv) => void)(ajv);
+const compiled = new Map<string, ValidateFunction>();
+
+function validatorFor(definition: ToolDefinition): ValidateFunction {
+  let validate = compiled.get(definition.name);
+  if (!validate) {
+    validate = ajv.compile(definition.input_schema);
+    compiled.set(definition.name, validate);
+  }
+  return validate;
+}
+
+function field(error: ErrorObject, name?: string): string {
+  const base = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  return name ? (base ? `${base}.${name}` : name) : base || 'body';
+}
+
+/** One sentence per issue, each naming the field, in the OpenAI wording. */
+function describe(error: ErrorObject, definition: ToolDefinition): string {
+  switch (error.keyword) {
+    case 'required':
+      return `Missing required parameter: '${field(error, error.params.missingProperty)}'.`;
+    case 'additionalProperties':
+      return `Unrecognized request argument supplied: '${field(error, error.params.additionalProperty)}'.`;
+    case 'type':
+      return `Invalid type for '${field(error)}': expected ${error.params.type}.`;
+    case 'enum':
+      return `Invalid value for '${field(error)}': expected one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.`;
+    case 'anyOf': {
+      const names = ((definition.input_schema.anyOf as Array<{ required: string[] }>) ?? []).flatMap((option) => option.required);
+      return `Missing parameter: provide at least one of ${names.map((name) => `'${name}'`).join(', ')}.`;
+    }
+    default:
+      return `Invalid '${field(error)}': ${error.message ?? error.keyword}.`;
+  }
+}
+
+/**
+ * Validates a tool input against its schema (defaults applied to a copy) and answers the input to run.
+ * Throws 400 naming each missing, unknown or wrong field.
+ */
+export function validateToolInput(definition: ToolDefinition, body: unknown): Record<string, any> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    throw new InvalidRequestError(`The body of ${definition.path} must be a JSON object following the tool's input_schema.`, null);
+  }
+  const input = structuredClone(body) as Record<string, any>;
+  const validate = validatorFor(definition);
+  if (!validate(input)) {
+    const errors = (validate.errors ?? []).filter((error) => !error.schemaPath.startsWith('#/anyOf/'));
+    const messages = [...new Set(errors.map((error) => describe(error, definition)))];
+    const first = errors[0];
+    const param = first ? (first.params.missingProperty ?? first.params.additionalProperty ?? (field(first) === 'body' ? null : field(first))) : null;
+    throw new InvalidRequestError(`Invalid input for tool '${definition.name}': ${messages.join(' ')}`, param);
+  }
+  return normaliseValue(input) as Record<string, any>;
+}
+
+/** Trims strings and collapses whitespace so equivalent inputs share one cache entry. */
+function normaliseValue(value: unknown): unknown {
+  if (typeof value === 'string') return value.trim().replace(/\s+/g, ' ');
+  if (Array.isArray(value)) return value.map(normaliseValue);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, normaliseValue(inner)]));
+  }
+  return value;
+}
+
+/** Canonical JSON (sorted keys, case-folded strings) of tool + input: the cache and in-flight key. */
+export function cacheKey(tool: string, input: Record<string, unknown>): string {
+  const canonical = (value: unknown): unknown => {
+    if (typeof value === 'string') return value.toLowerCase();
+    if (Array.isArray(value)) return value.map(canonical);
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
+    }
+    return value;
+  };
+  return createHash('sha256').update(`${tool}\n${JSON.stringify(canonical(input))}`).digest('hex');
+}
