@@ -30,6 +30,14 @@ export async function runToolRound(context: RunContext, text: string, toolCalls:
   const step = deps.runs.createStep(accountId, run, { type: 'tool_calls', tool_calls: entries });
   emitStep(context, 'created', step);
   emitStep(context, 'in_progress', step);
+  // One delta per call, as OpenAI streams them (the SDK's `toolCallCreated` / `toolCallDone` hang on these).
+  for (const [index, entry] of entries.entries()) {
+    deps.events.emit(run.id, 'thread.run.step.delta', {
+      id: step.id,
+      object: 'thread.run.step.delta',
+      delta: { step_details: { type: 'tool_calls', tool_calls: [{ index, ...entry }] } },
+    });
+  }
 
   const pending: FunctionToolCall[] = [];
   for (const [index, call] of toolCalls.entries()) {
