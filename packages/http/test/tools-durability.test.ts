@@ -1,0 +1,109 @@
+import type { TestServer } from '@fathom/core/test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFathom, type TestFathom } from './harness';
+import { createFakeOsm, pollJob } from './tools-fakes';
+
+function ledgerRows(server: TestFathom, ref: string): Array<{ kind: string; amount_micros: number }> {
+  return server.fathom.db.prepare('SELECT kind, amount_micros FROM ledger WHERE ref = ? ORDER BY id').all(ref) as any;
+}
+
+describe('data tools: durable queue, restart, timeout and concurrency', () => {
+  let osm: TestServer;
+  let slowOsm: TestServer;
+  beforeAll(async () => {
+    osm = await createFakeOsm();
+    slowOsm = await createFakeOsm({ delayMs: 1500 });
+  });
+  afterAll(async () => {
+    await osm.close();
+    await slowOsm.close();
+  });
+  const osmEnv = (fake: TestServer) => ({ FATHOM_TOOLS_NOMINATIM_URL: fake.url, FATHOM_TOOLS_OVERPASS_URL: `${fake.url}/api/interpreter`, FATHOM_TOOLS_SWEEP_MS: '50' });
+
+  it('runs queued jobs after a restart, re-runs interrupted ones, fails those out of attempts, and bills each once', async () => {
+    const first = await startFathom({ env: osmEnv(osm), start: false });
+    const ids: string[] = [];
+    for (const query of ['bakery', 'hotel', 'cafe', 'bar']) {
+      const response = await first.request('/v1/tools/maps', { method: 'POST', json: { query, location: 'Berlin', limit: 1 } });
+      expect(response.status).toBe(202);
+      ids.push((await response.json()).data.job_id);
+    }
+    // As a crash leaves them: one job mid-run with a retry left, one mid-run on its last attempt.
+    first.fathom.db.prepare(`UPDATE tool_jobs SET status = 'running', attempts = 1 WHERE id = ?`).run(ids[2]);
+    first.fathom.db.prepare(`UPDATE tool_jobs SET status = 'running', attempts = 2 WHERE id = ?`).run(ids[3]);
+    expect((await (await first.request(`/v1/tools/jobs/${ids[0]}`)).json()).data.status).toBe('queued');
+    expect((await (await first.request('/v1/account')).json()).balance).toBe(92);
+    await first.close();
+
+    const second = await startFathom({ env: osmEnv(osm), dataDir: first.dataDir });
+    try {
+      const jobs = await Promise.all(ids.map((id) => pollJob(second.request, `/v1/tools/jobs/${id}`)));
+      expect(jobs.map((job) => job.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'failed']);
+      expect(jobs[3].error.code).toBe('job_interrupted');
+      for (const [index, id] of ids.entries()) {
+        const kinds = ledgerRows(second, id).map((row) => row.kind);
+        expect(kinds).toEqual(index === 3 ? ['reserve', 'release'] : ['reserve', 'release', 'charge']);
+      }
+      const account = await (await second.request('/v1/account')).json();
+      const charged = jobs.reduce((sum, job) => sum + (job.cost ?? 0), 0);
+      expect(account.balance).toBeCloseTo(100 - charged, 6);
+      expect(second.fathom.accounts.ledgerSum(account.id)).toBeCloseTo(account.balance, 6);
+    } finally {
+      await second.close({ keepData: true });
+    }
+
+    // A third start changes nothing: terminal jobs are never re-run or billed again.
+    const third = await startFathom({ env: osmEnv(osm), dataDir: first.dataDir });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      for (const id of ids) expect(ledgerRows(third, id).length).toBeLessThanOrEqual(3);
+      const count = third.fathom.db.prepare(`SELECT COUNT(*) AS n FROM tool_jobs WHERE status IN ('queued','running')`).get() as { n: number };
+      expect(count.n).toBe(0);
+    } finally {
+      await third.close({ keepData: false });
+    }
+  });
+
+  it('fails a job past its timeout and bills nothing', async () => {
+    const server = await startFathom({ env: { ...osmEnv(slowOsm), FATHOM_TOOLS_JOB_TIMEOUT_MS: '200' } });
+    try {
+      const response = await server.request('/v1/tools/maps', { method: 'POST', json: { query: 'slow', location: 'Berlin' } });
+      const job = await pollJob(server.request, (await response.json()).data.poll_url);
+      expect(job).toMatchObject({ status: 'failed', cost: null, error: { code: 'timeout' } });
+      expect((await (await server.request('/v1/account')).json()).balance).toBe(100);
+    } finally {
+      await server.close({ keepData: false });
+    }
+  });
+
+  it('accepts at most 10 of 50 simultaneous starts against a balance of 10 ceilings, never negative, ledger consistent', async () => {
+    const server = await startFathom({ env: { ...osmEnv(slowOsm), FATHOM_TOOLS_CONCURRENCY: '4' } });
+    try {
+      const account = await server.newAccount(20);
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, (_, index) =>
+          server.request('/v1/tools/maps', { method: 'POST', apiKey: account.apiKey, json: { query: `shop ${index}`, location: 'Berlin', limit: 1 } }),
+        ),
+      );
+      const statuses = responses.map((response) => response.status);
+      expect(statuses.filter((status) => status === 202)).toHaveLength(10);
+      expect(statuses.filter((status) => status === 402)).toHaveLength(40);
+      const bodies = await Promise.all(responses.map((response) => response.json()));
+      expect(server.fathom.accounts.get(account.id).balance).toBe(0);
+      const jobs = await (await server.request('/v1/tools/jobs?limit=100', { apiKey: account.apiKey })).json();
+      expect(jobs.data).toHaveLength(10);
+
+      const accepted = bodies.filter((body) => body.data).map((body) => body.data.poll_url);
+      const finished = await Promise.all(accepted.map((url) => pollJob(server.request, url, account.apiKey, 20_000)));
+      const charged = finished.reduce((sum, job) => sum + (job.cost ?? 0), 0);
+      const balance = server.fathom.accounts.get(account.id).balance;
+      expect(balance).toBeGreaterThanOrEqual(0);
+      expect(balance).toBeCloseTo(20 - charged, 6);
+      expect(server.fathom.accounts.ledgerSum(account.id)).toBeCloseTo(balance, 6);
+      const negative = server.fathom.db.prepare('SELECT COUNT(*) AS n FROM accounts WHERE balance_micros < 0').get() as { n: number };
+      expect(negative.n).toBe(0);
+    } finally {
+      await server.close({ keepData: false });
+    }
+  }, 30_000);
+});
