@@ -27,6 +27,7 @@ describe('agent runs with a Webhook card', () => {
     upstream = await createFakeOpenAIUpstream((request) => {
       const user = request.messages.find((message: any) => message.role === 'user').content as string;
       const last = request.messages.at(-1);
+      if (user.includes('hang')) return { content: 'This answer never ends', hang: true };
       if (user.includes('model-error')) return { error: { status: 400, message: 'the model refused this request' } };
       if (user.includes('loop')) return { toolCalls: [{ id: `call_${request.messages.length}`, name: 'get_order', arguments: { order_id: 'A-100' } }] };
       if (last.role === 'tool') return { content: `Result for you: ${last.content.slice(0, 60)}` };
@@ -151,5 +152,30 @@ describe('agent runs with a Webhook card', () => {
     server.fathom.agents.start();
     const stored = await (await server.request(`/v1/agents/${agentId}/runs/${body.id}`)).json();
     expect(stored.run).toMatchObject({ status: 'failed', error: expect.stringContaining('restarted') });
+  });
+
+  it('fails the run and aborts the model call when the client disconnects mid-stream', async () => {
+    const controller = new AbortController();
+    const modelCalls = upstream.requests.length;
+    const response = await server.request(`/v1/agents/${agentId}/run`, {
+      method: 'POST',
+      json: { message: 'hang please', variables: { customer_name: 'Gi' }, stream: true },
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    let received = '';
+    while (!received.includes('\n\n')) received += new TextDecoder().decode((await reader.read()).value);
+    const runId = parseSse(received.slice(0, received.indexOf('\n\n') + 2))[0]!.data.run.id;
+    // Disconnect once the model call is under way (the fake model stalls after its first chunk).
+    while (upstream.requests.length === modelCalls) await new Promise((resolve) => setTimeout(resolve, 10));
+    controller.abort();
+    await upstream.waitForClose();
+    let stored: any;
+    for (let i = 0; i < 50; i++) {
+      stored = (await (await server.request(`/v1/agents/${agentId}/runs/${runId}`)).json()).run;
+      if (stored.status !== 'in_progress') break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(stored).toMatchObject({ status: 'failed', error: expect.stringContaining('cancelled') });
   });
 });
