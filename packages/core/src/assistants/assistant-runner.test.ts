@@ -122,7 +122,11 @@ describe('AssistantRunner', () => {
     db?.close();
   });
 
-  function setup(script: (request: ChatRequest, index: number) => Turn, stores: Record<string, SearchHit[]> = {}, options: { maxToolRounds?: number } = {}) {
+  function setup(
+    script: (request: ChatRequest, index: number) => Turn,
+    stores: Record<string, SearchHit[]> = {},
+    options: { maxToolRounds?: number; runExpirySeconds?: number } = {},
+  ) {
     db = openDatabase({ schemas: [assistantsSchema] });
     const chat = fakeChat(script);
     const search = fakeSearcher(stores);
@@ -342,5 +346,34 @@ describe('AssistantRunner', () => {
     const completed = events.find((event) => event.event === 'thread.message.completed')!.data as any;
     expect(completed.content[0].text.annotations).toHaveLength(1);
     expect(events.at(-1)).toEqual({ event: 'done', data: '[DONE]' });
+  });
+
+  it('expires a run left in requires_action past expires_at, and allows one active run per thread', async () => {
+    setup(() => ({ toolCalls: [{ name: 'lookup', arguments: {} }] }), {}, { runExpirySeconds: -1 });
+    const assistant = runner.createAssistant(ACCOUNT, { model: 'fake/model', tools: [{ type: 'function', function: { name: 'lookup' } }] });
+    const thread = runner.createThread(ACCOUNT, { messages: [{ role: 'user', content: 'x' }] });
+    const run = runner.createRun(ACCOUNT, thread.id, { assistant_id: assistant.id });
+    expect(() => runner.createRun(ACCOUNT, thread.id, { assistant_id: assistant.id })).toThrow(/while a run/);
+    const expired = await waitFor(runner, ACCOUNT, run);
+    expect(expired.status).toBe('expired');
+    expect(() => runner.submitToolOutputs(ACCOUNT, thread.id, run.id, { tool_outputs: [] })).toThrow(/status 'expired'/);
+    const step = runner.listRunSteps(ACCOUNT, thread.id, run.id, {}).data[0]!;
+    expect(step.status).toBe('expired');
+  });
+
+  it("uses createAndRun's tool_resources instead of the assistant's stores, plus the thread's", async () => {
+    const { search } = setup(searchThenCite, { vs_override: [hit('o', 0.5)], vs_thread: [hit('t', 0.6)], vs_assistant: [hit('a', 0.9)] });
+    const assistant = runner.createAssistant(ACCOUNT, {
+      model: 'fake/model',
+      tools: [{ type: 'file_search' }],
+      tool_resources: { file_search: { vector_store_ids: ['vs_assistant'] } },
+    });
+    const run = runner.createThreadAndRun(ACCOUNT, {
+      assistant_id: assistant.id,
+      tool_resources: { file_search: { vector_store_ids: ['vs_override'] } },
+      thread: { messages: [{ role: 'user', content: 'q' }], tool_resources: { file_search: { vector_store_ids: ['vs_thread'] } } },
+    });
+    expect((await waitFor(runner, ACCOUNT, run)).status).toBe('completed');
+    expect(search.searches[0]!.storeIds.sort()).toEqual(['vs_override', 'vs_thread']);
   });
 });

@@ -40,6 +40,7 @@ export function addUsage(run: Run, usage: ChatUsage | undefined): void {
 export function completeRun(context: Context): void {
   context.run.status = 'completed';
   context.run.completed_at = nowSeconds();
+  context.run.expires_at = null;
   context.run.required_action = null;
   context.run.usage ??= { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   saveAndEmit(context);
@@ -72,6 +73,7 @@ export function failRun(context: Context, lastError: NonNullable<Run['last_error
   closeOpenWork(context, 'failed', lastError);
   context.run.status = 'failed';
   context.run.failed_at = nowSeconds();
+  context.run.expires_at = null;
   context.run.last_error = lastError;
   context.run.required_action = null;
   saveAndEmit(context);
@@ -81,6 +83,7 @@ export function cancelRunNow(context: Context): void {
   closeOpenWork(context, 'cancelled', null);
   context.run.status = 'cancelled';
   context.run.cancelled_at = nowSeconds();
+  context.run.expires_at = null;
   context.run.required_action = null;
   saveAndEmit(context);
 }
