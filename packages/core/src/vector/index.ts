@@ -1,8 +1,4 @@
-// STUB (owner: vector/embeddings helper).
-import type { Schema } from '../db';
 export * from './types';
-export const vectorSchema: Schema = { component: 'vector', migrations: [] };
-export class VectorIndex {
-  constructor(_deps: unknown) {}
-  async close(): Promise<void> {}
-}
+export { vectorSchema } from './vector-schema';
+export { VectorIndex, type VectorIndexOptions } from './vector-index';
+export { matchesAttributeFilter, validateAttributeFilter } from './attribute-filter';

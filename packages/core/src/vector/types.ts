@@ -13,6 +13,10 @@ export interface StoreSearchOptions {
   scoreThreshold?: number;
   /** `none` disables the fusion re-ranking and returns vector order only. */
   ranker?: 'none' | 'auto' | 'default-2024-11-15';
+  /** Which rankings to use; default `hybrid` (`ranker: 'none'` means `vector`). The benchmark measures each. */
+  mode?: 'hybrid' | 'vector' | 'keyword';
+  /** Relative weights of the two sides in hybrid fusion (Responses `ranking_options.hybrid_search`); default 1 and 1. */
+  hybridWeights?: { embedding?: number; text?: number };
 }
 
 /** One search result, as `POST /v1/vector_stores/{id}/search` returns it (`filename`, score in 0..1). */

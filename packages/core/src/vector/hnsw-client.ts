@@ -1,0 +1,91 @@
+import type { Worker } from 'node:worker_threads';
+import { siblingWorkerUrl } from '../internal/worker-options';
+import { startWorker } from './start-worker';
+import type { HnswOpenResult, HnswReply, HnswRequest, HnswSearchResult } from './hnsw-protocol';
+
+/**
+ * Main-thread handle on the HNSW worker: one promise per request, answered in order. The worker is
+ * started on first use and only keeps the process alive while requests are pending.
+ */
+export class HnswClient {
+  private worker?: Worker;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (value: any) => void; reject: (error: Error) => void }>();
+  private failure?: Error;
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const url = siblingWorkerUrl(import.meta.url, 'hnsw-worker');
+    const worker = startWorker(url);
+    worker.unref();
+    worker.on('message', (reply: HnswReply) => {
+      const waiter = this.pending.get(reply.id);
+      if (!waiter) return;
+      this.pending.delete(reply.id);
+      if (this.pending.size === 0) worker.unref();
+      if (reply.ok) waiter.resolve(reply.result);
+      else waiter.reject(new Error(reply.error));
+    });
+    const fail = (error: Error) => {
+      this.failure = error;
+      for (const waiter of this.pending.values()) waiter.reject(error);
+      this.pending.clear();
+      this.worker = undefined;
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => {
+      if (this.worker === worker) fail(new Error(`HNSW worker exited with code ${code}.`));
+    });
+    this.worker = worker;
+    return worker;
+  }
+
+  private call<T>(request: HnswRequest, transfer: ArrayBuffer[] = []): Promise<T> {
+    const worker = this.start();
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      if (this.pending.size === 1) worker.ref();
+      worker.postMessage({ id, request }, transfer);
+    });
+  }
+
+  /** Whether a worker crash made the indexes in memory unreliable (callers reopen and rebuild). */
+  get crashed(): Error | undefined {
+    return this.failure;
+  }
+
+  open(request: Omit<Extract<HnswRequest, { op: 'open' }>, 'op'>): Promise<HnswOpenResult> {
+    this.failure = undefined;
+    return this.call({ op: 'open', ...request });
+  }
+
+  add(store: string, labels: number[], vectors: Float32Array, generation: number): Promise<void> {
+    return this.call({ op: 'add', store, labels, vectors, generation }, [vectors.buffer as ArrayBuffer]);
+  }
+
+  delete(store: string, labels: number[], generation: number): Promise<void> {
+    return this.call({ op: 'delete', store, labels, generation });
+  }
+
+  search(store: string, vector: Float32Array, k: number, ef: number, allow?: number[]): Promise<HnswSearchResult> {
+    return this.call({ op: 'search', store, vector, k, ef, allow });
+  }
+
+  drop(store: string): Promise<void> {
+    return this.call({ op: 'drop', store });
+  }
+
+  flush(): Promise<void> {
+    return this.worker ? this.call({ op: 'flush' }) : Promise.resolve();
+  }
+
+  /** Saves dirty indexes, then stops the worker. */
+  async close(): Promise<void> {
+    if (!this.worker) return;
+    await this.flush();
+    const worker = this.worker;
+    this.worker = undefined;
+    await worker.terminate();
+  }
+}

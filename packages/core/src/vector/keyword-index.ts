@@ -1,0 +1,154 @@
+import type { Database } from '../db';
+import { ftsString, keywordTokens, parseKeywordQuery, type QueryGroup } from './keyword-query';
+
+/** A query group with the forms present in the index, its document frequency and IDF weight. */
+export interface PlannedGroup extends QueryGroup {
+  /** Forms that occur in the index (for `term`); the phrase words (for `phrase`). */
+  present: string[];
+  documentFrequency: number;
+  idf: number;
+  /** Whether the group is part of the FTS5 query (rare enough to be worth its postings). */
+  searched: boolean;
+}
+
+export interface KeywordPlan {
+  groups: PlannedGroup[];
+  /** FTS5 MATCH expression, or null when nothing is worth searching. */
+  match: string | null;
+}
+
+export interface KeywordIndexOptions {
+  /** At most this many groups reach FTS5; default 6. */
+  maxTerms?: number;
+  /** Stop adding groups once their summed document frequency passes this share of all chunks; default 0.1. */
+  postingsBudget?: number;
+}
+
+/**
+ * BM25 keyword search over the chunk text (SQLite FTS5) with query pruning. The keyword side decides
+ * hybrid latency: FTS5 scores every document that matches any term, so a natural-language query is
+ * cut down first — stop words out, then groups ordered by document frequency (from `fts5vocab`,
+ * cached) and kept while their summed postings stay inside a budget, at most `maxTerms`. Phrases and
+ * identifiers always stay. Dropped common words still count in `coverage`.
+ */
+export class KeywordIndex {
+  private readonly maxTerms: number;
+  private readonly postingsBudget: number;
+  private readonly frequencyOf: (term: string) => number;
+  private readonly cache = new Map<string, number>();
+  private cachedTotal = -1;
+  private readonly totalStatement;
+
+  constructor(
+    private readonly db: Database,
+    options: KeywordIndexOptions = {},
+  ) {
+    this.maxTerms = options.maxTerms ?? 6;
+    this.postingsBudget = options.postingsBudget ?? 0.1;
+    const vocab = db.prepare<[string], { doc: number }>('SELECT doc FROM vector_fts_vocab WHERE term = ?');
+    this.frequencyOf = (term) => vocab.get(term)?.doc ?? 0;
+    this.totalStatement = db.prepare<[], { total: number | null }>('SELECT SUM(chunk_count) AS total FROM vector_index_meta');
+  }
+
+  private documentFrequency(term: string, total: number): number {
+    // Frequencies only steer pruning: a cache refreshed when the corpus size moves by 10% is enough.
+    if (this.cachedTotal < 0 || Math.abs(total - this.cachedTotal) > 0.1 * Math.max(this.cachedTotal, 100)) {
+      this.cache.clear();
+      this.cachedTotal = total;
+    }
+    let frequency = this.cache.get(term);
+    if (frequency === undefined) {
+      frequency = this.frequencyOf(term);
+      if (this.cache.size > 50_000) this.cache.clear();
+      this.cache.set(term, frequency);
+    }
+    return frequency;
+  }
+
+  /** Plans the FTS5 query for `query`: groups with frequencies, IDF weights and which ones are searched. */
+  plan(query: string): KeywordPlan {
+    const total = Math.max(1, this.totalStatement.get()?.total ?? 0);
+    const groups: PlannedGroup[] = [];
+    for (const group of parseKeywordQuery(query)) {
+      let present: string[];
+      let documentFrequency: number;
+      if (group.kind === 'term') {
+        present = group.words.filter((form) => this.documentFrequency(form, total) > 0);
+        documentFrequency = Math.min(total, present.reduce((sum, form) => sum + this.documentFrequency(form, total), 0));
+      } else {
+        const frequencies = group.words.map((word) => this.documentFrequency(word, total));
+        present = frequencies.every((frequency) => frequency > 0) ? group.words : [];
+        documentFrequency = Math.min(...frequencies);
+      }
+      if (present.length === 0) continue;
+      const idf = Math.log(1 + (total - documentFrequency + 0.5) / (documentFrequency + 0.5));
+      groups.push({ ...group, present, documentFrequency, idf, searched: false });
+    }
+    const order = [...groups].sort((a, b) => (a.kind === b.kind ? a.documentFrequency - b.documentFrequency : a.kind === 'phrase' ? -1 : 1));
+    let postings = 0;
+    let kept = 0;
+    for (const group of order) {
+      if (kept >= this.maxTerms) break;
+      const fits = postings + group.documentFrequency <= this.postingsBudget * total;
+      if (kept > 0 && group.kind === 'term' && !fits) continue;
+      group.searched = true;
+      postings += group.documentFrequency;
+      kept++;
+    }
+    const parts = groups
+      .filter((group) => group.searched)
+      .map((group) => (group.kind === 'phrase' ? ftsString(group.words) : group.present.map((form) => ftsString([form])).join(' OR ')));
+    return { groups, match: parts.length ? parts.map((part) => `(${part})`).join(' OR ') : null };
+  }
+
+  private byStores?: ReturnType<Database['prepare']>;
+  private byFiles?: ReturnType<Database['prepare']>;
+
+  private prepareSearch(withFiles: boolean) {
+    return this.db.prepare(
+      `SELECT c.id AS id, bm25(vector_fts) AS bm25 FROM vector_fts JOIN vector_chunks c ON c.id = vector_fts.rowid
+       WHERE vector_fts MATCH ? AND c.store_id IN (SELECT value FROM json_each(?))
+       ${withFiles ? 'AND c.file_id IN (SELECT value FROM json_each(?))' : ''}
+       ORDER BY bm25 LIMIT ?`,
+    );
+  }
+
+  /** Top `limit` chunk ids of the stores by BM25 (best first), optionally only among `fileIds` per store. */
+  search(plan: KeywordPlan, storeIds: string[], limit: number, fileIds?: string[]): Array<{ id: number; bm25: number }> {
+    if (!plan.match || storeIds.length === 0) return [];
+    const statement = fileIds ? (this.byFiles ??= this.prepareSearch(true)) : (this.byStores ??= this.prepareSearch(false));
+    const parameters: unknown[] = [plan.match, JSON.stringify(storeIds)];
+    if (fileIds) parameters.push(JSON.stringify(fileIds));
+    parameters.push(limit);
+    return statement.all(...parameters) as Array<{ id: number; bm25: number }>;
+  }
+}
+
+/**
+ * Share of the query's IDF weight that `text` contains (0..1): a phrase counts when its words occur
+ * in order, a term when any of its forms occurs. The keyword side's absolute relevance.
+ */
+export function keywordCoverage(plan: KeywordPlan, text: string): number {
+  if (plan.groups.length === 0) return 0;
+  const tokens = keywordTokens(text);
+  const set = new Set(tokens);
+  let total = 0;
+  let matched = 0;
+  for (const group of plan.groups) {
+    total += group.idf;
+    if (group.kind === 'term') {
+      if (group.present.some((form) => set.has(form))) matched += group.idf;
+    } else if (group.words.every((word) => set.has(word)) && containsSequence(tokens, group.words)) {
+      matched += group.idf;
+    }
+  }
+  return total > 0 ? matched / total : 0;
+}
+
+function containsSequence(tokens: string[], words: string[]): boolean {
+  outer: for (let i = 0; i + words.length <= tokens.length; i++) {
+    for (let j = 0; j < words.length; j++) if (tokens[i + j] !== words[j]) continue outer;
+    return true;
+  }
+  return false;
+}

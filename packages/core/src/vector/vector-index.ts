@@ -1,0 +1,489 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Database } from '../db';
+import { HashEmbedder, type Embedder } from '../embeddings';
+import { ConflictError, InvalidRequestError } from '../errors';
+import type { Logger } from '../internal/logger';
+import { matchesAttributeFilter, validateAttributeFilter, type Attributes } from './attribute-filter';
+import { fuseScore } from './fuse-rankings';
+import { HnswClient } from './hnsw-client';
+import { KeywordIndex, keywordCoverage, type KeywordIndexOptions, type KeywordPlan } from './keyword-index';
+import type { IndexedChunk, SearchHit, StoreSearchOptions, VectorIndexContract } from './types';
+import { blobToVector, dot, vectorToBlob } from './vector-blob';
+
+export interface VectorIndexOptions {
+  db: Database;
+  /** The current embedder: new chunks must come from it; queries of stores it built use it. */
+  embedder: Embedder;
+  /** HNSW files live under `<dataDir>/vector-index/`. */
+  dataDir: string;
+  log: Logger;
+  hnsw?: {
+    /** Graph degree; default 16. */
+    m?: number;
+    /** Build-time beam; default 100. */
+    efConstruction?: number;
+    /** Search-time beam (at least the candidate depth); default 64. */
+    efSearch?: number;
+  };
+  keyword?: KeywordIndexOptions;
+}
+
+interface MetaRow {
+  store_id: string;
+  embedder_id: string;
+  dimensions: number;
+  generation: number;
+  chunk_count: number;
+}
+
+interface CandidateRow {
+  id: number;
+  store_id: string;
+  file_id: string;
+  text: string;
+  vector: Buffer;
+}
+
+/** Stores up to this many allowed chunks after filtering are searched exactly instead of through HNSW. */
+const EXACT_SEARCH_LIMIT = 4096;
+const INSERT_BATCH = 256;
+const REINDEX_MARK = 'reindexing:';
+
+/**
+ * Hybrid search index: one HNSW graph per vector store (in a worker thread, persisted under the data
+ * dir, rebuilt from SQLite when missing or stale) plus FTS5 BM25 over the chunk text, fused into one
+ * 0..1 score. Each store remembers the embedder that built it.
+ */
+export class VectorIndex implements VectorIndexContract {
+  readonly embedder: Embedder;
+  private readonly db: Database;
+  private readonly log: Logger;
+  private readonly directory: string;
+  private readonly hnsw = new HnswClient();
+  private readonly keywords: KeywordIndex;
+  private readonly m: number;
+  private readonly efConstruction: number;
+  private readonly efSearch: number;
+  private readonly ready = new Map<string, Promise<void>>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly queryEmbedders = new Map<string, Embedder>();
+  private readonly sql;
+
+  constructor(options: VectorIndexOptions) {
+    if (!options?.db) throw new Error('VectorIndex needs a database (options.db).');
+    if (!options.embedder) throw new Error('VectorIndex needs an embedder (options.embedder).');
+    if (!options.dataDir) throw new Error('VectorIndex needs a data directory (options.dataDir).');
+    this.db = options.db;
+    this.embedder = options.embedder;
+    this.log = options.log;
+    this.directory = join(options.dataDir, 'vector-index');
+    mkdirSync(this.directory, { recursive: true });
+    this.m = options.hnsw?.m ?? 16;
+    this.efConstruction = options.hnsw?.efConstruction ?? 100;
+    this.efSearch = options.hnsw?.efSearch ?? 64;
+    this.keywords = new KeywordIndex(this.db, options.keyword);
+    const db = this.db;
+    this.sql = {
+      meta: db.prepare<[string], MetaRow>('SELECT * FROM vector_index_meta WHERE store_id = ?'),
+      upsertMeta: db.prepare(
+        `INSERT INTO vector_index_meta (store_id, embedder_id, dimensions, generation, chunk_count) VALUES (?, ?, ?, ?, 0)
+         ON CONFLICT (store_id) DO UPDATE SET embedder_id = excluded.embedder_id, dimensions = excluded.dimensions`,
+      ),
+      bump: db.prepare('UPDATE vector_index_meta SET generation = generation + 1, chunk_count = chunk_count + ? WHERE store_id = ?'),
+      generation: db.prepare<[string], { generation: number }>('SELECT generation FROM vector_index_meta WHERE store_id = ?'),
+      fileChunkIds: db.prepare<[string, string], { id: number }>('SELECT id FROM vector_chunks WHERE store_id = ? AND file_id = ?'),
+      deleteFileChunks: db.prepare('DELETE FROM vector_chunks WHERE store_id = ? AND file_id = ?'),
+      insertChunk: db.prepare('INSERT INTO vector_chunks (store_id, file_id, chunk_index, text, tokens, vector) VALUES (?, ?, ?, ?, ?, ?)'),
+      upsertFile: db.prepare(
+        `INSERT INTO vector_files (store_id, file_id, filename, attributes) VALUES (?, ?, ?, ?)
+         ON CONFLICT (store_id, file_id) DO UPDATE SET filename = excluded.filename, attributes = excluded.attributes`,
+      ),
+      deleteFile: db.prepare('DELETE FROM vector_files WHERE store_id = ? AND file_id = ?'),
+      setAttributes: db.prepare('UPDATE vector_files SET attributes = ? WHERE store_id = ? AND file_id = ?'),
+      file: db.prepare<[string, string], { filename: string; attributes: string | null }>(
+        'SELECT filename, attributes FROM vector_files WHERE store_id = ? AND file_id = ?',
+      ),
+      storeFiles: db.prepare<[string], { file_id: string; attributes: string | null }>('SELECT file_id, attributes FROM vector_files WHERE store_id = ?'),
+      chunkTexts: db.prepare<[string, string], { text: string }>('SELECT text FROM vector_chunks WHERE store_id = ? AND file_id = ? ORDER BY chunk_index'),
+      vectorsAfter: db.prepare<[string, number, number], { id: number; vector: Buffer }>(
+        'SELECT id, vector FROM vector_chunks WHERE store_id = ? AND id > ? ORDER BY id LIMIT ?',
+      ),
+      textsAfter: db.prepare<[string, number, number], { id: number; text: string }>(
+        'SELECT id, text FROM vector_chunks WHERE store_id = ? AND id > ? ORDER BY id LIMIT ?',
+      ),
+      setVector: db.prepare('UPDATE vector_chunks SET vector = ? WHERE id = ?'),
+      chunkIdsOfFiles: db.prepare<[string, string], { id: number; vector: Buffer }>(
+        'SELECT id, vector FROM vector_chunks WHERE store_id = ? AND file_id IN (SELECT value FROM json_each(?))',
+      ),
+      countChunksOfFiles: db.prepare<[string, string], { count: number }>(
+        'SELECT COUNT(*) AS count FROM vector_chunks WHERE store_id = ? AND file_id IN (SELECT value FROM json_each(?))',
+      ),
+      labelsOfFiles: db.prepare<[string, string], { id: number }>(
+        'SELECT id FROM vector_chunks WHERE store_id = ? AND file_id IN (SELECT value FROM json_each(?))',
+      ),
+      candidates: db.prepare<[string], CandidateRow>(
+        'SELECT id, store_id, file_id, text, vector FROM vector_chunks WHERE id IN (SELECT value FROM json_each(?))',
+      ),
+      deleteStoreChunks: db.prepare('DELETE FROM vector_chunks WHERE store_id = ?'),
+      deleteStoreFiles: db.prepare('DELETE FROM vector_files WHERE store_id = ?'),
+      deleteMeta: db.prepare('DELETE FROM vector_index_meta WHERE store_id = ?'),
+      markMeta: db.prepare('UPDATE vector_index_meta SET embedder_id = ?, dimensions = ?, generation = generation + 1 WHERE store_id = ?'),
+    };
+  }
+
+  /** Which embedder built a store, its dimensions and chunk count; null when nothing is indexed. */
+  storeInfo(storeId: string): { embedderId: string; dimensions: number; chunks: number } | null {
+    const meta = this.sql.meta.get(storeId);
+    return meta ? { embedderId: meta.embedder_id, dimensions: meta.dimensions, chunks: meta.chunk_count } : null;
+  }
+
+  async addFileChunks(input: {
+    storeId: string;
+    fileId: string;
+    filename: string;
+    attributes: Attributes;
+    chunks: IndexedChunk[];
+  }): Promise<void> {
+    const { storeId, fileId, chunks } = input;
+    await this.exclusive(storeId, async () => {
+      await this.adoptEmbedder(storeId);
+      const meta = this.sql.meta.get(storeId)!;
+      for (const chunk of chunks) {
+        if (chunk.vector.length !== meta.dimensions) {
+          throw new InvalidRequestError(`Chunk ${chunk.index} of file ${fileId} has ${chunk.vector.length} dimensions; store ${storeId} uses ${meta.dimensions}.`);
+        }
+      }
+      await this.ensureIndex(storeId);
+      const { removed, added, generation } = this.db.transaction(() => {
+        const removed = this.sql.fileChunkIds.all(storeId, fileId).map((row) => row.id);
+        this.sql.deleteFileChunks.run(storeId, fileId);
+        this.sql.upsertFile.run(storeId, fileId, input.filename, input.attributes ? JSON.stringify(input.attributes) : null);
+        const added = chunks.map((chunk) =>
+          Number(this.sql.insertChunk.run(storeId, fileId, chunk.index, chunk.text, chunk.tokens, vectorToBlob(chunk.vector)).lastInsertRowid),
+        );
+        this.sql.bump.run(added.length - removed.length, storeId);
+        return { removed, added, generation: this.sql.generation.get(storeId)!.generation };
+      })();
+      // Intermediate messages carry generation -1 so a save in between never claims to be current.
+      if (removed.length) await this.hnsw.delete(storeId, removed, added.length ? -1 : generation);
+      for (let start = 0; start < added.length; start += INSERT_BATCH) {
+        const labels = added.slice(start, start + INSERT_BATCH);
+        const flat = new Float32Array(labels.length * meta.dimensions);
+        labels.forEach((_, row) => flat.set(chunks[start + row]!.vector, row * meta.dimensions));
+        await this.hnsw.add(storeId, labels, flat, start + INSERT_BATCH >= added.length ? generation : -1);
+      }
+    });
+  }
+
+  async removeFile(storeId: string, fileId: string): Promise<void> {
+    await this.exclusive(storeId, async () => {
+      if (!this.sql.meta.get(storeId)) {
+        this.sql.deleteFile.run(storeId, fileId);
+        return;
+      }
+      await this.ensureIndex(storeId);
+      const { removed, generation } = this.db.transaction(() => {
+        const removed = this.sql.fileChunkIds.all(storeId, fileId).map((row) => row.id);
+        this.sql.deleteFileChunks.run(storeId, fileId);
+        this.sql.deleteFile.run(storeId, fileId);
+        this.sql.bump.run(-removed.length, storeId);
+        return { removed, generation: this.sql.generation.get(storeId)!.generation };
+      })();
+      await this.hnsw.delete(storeId, removed, generation);
+    });
+  }
+
+  async removeStore(storeId: string): Promise<void> {
+    await this.exclusive(storeId, async () => {
+      await this.dropIndex(storeId);
+      this.db.transaction(() => {
+        this.sql.deleteStoreChunks.run(storeId);
+        this.sql.deleteStoreFiles.run(storeId);
+        this.sql.deleteMeta.run(storeId);
+      })();
+    });
+  }
+
+  setAttributes(storeId: string, fileId: string, attributes: Attributes): void {
+    this.sql.setAttributes.run(attributes ? JSON.stringify(attributes) : null, storeId, fileId);
+  }
+
+  fileChunks(storeId: string, fileId: string): string[] {
+    return this.sql.chunkTexts.all(storeId, fileId).map((row) => row.text);
+  }
+
+  async search(storeIds: string[], options: StoreSearchOptions): Promise<SearchHit[]> {
+    const { queries, limit, threshold, mode } = readSearchOptions(options);
+    const depth = Math.max(40, limit * 2);
+    const stores = [...new Set(storeIds)].map((id) => this.sql.meta.get(id)).filter((meta): meta is MetaRow => !!meta && meta.chunk_count > 0);
+    if (stores.length === 0) return [];
+    const allowed = this.allowedFiles(stores, options.filters);
+    const searchable = stores.filter((meta) => allowed.get(meta.store_id) !== null || !options.filters);
+    const restricted = searchable.filter((meta) => allowed.get(meta.store_id));
+    const best = new Map<number, { score: number; row: CandidateRow }>();
+    for (const query of queries) {
+      const vectors = new Map<string, Float32Array>();
+      for (const meta of searchable) vectors.set(meta.store_id, await this.embedQuery(meta, query));
+      const vectorList = mode === 'keyword' ? [] : await this.vectorCandidates(searchable, allowed, vectors, depth);
+      const plan: KeywordPlan = mode === 'vector' ? { groups: [], match: null } : this.keywords.plan(query);
+      const keywordList =
+        mode === 'vector'
+          ? []
+          : this.keywords.search(
+              plan,
+              searchable.map((meta) => meta.store_id),
+              depth,
+              // Narrow in SQL only when every store is narrowed; otherwise rows are filtered below.
+              restricted.length && restricted.length === searchable.length ? restricted.flatMap((meta) => allowed.get(meta.store_id)!) : undefined,
+            );
+      const vectorRank = new Map(vectorList.map((id, rank) => [id, rank]));
+      const keywordRank = new Map(keywordList.map((hit, rank) => [hit.id, rank]));
+      const ids = [...new Set([...vectorRank.keys(), ...keywordRank.keys()])];
+      if (ids.length === 0) continue;
+      for (const row of this.sql.candidates.all(JSON.stringify(ids))) {
+        const files = allowed.get(row.store_id);
+        if (options.filters && (files === null || (files && !files.includes(row.file_id)))) continue;
+        const similarity = dot(vectors.get(row.store_id) ?? new Float32Array(0), blobToVector(row.vector));
+        const candidate = { id: row.id, vectorRank: vectorRank.get(row.id), keywordRank: keywordRank.get(row.id), similarity, coverage: keywordCoverage(plan, row.text) };
+        const score =
+          mode === 'vector'
+            ? Math.max(0, Math.min(1, similarity))
+            : fuseScore(candidate, {
+                depth,
+                keywordActive: plan.groups.length > 0,
+                vectorWeight: mode === 'keyword' ? 0 : options.hybridWeights?.embedding,
+                keywordWeight: options.hybridWeights?.text,
+              });
+        const previous = best.get(row.id);
+        if (!previous || score > previous.score) best.set(row.id, { score, row });
+      }
+    }
+    return [...best.values()]
+      .filter((entry) => entry.score >= threshold && entry.score > 0)
+      .sort((a, b) => b.score - a.score || a.row.id - b.row.id)
+      .slice(0, limit)
+      .map(({ score, row }) => this.toHit(row, score));
+  }
+
+  /**
+   * Re-embeds every chunk of a store with the current embedder and rebuilds its HNSW index.
+   * While it runs (or if it was interrupted) queries of the store fail with a message to run it again.
+   */
+  async reindex(storeId: string, onProgress?: (done: number, total: number) => void): Promise<{ chunks: number }> {
+    return this.exclusive(storeId, async () => {
+      const meta = this.sql.meta.get(storeId);
+      if (!meta) return { chunks: 0 };
+      this.sql.markMeta.run(`${REINDEX_MARK}${this.embedder.id}`, this.embedder.dimensions, storeId);
+      await this.dropIndex(storeId);
+      let after = 0;
+      let done = 0;
+      for (;;) {
+        const rows = this.sql.textsAfter.all(storeId, after, 64);
+        if (rows.length === 0) break;
+        const { embeddings } = await this.embedder.embed({ values: rows.map((row) => row.text) });
+        this.db.transaction(() => rows.forEach((row, i) => this.sql.setVector.run(vectorToBlob(embeddings[i]!), row.id)))();
+        after = rows.at(-1)!.id;
+        done += rows.length;
+        onProgress?.(done, meta.chunk_count);
+      }
+      this.sql.markMeta.run(this.embedder.id, this.embedder.dimensions, storeId);
+      await this.ensureIndex(storeId);
+      await this.hnsw.flush();
+      return { chunks: done };
+    });
+  }
+
+  /** Drops a store's HNSW file and rebuilds it from the vectors in SQLite. */
+  async rebuild(storeId: string): Promise<void> {
+    await this.exclusive(storeId, async () => {
+      await this.dropIndex(storeId);
+      await this.ensureIndex(storeId);
+      await this.hnsw.flush();
+    });
+  }
+
+  /** Writes every changed HNSW index to disk now (they are also saved a few seconds after changes). */
+  flush(): Promise<void> {
+    return this.hnsw.flush();
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.locks.values()]);
+    await this.hnsw.close();
+  }
+
+  // ---- internals -------------------------------------------------------------------------------
+
+  /** Runs `task` after every earlier mutation of the same store (mutations of one store never interleave). */
+  private exclusive<T>(storeId: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(storeId) ?? Promise.resolve();
+    const run = previous.catch(() => undefined).then(task);
+    const settled = run.catch(() => undefined);
+    this.locks.set(storeId, settled);
+    void settled.then(() => {
+      if (this.locks.get(storeId) === settled) this.locks.delete(storeId);
+    });
+    return run;
+  }
+
+  /** Binds an empty store to the current embedder; refuses to mix vectors of two embedders in one store. */
+  private async adoptEmbedder(storeId: string): Promise<void> {
+    const meta = this.sql.meta.get(storeId);
+    if (meta && meta.chunk_count > 0 && meta.embedder_id !== this.embedder.id) throw this.mismatch(meta);
+    if (meta && meta.embedder_id === this.embedder.id) return;
+    if (meta) await this.dropIndex(storeId);
+    this.sql.upsertMeta.run(storeId, this.embedder.id, this.embedder.dimensions, meta?.generation ?? 0);
+  }
+
+  private mismatch(meta: MetaRow): ConflictError {
+    if (meta.embedder_id.startsWith(REINDEX_MARK)) {
+      return new ConflictError(
+        `Vector store ${meta.store_id} is being re-indexed, or its re-indexing was interrupted. Run 'fathom reindex ${meta.store_id}' to finish it.`,
+        'reindex_required',
+      );
+    }
+    return new ConflictError(
+      `Vector store ${meta.store_id} was indexed with the embedder '${meta.embedder_id}', but this installation runs '${this.embedder.id}'. ` +
+        `Run 'fathom reindex ${meta.store_id}' to re-embed it with the current embedder, or start Fathom with the embedder that built it.`,
+      'reindex_required',
+    );
+  }
+
+  /** The embedder that built the store: the current one, or a hash embedder re-created from its id. */
+  private async embedQuery(meta: MetaRow, query: string): Promise<Float32Array> {
+    let embedder: Embedder | undefined = meta.embedder_id === this.embedder.id ? this.embedder : this.queryEmbedders.get(meta.embedder_id);
+    if (!embedder) {
+      const hash = HashEmbedder.fromId(meta.embedder_id);
+      if (!hash) throw this.mismatch(meta);
+      this.queryEmbedders.set(meta.embedder_id, hash);
+      embedder = hash;
+    }
+    const { embeddings } = await embedder.embed({ values: [query] });
+    return embeddings[0]!;
+  }
+
+  /** Per store: null = no file passes the filter, undefined = every file passes, else the allowed file ids. */
+  private allowedFiles(stores: MetaRow[], filter: StoreSearchOptions['filters']): Map<string, string[] | null | undefined> {
+    const allowed = new Map<string, string[] | null | undefined>();
+    if (!filter) return allowed;
+    validateAttributeFilter(filter);
+    for (const meta of stores) {
+      const files = this.sql.storeFiles.all(meta.store_id);
+      const passing = files.filter((file) => matchesAttributeFilter(filter, file.attributes ? JSON.parse(file.attributes) : null)).map((file) => file.file_id);
+      allowed.set(meta.store_id, passing.length === 0 ? null : passing.length === files.length ? undefined : passing);
+    }
+    return allowed;
+  }
+
+  /** Nearest chunks of every store, merged by similarity: exact scan for small filtered sets, else HNSW. */
+  private async vectorCandidates(
+    stores: MetaRow[],
+    allowed: Map<string, string[] | null | undefined>,
+    vectors: Map<string, Float32Array>,
+    depth: number,
+  ): Promise<number[]> {
+    const found: Array<{ id: number; similarity: number }> = [];
+    for (const meta of stores) {
+      const query = vectors.get(meta.store_id)!;
+      const files = allowed.get(meta.store_id);
+      if (files === null) continue;
+      if (files) {
+        const count = this.sql.countChunksOfFiles.get(meta.store_id, JSON.stringify(files))!.count;
+        if (count <= EXACT_SEARCH_LIMIT) {
+          for (const row of this.sql.chunkIdsOfFiles.all(meta.store_id, JSON.stringify(files))) {
+            found.push({ id: row.id, similarity: dot(query, blobToVector(row.vector)) });
+          }
+          continue;
+        }
+      }
+      await this.ensureIndex(meta.store_id);
+      const allow = files ? this.sql.labelsOfFiles.all(meta.store_id, JSON.stringify(files)).map((row) => row.id) : undefined;
+      const k = Math.min(depth, allow?.length ?? meta.chunk_count);
+      const result = await this.hnsw.search(meta.store_id, query, k, Math.max(this.efSearch, depth), allow);
+      result.labels.forEach((id, i) => found.push({ id, similarity: 1 - result.distances[i]! }));
+    }
+    return found
+      .sort((a, b) => b.similarity - a.similarity)
+      .slice(0, depth)
+      .map((entry) => entry.id);
+  }
+
+  private toHit(row: CandidateRow, score: number): SearchHit {
+    const file = this.sql.file.get(row.store_id, row.file_id);
+    return {
+      file_id: row.file_id,
+      filename: file?.filename ?? row.file_id,
+      score: Math.round(score * 1e6) / 1e6,
+      attributes: file?.attributes ? JSON.parse(file.attributes) : null,
+      content: [{ type: 'text', text: row.text }],
+    };
+  }
+
+  private indexPath(storeId: string): string {
+    return join(this.directory, `${storeId.replace(/[^\w.-]/g, '_')}.hnsw`);
+  }
+
+  private ensureIndex(storeId: string): Promise<void> {
+    if (this.hnsw.crashed) this.ready.clear();
+    const existing = this.ready.get(storeId);
+    if (existing) return existing;
+    if (!this.sql.meta.get(storeId)) return Promise.resolve();
+    const opening = this.openIndex(storeId).catch((error) => {
+      this.ready.delete(storeId);
+      throw error;
+    });
+    this.ready.set(storeId, opening);
+    return opening;
+  }
+
+  /** Loads the index file when it matches SQLite's generation; otherwise rebuilds it from SQLite's vectors. */
+  private async openIndex(storeId: string): Promise<void> {
+    const meta = this.sql.meta.get(storeId)!;
+    const path = this.indexPath(storeId);
+    const opened = await this.hnsw.open({
+      store: storeId,
+      path,
+      dimensions: meta.dimensions,
+      generation: meta.generation,
+      capacity: meta.chunk_count + 1024,
+      m: this.m,
+      efConstruction: this.efConstruction,
+    });
+    if (opened.loaded) return;
+    if (meta.chunk_count > 0) this.log.info(`Rebuilding the HNSW index of ${storeId} from ${meta.chunk_count} vectors in SQLite.`);
+    let after = 0;
+    for (;;) {
+      const rows = this.sql.vectorsAfter.all(storeId, after, 1000);
+      if (rows.length === 0) break;
+      const flat = new Float32Array(rows.length * meta.dimensions);
+      rows.forEach((row, i) => flat.set(blobToVector(row.vector), i * meta.dimensions));
+      after = rows.at(-1)!.id;
+      const last = rows.length < 1000;
+      await this.hnsw.add(storeId, rows.map((row) => row.id), flat, last ? meta.generation : -1);
+    }
+    if (meta.chunk_count === 0) await this.hnsw.add(storeId, [], new Float32Array(0), meta.generation);
+  }
+
+  private async dropIndex(storeId: string): Promise<void> {
+    this.ready.delete(storeId);
+    await this.hnsw.drop(storeId);
+    const path = this.indexPath(storeId);
+    for (const file of [path, `${path}.json`, `${path}.tmp`]) rmSync(file, { force: true });
+  }
+}
+
+function readSearchOptions(options: StoreSearchOptions) {
+  const raw = Array.isArray(options.query) ? options.query : [options.query];
+  if (raw.some((query) => typeof query !== 'string')) throw new InvalidRequestError('query must be a string or an array of strings.', 'query');
+  const queries = raw.map((query) => query.trim()).filter(Boolean);
+  if (queries.length === 0) throw new InvalidRequestError('query must not be empty.', 'query');
+  const limit = options.maxNumResults ?? 10;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 50) throw new InvalidRequestError('max_num_results must be an integer from 1 to 50.', 'max_num_results');
+  const threshold = options.scoreThreshold ?? 0;
+  if (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1)) {
+    throw new InvalidRequestError('ranking_options.score_threshold must be a number from 0 to 1.', 'ranking_options.score_threshold');
+  }
+  const mode = options.ranker === 'none' ? 'vector' : (options.mode ?? 'hybrid');
+  return { queries, limit, threshold, mode };
+}
