@@ -87,6 +87,35 @@ describe('ChatAdapter with an OpenAI-compatible provider', () => {
     await expect(chat.complete({ model: 'gone/m', messages: [] })).rejects.toMatchObject({ status: 502, message: expect.stringContaining('ECONNREFUSED') });
   });
 
+  it('retries once when the connection drops before any byte, never a second time', async () => {
+    let connections = 0;
+    const body = JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'second try' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 2 } });
+    const flaky = createServer((socket) => {
+      connections++;
+      socket.once('data', () => {
+        if (connections % 2 === 1) socket.destroy();
+        else socket.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      });
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => flaky.close(() => resolve())));
+    const chat = adapterFor({ flaky: { type: 'openai', baseUrl: `http://127.0.0.1:${(flaky.address() as { port: number }).port}/v1` } });
+    const result = await chat.complete({ model: 'flaky/m', messages: [] });
+    expect(result.message.content).toBe('second try');
+    expect(connections).toBe(2);
+
+    const always = createServer((socket) => {
+      connections++;
+      socket.once('data', () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => always.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => always.close(() => resolve())));
+    const broken = adapterFor({ broken: { type: 'openai', baseUrl: `http://127.0.0.1:${(always.address() as { port: number }).port}/v1` } });
+    connections = 0;
+    await expect(broken.complete({ model: 'broken/m', messages: [] })).rejects.toMatchObject({ status: 502 });
+    expect(connections).toBe(2);
+  });
+
   it('answers 504 when the upstream does not answer in time', async () => {
     const upstream = await track(createFakeOpenAIUpstream([{ hang: true }]));
     const chat = adapterFor({ fake: { type: 'openai', baseUrl: upstream.baseUrl } }, { FATHOM_MODEL_TIMEOUT_MS: '200' });

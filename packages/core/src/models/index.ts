@@ -7,3 +7,5 @@ export type { ChatProvider, ProviderChatResult, ProviderEmbeddings } from './pro
 export { OpenAICompatibleProvider, type OpenAICompatibleProviderOptions } from './providers/openai-compatible/openai-compatible-provider';
 export { AnthropicProvider, type AnthropicProviderOptions } from './providers/anthropic/anthropic-provider';
 export { readChatCompletionsBody, toChatCompletion, ChatCompletionChunks, type ChatCompletionsCall } from './chat-completions-wire';
+export { readResponsesBody, FILE_SEARCH_MAX_RESULTS, type ResponsesCall, type FileSearchSettings } from './responses/responses-request';
+export { runResponse, createResponse, MAX_FILE_SEARCH_ROUNDS, type ResponsesDeps, type ResponsesEvent, type ResponsesRunOptions } from './responses/responses-runner';

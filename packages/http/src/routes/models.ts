@@ -1,5 +1,15 @@
 // Models: chat completions, models, embeddings, usage and responses over fathom.chat.
-import { ChatCompletionChunks, InvalidRequestError, newId, readChatCompletionsBody, toChatCompletion } from '@fathom/core';
+import {
+  ChatCompletionChunks,
+  InvalidRequestError,
+  newId,
+  readChatCompletionsBody,
+  readResponsesBody,
+  runResponse,
+  toChatCompletion,
+  type Fathom,
+  type StoreSearcher,
+} from '@fathom/core';
 import type { FastifyReply } from 'fastify';
 import type { Route } from '../route';
 import { sendSse, type SseEvent } from '../sse';
@@ -17,6 +27,12 @@ export function abortOnClose(reply: FastifyReply): AbortSignal {
 export function streamError(error: unknown): SseEvent[] {
   const value = error as { message?: string; type?: string; code?: string; param?: string | null };
   return [{ data: { error: { message: value?.message ?? 'stream failed', type: value?.type ?? 'server_error', param: value?.param ?? null, code: value?.code ?? 'server_error' } } }];
+}
+
+/** Fathom's document search, once the documents capability offers it. */
+function searcherOf(fathom: Fathom): StoreSearcher | undefined {
+  const documents = fathom.documents as unknown as Partial<StoreSearcher>;
+  return typeof documents?.search === 'function' ? (documents as StoreSearcher) : undefined;
 }
 
 const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
@@ -121,5 +137,48 @@ export const modelsRoutes: Route[] = [
       object: 'list',
       data: fathom.chat.usage(account.id, { startDate: query.start_date, endDate: query.end_date, model: query.model }),
     }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/responses',
+    schema: {
+      body: {
+        type: 'object',
+        required: ['model', 'input'],
+        properties: {
+          model: { type: 'string', minLength: 1 },
+          input: { anyOf: [{ type: 'string' }, { type: 'array' }] },
+          instructions: { type: ['string', 'null'] },
+          tools: { type: 'array', items: { type: 'object', required: ['type'] } },
+          stream: { type: 'boolean' },
+          include: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
+    handler: async ({ fathom, account, body, request, reply }) => {
+      const call = readResponsesBody(body);
+      const events = runResponse({ chat: fathom.chat, searcher: searcherOf(fathom) }, call, { accountId: account.id, signal: abortOnClose(reply) })[Symbol.asyncIterator]();
+      // Nothing is produced before the first model turn answered: its errors still answer with a status.
+      const first = await events.next();
+      if (!call.stream) {
+        let last = first;
+        for (let next = first; !next.done; next = await events.next()) last = next;
+        return last.value!.response;
+      }
+      await sendSse(
+        request,
+        reply,
+        async function* () {
+          for (let next = first; !next.done; next = await events.next()) yield { event: next.value.type, data: next.value };
+        },
+        {
+          onError: (error) => {
+            const value = error as { message?: string; code?: string; param?: string | null };
+            return [{ event: 'error', data: { type: 'error', code: value?.code ?? 'server_error', message: value?.message ?? 'stream failed', param: value?.param ?? null } }];
+          },
+        },
+      );
+      return undefined;
+    },
   },
 ];
