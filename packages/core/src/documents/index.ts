@@ -1,8 +1,11 @@
-// STUB (owner: documents helper).
-import type { Schema } from '../db';
-export const documentsSchema: Schema = { component: 'documents', migrations: [] };
-export class Documents {
-  constructor(_deps: unknown) {}
-  start(): void {}
-  async close(): Promise<void> {}
-}
+export { Documents, type DocumentsOptions, type FileToAdd } from './documents';
+export { documentsSchema } from './schema';
+export { Ingestor, type IngestorOptions, type IngestInput, type IngestResult } from './ingestor';
+export { chunkText, resolveChunking, AUTO_CHUNKING, type StaticChunking, type TextChunk } from './chunking';
+export { extractText, detectFormat } from './extract/extract-text';
+export { ExtractionError, type IngestionErrorCode } from './extract/extraction-error';
+export { FILE_PURPOSES, type FileObject, type StagedUpload } from './file-store';
+export { parseSearchRequest, validateAttributes, validateFilter } from './validate';
+export type { VectorStoreObject, FileCounts } from './vector-stores';
+export type { StoreFileObject, StoreFileStatus } from './store-files';
+export type { FileBatchObject } from './file-batches';

@@ -1,0 +1,66 @@
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import { siblingWorkerUrl, workerExecArgv } from '../../internal/worker-options';
+import { ExtractionError } from './extraction-error';
+import type { ExtractResult, ExtractTask } from './extract.worker';
+
+export interface ExtractPoolOptions {
+  /** Worker threads; default min(2, cores). `FATHOM_EXTRACT_THREADS`. */
+  threads?: number;
+  /** Heap cap of each parse in MB; default 512, at least 32. `FATHOM_EXTRACT_MEMORY_MB`. */
+  memoryMb?: number;
+  /** Deadline of each parse in ms; default 60000. `FATHOM_EXTRACT_TIMEOUT_MS`. */
+  timeoutMs?: number;
+}
+
+/**
+ * Text extraction in worker threads (piscina): the event loop never parses, each parse has a memory cap
+ * and a deadline, and a worker that blows either is replaced while the file ends `failed` (`invalid_file`).
+ */
+export class ExtractPool {
+  private readonly pool: Piscina;
+  private readonly memoryMb: number;
+  private readonly timeoutMs: number;
+
+  constructor(options: ExtractPoolOptions = {}) {
+    const filename = siblingWorkerUrl(import.meta.url, 'extract.worker');
+    // Below ~32 MB V8 can abort the whole process instead of the worker, so the cap has a floor.
+    this.memoryMb = Math.max(32, options.memoryMb ?? 512);
+    this.timeoutMs = options.timeoutMs ?? 60_000;
+    const threads = options.threads ?? Math.max(1, Math.min(2, availableParallelism()));
+    this.pool = new Piscina({
+      filename: filename.href,
+      execArgv: workerExecArgv(filename),
+      minThreads: 0,
+      maxThreads: threads,
+      idleTimeout: 30_000,
+      resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: Math.max(2, Math.min(16, Math.floor(this.memoryMb / 16))) },
+    });
+  }
+
+  /** Text of the file at `path`, or an `ExtractionError` saying what was wrong. */
+  async extract(task: ExtractTask, signal?: AbortSignal): Promise<string> {
+    const deadline = AbortSignal.timeout(this.timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    let result: ExtractResult;
+    try {
+      result = (await this.pool.run(task, { signal: combined })) as ExtractResult;
+    } catch (error) {
+      if (signal?.aborted) throw new ExtractionError('server_error', 'ingestion was cancelled');
+      if (deadline.aborted) {
+        throw new ExtractionError('invalid_file', `parsing the file took longer than ${Math.round(this.timeoutMs / 1000)} s`);
+      }
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ERR_WORKER_OUT_OF_MEMORY' || /out of memory|heap/i.test((error as Error).message)) {
+        throw new ExtractionError('invalid_file', `parsing the file needed more than ${this.memoryMb} MB of memory (decompression bomb?)`);
+      }
+      throw new ExtractionError('server_error', `text extraction crashed: ${(error as Error).message}`);
+    }
+    if (!result.ok) throw new ExtractionError(result.code as ExtractionError['code'], result.message);
+    return result.text;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}

@@ -1,0 +1,12 @@
+/** Codes of a store file's `last_error` (OpenAI's). */
+export type IngestionErrorCode = 'unsupported_file' | 'invalid_file' | 'server_error';
+
+/** A file that cannot be turned into text; its message says what was wrong and ends up in `last_error`. */
+export class ExtractionError extends Error {
+  readonly code: IngestionErrorCode;
+  constructor(code: IngestionErrorCode, message: string) {
+    super(message);
+    this.name = 'ExtractionError';
+    this.code = code;
+  }
+}

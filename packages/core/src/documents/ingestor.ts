@@ -1,0 +1,101 @@
+import type { Embedder } from '../embeddings';
+import type { IndexedChunk, VectorIndexContract } from '../vector';
+import { chunkText, type StaticChunking, type TextChunk } from './chunking';
+import { ExtractionError } from './extract/extraction-error';
+import { ExtractPool, type ExtractPoolOptions } from './extract/extract-pool';
+
+export interface IngestorOptions {
+  embedder: Embedder;
+  vectorIndex: VectorIndexContract;
+  /** Texts per `embedder.embed` call; default 64. */
+  batchSize?: number;
+  /** Worker-pool settings of text extraction (threads, memory cap, deadline). */
+  extract?: ExtractPoolOptions;
+}
+
+export interface IngestInput {
+  storeId: string;
+  fileId: string;
+  filename: string;
+  /** Where the file's bytes are. */
+  path: string;
+  attributes: Record<string, string | number | boolean> | null;
+  chunking: StaticChunking;
+  signal?: AbortSignal;
+}
+
+export interface IngestResult {
+  chunks: number;
+  tokens: number;
+  /** Bytes the file occupies in the store: chunk text (UTF-8) plus float32 vectors. */
+  usageBytes: number;
+}
+
+/**
+ * The ingestion pipeline for one file: extract text (worker threads), chunk it by the embedder's tokens,
+ * embed in batches, hand the chunks to the index. Bad documents throw `ExtractionError`
+ * (`unsupported_file` | `invalid_file` | `server_error`) with a message saying what was wrong.
+ */
+export class Ingestor {
+  readonly embedder: Embedder;
+  private readonly index: VectorIndexContract;
+  private readonly pool: ExtractPool;
+  private readonly batchSize: number;
+
+  constructor(options: IngestorOptions) {
+    this.embedder = options.embedder;
+    this.index = options.vectorIndex;
+    this.batchSize = options.batchSize ?? 64;
+    this.pool = new ExtractPool(options.extract);
+  }
+
+  async ingest(input: IngestInput): Promise<IngestResult> {
+    const text = await this.extract(input.path, input.filename, input.signal);
+    const chunks: TextChunk[] = [];
+    for await (const chunk of chunkText(text, this.embedder, input.chunking)) chunks.push(chunk);
+    if (chunks.length === 0) throw new ExtractionError('invalid_file', 'file contains no text');
+    const indexed = await this.embedChunks(chunks, input.signal);
+    input.signal?.throwIfAborted();
+    await this.index.addFileChunks({
+      storeId: input.storeId,
+      fileId: input.fileId,
+      filename: input.filename,
+      attributes: input.attributes,
+      chunks: indexed,
+    });
+    let usageBytes = 0;
+    let tokens = 0;
+    for (const chunk of indexed) {
+      usageBytes += Buffer.byteLength(chunk.text) + chunk.vector.byteLength;
+      tokens += chunk.tokens;
+    }
+    return { chunks: indexed.length, tokens, usageBytes };
+  }
+
+  /** Text of a stored file, extracted in a worker thread under a memory cap and a deadline. */
+  extract(path: string, filename: string, signal?: AbortSignal): Promise<string> {
+    return this.pool.extract({ path, filename }, signal);
+  }
+
+  /** Embeds chunks in batches of `batchSize`. */
+  async embedChunks(chunks: TextChunk[], signal?: AbortSignal): Promise<IndexedChunk[]> {
+    const out: IndexedChunk[] = [];
+    for (let i = 0; i < chunks.length; i += this.batchSize) {
+      signal?.throwIfAborted();
+      const batch = chunks.slice(i, i + this.batchSize);
+      let embeddings: Float32Array[];
+      try {
+        ({ embeddings } = await this.embedder.embed({ values: batch.map((chunk) => chunk.text), signal }));
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        throw new ExtractionError('server_error', `embedding failed: ${(error as Error).message}`);
+      }
+      batch.forEach((chunk, j) => out.push({ ...chunk, vector: embeddings[j]! }));
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}

@@ -1,0 +1,201 @@
+import type { Database } from '../db';
+import { InvalidRequestError, NotFoundError } from '../errors';
+import { nowSeconds } from '../internal/ids';
+import type { ListPage, ListQuery } from '../internal/pagination';
+import type { StaticChunking } from './chunking';
+import type { Attributes } from './validate';
+
+export const STORE_FILE_STATUSES = ['in_progress', 'completed', 'failed', 'cancelled'] as const;
+export type StoreFileStatus = (typeof STORE_FILE_STATUSES)[number];
+
+/** A vector store file object as the SDK types it. */
+export interface StoreFileObject {
+  id: string;
+  object: 'vector_store.file';
+  usage_bytes: number;
+  created_at: number;
+  vector_store_id: string;
+  status: StoreFileStatus;
+  last_error: { code: string; message: string } | null;
+  chunking_strategy: { type: 'static'; static: StaticChunking };
+  attributes: Attributes;
+}
+
+export interface StoreFileRow {
+  seq: number;
+  store_id: string;
+  file_id: string;
+  account_id: string;
+  status: StoreFileStatus;
+  attributes: string | null;
+  chunk_max_tokens: number;
+  chunk_overlap_tokens: number;
+  last_error_code: string | null;
+  last_error_message: string | null;
+  usage_bytes: number;
+  chunk_count: number;
+  attempts: number;
+  generation: number;
+  created_at: number;
+}
+
+/** Membership of files in stores; the rows `in_progress` are the durable ingestion queue. */
+export class StoreFiles {
+  private readonly db: Database;
+
+  constructor(db: Database) {
+    this.db = db;
+  }
+
+  /**
+   * Adds a file to a store (or re-queues it with new options when it is already there): status
+   * `in_progress`, a new generation so any older run of it cannot complete.
+   */
+  enqueue(input: { accountId: string; storeId: string; fileId: string; attributes: Attributes | null; chunking: StaticChunking }): StoreFileRow {
+    this.db
+      .prepare(
+        `INSERT INTO vector_store_files (store_id, file_id, account_id, status, attributes, chunk_max_tokens, chunk_overlap_tokens, created_at)
+         VALUES (?, ?, ?, 'in_progress', ?, ?, ?, ?)
+         ON CONFLICT (store_id, file_id) DO UPDATE SET status = 'in_progress', attributes = excluded.attributes,
+           chunk_max_tokens = excluded.chunk_max_tokens, chunk_overlap_tokens = excluded.chunk_overlap_tokens,
+           last_error_code = NULL, last_error_message = NULL, usage_bytes = 0, chunk_count = 0, attempts = 0,
+           generation = generation + 1`,
+      )
+      .run(
+        input.storeId,
+        input.fileId,
+        input.accountId,
+        input.attributes ? JSON.stringify(input.attributes) : null,
+        input.chunking.max_chunk_size_tokens,
+        input.chunking.chunk_overlap_tokens,
+        nowSeconds(),
+      );
+    return this.find(input.storeId, input.fileId)!;
+  }
+
+  find(storeId: string, fileId: string): StoreFileRow | undefined {
+    return this.db
+      .prepare<[string, string], StoreFileRow>('SELECT * FROM vector_store_files WHERE store_id = ? AND file_id = ?')
+      .get(storeId, fileId);
+  }
+
+  /** The store file, or 404. The caller has already checked the store belongs to the account. */
+  row(storeId: string, fileId: string): StoreFileRow {
+    const row = this.find(storeId, fileId);
+    if (!row) throw new NotFoundError('file', fileId);
+    return row;
+  }
+
+  /** Stores holding a file (for `DELETE /v1/files/{id}`). */
+  storesOf(fileId: string): string[] {
+    return this.db
+      .prepare<[string], { store_id: string }>('SELECT store_id FROM vector_store_files WHERE file_id = ?')
+      .all(fileId)
+      .map((row) => row.store_id);
+  }
+
+  remove(storeId: string, fileId: string): boolean {
+    return this.db.prepare('DELETE FROM vector_store_files WHERE store_id = ? AND file_id = ?').run(storeId, fileId).changes > 0;
+  }
+
+  setAttributes(storeId: string, fileId: string, attributes: Attributes | null): void {
+    this.db
+      .prepare('UPDATE vector_store_files SET attributes = ? WHERE store_id = ? AND file_id = ?')
+      .run(attributes ? JSON.stringify(attributes) : null, storeId, fileId);
+  }
+
+  /** Next queued rows in order (at most `limit`), skipping those already running. */
+  queued(limit: number): StoreFileRow[] {
+    return this.db
+      .prepare<[number], StoreFileRow>("SELECT * FROM vector_store_files WHERE status = 'in_progress' ORDER BY seq LIMIT ?")
+      .all(limit);
+  }
+
+  /** Counts a start of work; returns the attempt number. */
+  markAttempt(row: StoreFileRow): number {
+    this.db.prepare('UPDATE vector_store_files SET attempts = attempts + 1 WHERE seq = ? AND generation = ?').run(row.seq, row.generation);
+    return row.attempts + 1;
+  }
+
+  /** Ends a run; false when the row was deleted, cancelled or re-queued meanwhile (the run is stale). */
+  finish(
+    row: StoreFileRow,
+    outcome: { status: 'completed'; usageBytes: number; chunks: number } | { status: 'failed'; code: string; message: string },
+  ): boolean {
+    const statement =
+      outcome.status === 'completed'
+        ? this.db
+            .prepare(
+              "UPDATE vector_store_files SET status = 'completed', usage_bytes = ?, chunk_count = ? WHERE seq = ? AND generation = ? AND status = 'in_progress'",
+            )
+            .run(outcome.usageBytes, outcome.chunks, row.seq, row.generation)
+        : this.db
+            .prepare(
+              "UPDATE vector_store_files SET status = 'failed', last_error_code = ?, last_error_message = ?, usage_bytes = 0 WHERE seq = ? AND generation = ? AND status = 'in_progress'",
+            )
+            .run(outcome.code, outcome.message, row.seq, row.generation);
+    return statement.changes > 0;
+  }
+
+  /** Cancels the in-progress files of a batch; returns the keys cancelled. */
+  cancelBatch(batchId: string, storeId: string): string[] {
+    return this.db
+      .prepare<[string, string], { file_id: string }>(
+        `UPDATE vector_store_files SET status = 'cancelled' WHERE store_id = ? AND status = 'in_progress'
+           AND file_id IN (SELECT file_id FROM file_batch_files WHERE batch_id = ?) RETURNING file_id`,
+      )
+      .all(storeId, batchId)
+      .map((row) => row.file_id);
+  }
+
+  countInProgress(storeIds: string[]): number {
+    if (storeIds.length === 0) return 0;
+    const marks = storeIds.map(() => '?').join(', ');
+    return (
+      this.db
+        .prepare(`SELECT COUNT(*) AS n FROM vector_store_files WHERE status = 'in_progress' AND store_id IN (${marks})`)
+        .get(...storeIds) as { n: number }
+    ).n;
+  }
+
+  /** Lists a store's files (optionally one batch's), newest first by default, cursors are file ids. */
+  list(storeId: string, query: ListQuery & { filter?: unknown }, batchId?: string): ListPage<StoreFileObject> {
+    if (query.filter !== undefined && query.filter !== '' && !(STORE_FILE_STATUSES as readonly unknown[]).includes(query.filter)) {
+      throw new InvalidRequestError(`Invalid value for 'filter': expected one of ${STORE_FILE_STATUSES.join(', ')}.`, 'filter');
+    }
+    const limit = query.limit ?? 20;
+    const order = query.order ?? 'desc';
+    const conditions = ['f.store_id = ?'];
+    const params: unknown[] = [storeId];
+    if (query.filter) conditions.push('f.status = ?'), params.push(query.filter);
+    if (batchId) conditions.push('f.file_id IN (SELECT file_id FROM file_batch_files WHERE batch_id = ?)'), params.push(batchId);
+    const cursor = (id: string, op: string) => {
+      conditions.push(`f.seq ${op} (SELECT seq FROM vector_store_files WHERE store_id = ? AND file_id = ?)`);
+      params.push(storeId, id);
+    };
+    if (query.after) cursor(query.after, order === 'desc' ? '<' : '>');
+    if (query.before) cursor(query.before, order === 'desc' ? '>' : '<');
+    const rows = this.db
+      .prepare(`SELECT f.* FROM vector_store_files f WHERE ${conditions.join(' AND ')} ORDER BY f.seq ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`)
+      .all(...params, limit + 1) as StoreFileRow[];
+    const data = rows.slice(0, limit).map(toStoreFileObject);
+    return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: rows.length > limit };
+  }
+}
+
+export function toStoreFileObject(row: StoreFileRow): StoreFileObject {
+  return {
+    id: row.file_id,
+    object: 'vector_store.file',
+    usage_bytes: row.usage_bytes,
+    created_at: row.created_at,
+    vector_store_id: row.store_id,
+    status: row.status,
+    last_error: row.last_error_code ? { code: row.last_error_code, message: row.last_error_message ?? '' } : null,
+    chunking_strategy: {
+      type: 'static',
+      static: { max_chunk_size_tokens: row.chunk_max_tokens, chunk_overlap_tokens: row.chunk_overlap_tokens },
+    },
+    attributes: row.attributes ? JSON.parse(row.attributes) : {},
+  };
+}
