@@ -15,7 +15,7 @@ const RULES: Rule[] = [
     reason: 'it asks for data on minors',
     tools: PEOPLE_TOOLS,
     pattern:
-      /\b(minors?|under-?age|underaged|child(ren)?|kids?|teen(ager)?s?|schoolchildren|schoolkids|pupils|under\s*(the\s*age\s*of\s*)?1[0-7]|(aged?|age)\s*([0-9]|1[0-7])\b|([0-9]|1[0-7])[- ]years?[- ]olds?|high[- ]school(ers| students)|elementary school students)\b/i,
+      /\b(minors?|under-?age|underaged|child(ren)?|kids?|teen(ager)?s?|schoolchildren|schoolkids|pupils|under\s*(the\s*age\s*of\s*)?(1[0-8]|[0-9])|(aged?|age)\s*([0-9]|1[0-7])\b|([0-9]|1[0-7])[- ]years?[- ]olds?|high[- ]school(ers| students)|elementary school students)\b/i,
   },
   {
     reason: 'it asks to track or surveil one private individual',

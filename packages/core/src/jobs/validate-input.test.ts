@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { findTool } from './catalog';
+import { cacheKey, validateToolInput } from './validate-input';
+
+const maps = findTool('maps')!;
+
+describe('validateToolInput', () => {
+  it('applies defaults and normalises whitespace', () => {
+    expect(validateToolInput(maps, { query: '  bakery   shop ', location: 'Berlin' })).toEqual({ query: 'bakery shop', location: 'Berlin', radius_m: 5000, limit: 20 });
+  });
+
+  it('names every missing, unknown and out-of-bounds field in one message', () => {
+    try {
+      validateToolInput(maps, { limit: 0, extra: 1 });
+      expect.unreachable();
+    } catch (error: any) {
+      expect(error.status).toBe(400);
+      expect(error.message).toContain("Missing required parameter: 'query'.");
+      expect(error.message).toContain("Missing required parameter: 'location'.");
+      expect(error.message).toContain("Unrecognized request argument supplied: 'extra'.");
+      expect(error.message).toContain("Invalid 'limit': must be >= 1.");
+    }
+    expect(() => validateToolInput(maps, [])).toThrow(/JSON object/);
+    expect(() => validateToolInput(findTool('social-profile')!, { platform: 'myspace', username: 'x' })).toThrow(/expected one of "bluesky", "mastodon", "github"/);
+  });
+
+  it('gives equivalent inputs one cache key', () => {
+    const a = validateToolInput(maps, { query: 'Bakery', location: 'Berlin' });
+    const b = validateToolInput(maps, { location: ' berlin', query: 'bakery', limit: 20 });
+    expect(cacheKey('maps', a)).toBe(cacheKey('maps', b));
+    expect(cacheKey('maps', a)).not.toBe(cacheKey('maps', { ...a, limit: 5 }));
+  });
+});
