@@ -1,4 +1,5 @@
 import { createFakeOpenAIUpstream, type FakeUpstream } from '@fathom/core/test';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ordersWorkflow } from './agents-workflows';
 import { startFathom, type TestFathom } from './harness';
@@ -26,6 +27,13 @@ describe('agents API: validation, drafts, publishing, ownership', () => {
     const fetched = (await (await server.request(`/v1/agents/${agent.id}`)).json()).agent;
     expect(fetched).toMatchObject({ id: agent.id, name: 'Support bot', status: 'draft', version: null });
     expect(fetched.workflow.nodes).toHaveLength(4);
+  });
+
+  it('accepts the example workflow of examples/agent-with-webhook.json', async () => {
+    const example = JSON.parse(readFileSync(new URL('../../../examples/agent-with-webhook.json', import.meta.url), 'utf8'));
+    const response = await server.request('/v1/agents', { method: 'POST', json: example });
+    expect(response.status).toBe(200);
+    expect((await response.json()).agent).toMatchObject({ name: 'Shop support agent', status: 'draft' });
   });
 
   it.each([
