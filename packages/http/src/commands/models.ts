@@ -1,4 +1,58 @@
-// STUB (owner: vector/embeddings helper): `fathom models`.
-export async function run(_args: string[]): Promise<void> {
-  throw new Error('fathom models: not implemented yet');
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { loadConfig, TransformersEmbedder } from '@fathom/core';
+
+const USAGE = `Usage: fathom models pull [model-id]   download an embedding model into FATHOM_MODELS_DIR (default: FATHOM_EMBEDDING_MODEL)
+       fathom models list              list the models found in FATHOM_MODELS_DIR`;
+
+function sizeOf(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.size;
+  return readdirSync(path).reduce((sum, name) => sum + sizeOf(join(path, name)), 0);
+}
+
+/** Model folders (`<owner>/<name>` or `<name>`) holding a `config.json`. */
+function localModels(modelsDir: string): string[] {
+  if (!existsSync(modelsDir)) return [];
+  const found: string[] = [];
+  const visit = (dir: string, depth: number) => {
+    if (existsSync(join(dir, 'config.json'))) found.push(relative(modelsDir, dir));
+    else if (depth < 2) for (const name of readdirSync(dir)) if (statSync(join(dir, name)).isDirectory()) visit(join(dir, name), depth + 1);
+  };
+  visit(modelsDir, 0);
+  return found.sort();
+}
+
+/** `fathom models`: pre-fetches the embedding model through transformers.js for air-gapped installs. */
+export async function run(args: string[]): Promise<void> {
+  const [action, modelArg] = args;
+  const config = loadConfig();
+  if (action === 'list') {
+    const models = localModels(config.modelsDir);
+    if (models.length === 0) console.log(`No models in ${config.modelsDir}. Run 'fathom models pull'.`);
+    for (const model of models) console.log(`${model}  (${(sizeOf(join(config.modelsDir, model)) / 2 ** 20).toFixed(1)} MB)`);
+    return;
+  }
+  if (action !== 'pull') {
+    console.log(USAGE);
+    process.exitCode = action ? 2 : 0;
+    return;
+  }
+  const modelId = modelArg || config.embeddingModel;
+  console.log(`Fetching ${modelId} into ${config.modelsDir} ...`);
+  const embedder = await TransformersEmbedder.load({ modelId, modelsDir: config.modelsDir, allowRemoteModels: true }).catch((error: Error) => {
+    throw new Error(
+      `Could not fetch ${modelId} from the model hub into ${config.modelsDir}: ${error.message}. ` +
+        'Check the model id and internet access, or copy a models folder from another machine into FATHOM_MODELS_DIR.',
+    );
+  });
+  try {
+    const { embeddings } = await embedder.embed({ values: ['Fathom model check'] });
+    const where = join(config.modelsDir, modelId);
+    console.log(`Ready: ${modelId} (${embedder.dimensions} dimensions, ${embedder.maxInputTokens}-token window) in ${where}`);
+    console.log(`  ${(sizeOf(where) / 2 ** 20).toFixed(1)} MB; a test embedding has ${embeddings[0]!.length} values.`);
+    console.log(`Use it with FATHOM_EMBEDDER=transformers (or auto) and FATHOM_MODELS_DIR=${config.modelsDir}.`);
+  } finally {
+    await embedder.close();
+  }
 }

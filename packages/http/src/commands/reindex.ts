@@ -1,4 +1,60 @@
-// STUB (owner: vector/embeddings helper): `fathom reindex`.
-export async function run(_args: string[]): Promise<void> {
-  throw new Error('fathom reindex: not implemented yet');
+import { Fathom } from '@fathom/core';
+
+const USAGE = `Usage: fathom reindex <store id or name>   re-embed one vector store with the current embedder
+       fathom reindex --all                   re-embed every store built by another embedder`;
+
+/** Store ids matching an id or a name (the `vector_stores` table belongs to documents; fall back to the index's own list). */
+function resolveStores(fathom: Fathom, wanted: string): string[] {
+  try {
+    const rows = fathom.db
+      .prepare<[string, string], { id: string }>('SELECT id FROM vector_stores WHERE id = ? OR name = ? ORDER BY created_at')
+      .all(wanted, wanted);
+    if (rows.length) return rows.map((row) => row.id);
+  } catch {
+    // No vector_stores table (index used on its own): only ids are known.
+  }
+  return fathom.vectorIndex.storeInfo(wanted) ? [wanted] : [];
+}
+
+/** `fathom reindex`: re-embeds a store's chunks with the current embedder and rebuilds its HNSW index. */
+export async function run(args: string[]): Promise<void> {
+  const [target] = args;
+  if (!target || target === '--help' || target === '-h') {
+    console.log(USAGE);
+    if (!target) process.exitCode = 2;
+    return;
+  }
+  const fathom = await Fathom.open({ start: false });
+  try {
+    const embedderId = fathom.embedder.id;
+    let storeIds: string[];
+    if (target === '--all') {
+      storeIds = fathom.db
+        .prepare<[string], { store_id: string }>('SELECT store_id FROM vector_index_meta WHERE embedder_id != ? ORDER BY store_id')
+        .all(embedderId)
+        .map((row) => row.store_id);
+      if (storeIds.length === 0) console.log(`Every store is already indexed with ${embedderId}.`);
+    } else {
+      storeIds = resolveStores(fathom, target);
+      if (storeIds.length === 0) throw new Error(`No vector store with id or name '${target}'.`);
+      if (storeIds.length > 1) throw new Error(`Several vector stores are named '${target}': ${storeIds.join(', ')}. Pass an id.`);
+    }
+    for (const storeId of storeIds) {
+      const before = fathom.vectorIndex.storeInfo(storeId);
+      console.log(`Re-indexing ${storeId} (${before?.chunks ?? 0} chunks, built with ${before?.embedderId ?? 'nothing yet'}) with ${embedderId}...`);
+      const started = Date.now();
+      let lastPrint = 0;
+      const { chunks } = await fathom.vectorIndex.reindex(storeId, (done, total) => {
+        if (process.stdout.isTTY && Date.now() - lastPrint > 200) {
+          lastPrint = Date.now();
+          process.stdout.write(`\r  ${done}/${total} chunks`);
+        }
+      });
+      if (process.stdout.isTTY) process.stdout.write('\r');
+      const seconds = (Date.now() - started) / 1000;
+      console.log(`  ${chunks} chunks re-embedded and indexed in ${seconds.toFixed(1)} s.`);
+    }
+  } finally {
+    await fathom.close();
+  }
 }
