@@ -1,6 +1,6 @@
 import { createFakeOpenAIUpstream, createTestServer, respond, type FakeUpstream, type TestServer } from '@fathom/core/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSse } from './agents-workflows';
+import { ordersWorkflow, parseSse } from './agents-workflows';
 import { startFathom, type TestFathom } from './harness';
 
 /** start -> one agent per entry (in a pipeline) -> end; no Webhook cards. */
@@ -39,6 +39,7 @@ describe('agent runs: built-in tools and pipelines', () => {
       if (system.startsWith('Summarize')) return { content: `SUMMARY(${user.length} chars)` };
       if (last.role === 'tool') return { content: `Tool said: ${last.content}` };
       if (user.includes('search')) return { toolCalls: [{ id: 'call_s', name: 'web_search', arguments: { query: 'fathom docs' } }] };
+      if (user.includes('order')) return { toolCalls: [{ id: 'call_o', name: 'get_order', arguments: { order_id: 'A-1' } }] };
       if (user.includes('summarize')) return { toolCalls: [{ id: 'call_m', name: 'summarize', arguments: { text: 'x'.repeat(120) } }] };
       return { content: `[${request.model}] ${user}` };
     });
@@ -97,5 +98,14 @@ describe('agent runs: built-in tools and pipelines', () => {
     await server.request(`/v1/agents/${id}/run`, { method: 'POST', json: { message: 'filtered hello' } });
     const request = upstream.requests.find((item) => item.messages.at(-1).content === 'filtered hello');
     expect(request.tools.map((tool: any) => tool.function.name)).toEqual(['summarize']);
+  });
+
+  it('refuses a card pointing at a loopback API when AGENT_EGRESS_ALLOW does not list it, and the run goes on', async () => {
+    const id = await publish(ordersWorkflow({ baseUrl: `${search.url}/api`, model: 'fake/model-a' }));
+    const before = search.requests.length;
+    const events = parseSse(await (await server.request(`/v1/agents/${id}/run`, { method: 'POST', json: { message: 'my order?', variables: { customer_name: 'Jo' }, stream: true } })).text());
+    expect(events.find((event) => event.event === 'tool_result')!.data.output).toBe('Error: destination not allowed');
+    expect(events.at(-1)).toMatchObject({ event: 'run.completed', data: { output: 'Tool said: Error: destination not allowed' } });
+    expect(search.requests.length).toBe(before);
   });
 });

@@ -8,7 +8,7 @@ import { AgentStore } from './agent-store';
 import { builtInTools } from './built-in-tools';
 import { checkVariables } from './render-variables';
 import { validateWorkflow } from './validate-workflow';
-import type { StartNode } from './workflow-types';
+import type { StartNode, Workflow } from './workflow-types';
 
 /** Body of `POST /v1/agents/{id}/run`. */
 export interface RunAgentInput {
@@ -82,7 +82,6 @@ export class Agents {
 
   /** Snapshots the draft as the next published version. */
   publish(accountId: string, id: string): AgentObject {
-    this.get(accountId, id);
     validateWorkflow(this.get(accountId, id).workflow);
     return this.#store.publish(accountId, id)!;
   }
@@ -134,7 +133,7 @@ export class Agents {
   async *#execute(
     agent: AgentObject,
     run: AgentRunObject,
-    workflow: ReturnType<AgentStore['publishedWorkflow']>,
+    workflow: Workflow,
     input: RunAgentInput,
     variables: Record<string, unknown>,
     outerSignal?: AbortSignal,
