@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EgressGuard } from '../egress';
 import { createTestServer, respond, type TestServer } from '../test';
-import { WebhookToolkit } from './webhook-toolkit';
+import { defaultSleep, WebhookToolkit } from './webhook-toolkit';
 import type { WebhookCard, WebhookCardConfig } from './types';
 
 let server: TestServer;
@@ -99,16 +99,19 @@ describe('retry waits with fake timers (default sleep)', () => {
   }
 
   it('waits exactly 1 s before the second attempt and 2 s before the third', async () => {
-    const toolkit = new WebhookToolkit({ egress: guard });
+    // The real default sleep (setTimeout, faked here); the wrapper only tells the test a wait has begun.
+    const started: number[] = [];
+    const toolkit = new WebhookToolkit({ egress: guard, sleep: (ms, signal) => (started.push(ms), defaultSleep(ms, signal)) });
     flaky('/timed', 2);
     const pending = toolkit.execute(card('/timed'), 'call', {});
-    await settle(() => server.requests.length === 1);
+    await settle(() => started.length === 1);
     await vi.advanceTimersByTimeAsync(999);
     await settle();
     expect(server.requests).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
-    await settle(() => server.requests.length === 2);
+    await settle(() => started.length === 2);
     expect(server.requests).toHaveLength(2);
+    expect(started).toEqual([1000, 2000]);
     await vi.advanceTimersByTimeAsync(1_999);
     await settle();
     expect(server.requests).toHaveLength(2);

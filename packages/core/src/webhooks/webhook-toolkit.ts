@@ -11,7 +11,8 @@ import type { CompiledWebhookTool, WebhookCard, WebhookExecuteOptions, WebhookRo
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RETRIES = 2;
 
-function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** `setTimeout`-based wait, cancelled by `signal` (exported for tests, not from index.ts). */
+export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, ms);
