@@ -1,3 +1,22 @@
-// STUB (owner: documents helper): POST /v1/vector_stores/:id/search.
+// POST /v1/vector_stores/:id/search: hybrid search of one store, as the SDK types it.
+import { parseSearchRequest } from '@fathom/core';
 import type { Route } from '../route';
-export const searchRoutes: Route[] = [];
+
+export const searchRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/v1/vector_stores/:id/search',
+    schema: { body: { type: 'object', required: ['query'] } },
+    handler: async ({ fathom, account, params, body }) => {
+      const options = parseSearchRequest(body);
+      const data = await fathom.documents.search(account.id, [params.id!], options);
+      return {
+        object: 'vector_store.search_results.page',
+        search_query: Array.isArray(options.query) ? options.query : [options.query],
+        data,
+        has_more: false,
+        next_page: null,
+      };
+    },
+  },
+];
