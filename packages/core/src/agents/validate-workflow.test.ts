@@ -160,4 +160,11 @@ describe('validateWorkflow', () => {
     expect(error.message).toContain("'agent'");
     expect(failure({ nodes: [] }).message).toContain('workflow.edges');
   });
+
+  it('names the missing field of a card auth type', () => {
+    const error = failure(cardWith([route({})], { auth: { type: 'api_key', apiKey: 'k' } }));
+    expect(error.code).toBe('invalid_workflow');
+    expect(error.message).toContain('config.auth.apiKeyName');
+    expect(() => validateWorkflow(cardWith([route({})], { auth: { type: 'basic', username: 'u', password: 'p' } }))).not.toThrow();
+  });
 });

@@ -106,6 +106,14 @@ const routeSchema = {
   },
 } as const;
 
+/** The fields each auth type needs (Authentication 3 of the spec). */
+function authNeeds(type: string, fields: string[]) {
+  return {
+    if: { properties: { type: { const: type } }, required: ['type'] },
+    then: { required: fields, properties: Object.fromEntries(fields.map((field) => [field, { type: 'string' }])) },
+  };
+}
+
 export const webhookDataSchema = {
   type: 'object',
   required: ['name', 'config'],
@@ -123,6 +131,12 @@ export const webhookDataSchema = {
             type: { enum: ['none', 'bearer', 'api_key', 'basic', 'custom_header'] },
             apiKeyLocation: { enum: ['header', 'query'] },
           },
+          allOf: [
+            authNeeds('bearer', ['token']),
+            authNeeds('api_key', ['apiKey', 'apiKeyName']),
+            authNeeds('basic', ['username', 'password']),
+            authNeeds('custom_header', ['customHeaderName', 'customHeaderValue']),
+          ],
         },
         defaultHeaders: stringMap,
         timeout: { type: 'number', exclusiveMinimum: 0 },
