@@ -28,5 +28,8 @@ export const accountsSchema: Schema = {
     );
     CREATE INDEX ledger_account ON ledger(account_id, id);
     CREATE UNIQUE INDEX ledger_once ON ledger(ref, kind) WHERE ref IS NOT NULL AND kind != 'credit';`,
+    // settle() looks rows up by (ref, kind); the partial index above is not usable for it (SQLite cannot
+    // prove kind = 'reserve' implies kind != 'credit'), so without this each settle scanned the account's ledger.
+    `CREATE INDEX ledger_ref ON ledger(ref, kind);`,
   ],
 };

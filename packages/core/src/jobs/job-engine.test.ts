@@ -54,7 +54,7 @@ describe('JobEngine', () => {
     expect(await second.waitForJob(account.id, job.job_id)).toMatchObject({ status: 'succeeded', cost: 0.5 });
     expect(calls).toBe(2);
     expect(accounts.get(account.id).balance).toBe(9.5);
-    const kinds = (db.prepare('SELECT kind FROM ledger WHERE ref = ?').all(job.job_id) as Array<{ kind: string }>).map((row) => row.kind);
+    const kinds = (db.prepare('SELECT kind FROM ledger WHERE ref = ? ORDER BY id').all(job.job_id) as Array<{ kind: string }>).map((row) => row.kind);
     expect(kinds).toEqual(['reserve', 'release', 'charge']);
     await second.close();
   });

@@ -47,7 +47,6 @@ class JobFailure extends Error {
  */
 export class JobEngine {
   readonly settings: JobSettings;
-  readonly #db: Database;
   readonly #accounts: Accounts;
   readonly #log: Logger;
   readonly #store: JobStore;
@@ -60,12 +59,27 @@ export class JobEngine {
   #closed = false;
   #sweep: NodeJS.Timeout | undefined;
   #pumpScheduled = false;
+  readonly #reserveAndQueue: (job: Parameters<JobStore['insert']>[0]) => void;
+  readonly #succeedAndSettle: (row: JobRow, cost: number, cached: boolean, result: ToolResult) => void;
+  readonly #failAndRelease: (row: JobRow, code: string, message: string) => void;
 
   constructor(options: JobEngineOptions) {
-    this.#db = options.db;
     this.#accounts = options.accounts;
     this.#log = options.log;
     this.#store = new JobStore(options.db);
+    // Hold the ceiling and queue the job in one transaction: a job exists only with its reservation.
+    this.#reserveAndQueue = options.db.transaction((job: Parameters<JobStore['insert']>[0]) => {
+      this.#accounts.reserve(job.accountId, job.ceiling, job.id, `tool ${job.tool}: ceiling`);
+      this.#store.insert(job);
+    });
+    this.#succeedAndSettle = options.db.transaction((row: JobRow, cost: number, cached: boolean, result: ToolResult) => {
+      if (!this.#store.succeed(row.id, cost, cached, result)) return;
+      this.#accounts.settle(row.account_id, row.id, cost, `tool ${row.tool}: ${cached ? 'served from cache' : 'actual cost'}`);
+    });
+    this.#failAndRelease = options.db.transaction((row: JobRow, code: string, message: string) => {
+      if (!this.#store.fail(row.id, code, message)) return;
+      this.#accounts.release(row.account_id, row.id, `tool ${row.tool}: failed, nothing charged`);
+    });
     this.settings = { ...readJobSettings(options.config.env), ...options.settings };
     this.#sources = createToolSources({
       env: options.config.env,
@@ -99,10 +113,7 @@ export class JobEngine {
     }
     const id = newId('job_');
     const key = cacheKey(tool, input);
-    this.#db.transaction(() => {
-      this.#accounts.reserve(accountId, definition.estimated_max_cost, id, `tool ${tool}: ceiling`);
-      this.#store.insert({ id, accountId, tool, input, cacheKey: key, ceiling: definition.estimated_max_cost });
-    })();
+    this.#reserveAndQueue({ id, accountId, tool, input, cacheKey: key, ceiling: definition.estimated_max_cost });
     this.#schedulePump();
     return toToolJob(this.#store.get(id)!);
   }
@@ -225,19 +236,13 @@ export class JobEngine {
   #finishSucceeded(row: JobRow, result: ToolResult, rawCost: number, cached: boolean): void {
     const ceiling = row.ceiling_micros / 1_000_000;
     const cost = Math.min(Math.max(0, Number(rawCost) || 0), ceiling);
-    this.#db.transaction(() => {
-      if (!this.#store.succeed(row.id, cost, cached, result)) return;
-      this.#accounts.settle(row.account_id, row.id, cost, `tool ${row.tool}: ${cached ? 'served from cache' : 'actual cost'}`);
-    })();
+    this.#succeedAndSettle(row, cost, cached, result);
   }
 
   #finishFailed(row: JobRow, error: unknown): void {
     const failure = toFailure(error);
     if (failure.code !== 'timeout') this.#log.warn(`jobs: ${row.id} (${row.tool}) failed: ${failure.message}`);
-    this.#db.transaction(() => {
-      if (!this.#store.fail(row.id, failure.code, failure.message)) return;
-      this.#accounts.release(row.account_id, row.id, `tool ${row.tool}: failed, nothing charged`);
-    })();
+    this.#failAndRelease(row, failure.code, failure.message);
   }
 }
 
