@@ -12,19 +12,25 @@ function bareHost(hostname: string): string {
   return host;
 }
 
-/** Parses entries `host`, `IP`, `host:port`, `[v6]` or `[v6]:port`; unparsable entries are skipped. */
+/** Parses entries `host`, `IP`, `host:port`, `[v6]`, `[v6]:port`, bare `v6` or a URL; unparsable entries are skipped. */
 export function parseAllowList(entries: readonly string[]): AllowEntry[] {
   const parsed: AllowEntry[] = [];
   for (const raw of entries) {
     let entry = raw.trim();
     if (!entry) continue;
-    // A bare IPv6 address (`::1`, `fd00::5`) has colons but no brackets.
-    if (!entry.startsWith('[') && (entry.match(/:/g)?.length ?? 0) > 1) entry = `[${entry}]`;
     try {
+      // An entry written as a URL (`http://svc.local:8080`) counts by its host and explicit port.
+      if (entry.includes('://')) {
+        const url = new URL(entry);
+        parsed.push({ host: bareHost(url.hostname), port: url.port || undefined });
+        continue;
+      }
+      if (/[\s/?#@]/.test(entry)) continue;
+      // A bare IPv6 address (`::1`, `fd00::5`) has colons but no brackets.
+      if (!entry.startsWith('[') && (entry.match(/:/g)?.length ?? 0) > 1) entry = `[${entry}]`;
       const url = new URL(`http://${entry}`);
-      const explicitPort = /:\d+$/.test(entry);
       // new URL drops `:80` for http; keep the port the entry named.
-      const port = explicitPort ? entry.slice(entry.lastIndexOf(':') + 1) : undefined;
+      const port = /:\d+$/.test(entry) ? String(Number(entry.slice(entry.lastIndexOf(':') + 1))) : undefined;
       parsed.push({ host: bareHost(url.hostname), port });
     } catch {
       // Ignore entries that are not host names or addresses.
