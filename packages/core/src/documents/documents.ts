@@ -13,7 +13,7 @@ import { IngestionQueue } from './ingestion-queue';
 import { Ingestor } from './ingestor';
 import { StoreFiles, toStoreFileObject, type StoreFileObject } from './store-files';
 import { validateAttributes, type Attributes } from './validate';
-import { VectorStores, type VectorStoreObject } from './vector-stores';
+import { VectorStores, type StoreRow, type VectorStoreObject } from './vector-stores';
 
 export interface DocumentsOptions {
   db: Database;
@@ -156,6 +156,30 @@ export class Documents implements StoreSearcher {
 
   getStore(accountId: string, storeId: string): VectorStoreObject {
     return this.stores.toObject(this.stores.row(accountId, storeId));
+  }
+
+  /** Stores of the account whose id or name is `idOrName`, oldest first (CLI: `fathom ingest --store`, `fathom search`). */
+  findStores(accountId: string, idOrName: string): VectorStoreObject[] {
+    return this.db
+      .prepare<[string, string, string], StoreRow>('SELECT * FROM vector_stores WHERE account_id = ? AND (id = ? OR name = ?) ORDER BY rowid')
+      .all(accountId, idOrName, idOrName)
+      .map((row) => this.stores.toObject(row));
+  }
+
+  /** Progress of some files of a store: status counts plus chunks indexed so far (CLI progress bar). */
+  progress(storeId: string, fileIds: string[]): { done: number; failed: number; chunks: number; total: number } {
+    const out = { done: 0, failed: 0, chunks: 0, total: fileIds.length };
+    const statement = this.db.prepare<[string, string], { status: string; chunk_count: number }>(
+      'SELECT status, chunk_count FROM vector_store_files WHERE store_id = ? AND file_id = ?',
+    );
+    for (const fileId of fileIds) {
+      const row = statement.get(storeId, fileId);
+      if (!row || row.status === 'in_progress') continue;
+      out.done++;
+      if (row.status !== 'completed') out.failed++;
+      out.chunks += row.chunk_count;
+    }
+    return out;
   }
 
   listStores(accountId: string, query: ListQuery): ListPage<VectorStoreObject> {

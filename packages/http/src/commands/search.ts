@@ -1,4 +1,34 @@
-// STUB (owner: documents helper): `fathom search`.
-export async function run(_args: string[]): Promise<void> {
-  throw new Error('fathom search: not implemented yet');
+import { Fathom, parseSearchRequest } from '@fathom/core';
+import { embeddedAccount, parseArgs } from './ingest';
+
+const USAGE = `Usage: fathom search <store id or name> "<query>" [--limit N] [--account <account id>]
+
+Prints the best passages with their file names and scores (0..1). Runs embedded: no server is needed.`;
+
+/** `fathom search`: hybrid search of one store from the command line. */
+export async function run(args: string[]): Promise<void> {
+  const { positional, options } = parseArgs(args, ['limit', 'account']);
+  const [storeName, ...words] = positional;
+  if (!storeName || words.length === 0) {
+    console.log(USAGE);
+    process.exitCode = 2;
+    return;
+  }
+  const request = parseSearchRequest({ query: words.join(' '), max_num_results: options.limit ? Number(options.limit) : 5 });
+  const fathom = await Fathom.open({ start: false });
+  try {
+    const accountId = embeddedAccount(fathom, options.account);
+    const stores = fathom.documents.findStores(accountId, storeName);
+    if (stores.length === 0) throw new Error(`No vector store with id or name '${storeName}'.`);
+    if (stores.length > 1) throw new Error(`Several vector stores are named '${storeName}': ${stores.map((s) => s.id).join(', ')}. Pass an id.`);
+    const hits = await fathom.documents.search(accountId, [stores[0]!.id], request);
+    if (hits.length === 0) console.log('No passages found.');
+    hits.forEach((hit, i) => {
+      const text = hit.content.map((part) => part.text).join(' ').replace(/\s+/g, ' ').trim();
+      console.log(`${i + 1}. ${hit.score.toFixed(3)}  ${hit.filename}  (${hit.file_id})`);
+      console.log(`   ${text.length > 400 ? `${text.slice(0, 400)}…` : text}\n`);
+    });
+  } finally {
+    await fathom.close();
+  }
 }
