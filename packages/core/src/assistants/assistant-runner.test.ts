@@ -376,4 +376,31 @@ describe('AssistantRunner', () => {
     expect((await waitFor(runner, ACCOUNT, run)).status).toBe('completed');
     expect(search.searches[0]!.storeIds.sort()).toEqual(['vs_override', 'vs_thread']);
   });
+
+  it('waits for stores still ingesting before it searches', async () => {
+    setup(searchThenCite);
+    let ingested = false;
+    const waited: number[] = [];
+    const searcher: StoreSearcher = {
+      async search() {
+        return ingested ? [hit('late', 0.8)] : [];
+      },
+      async waitForIngestion(_accountId, _storeIds, timeoutMs) {
+        waited.push(timeoutMs);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        ingested = true;
+        return true;
+      },
+    };
+    const slow = new AssistantRunner({ db, chat: fakeChat(searchThenCite).chat, searcher });
+    try {
+      const assistant = slow.createAssistant(ACCOUNT, { model: 'fake/model', tools: [{ type: 'file_search' }], tool_resources: { file_search: { vector_store_ids: ['vs_new'] } } });
+      const run = await waitFor(slow, ACCOUNT, slow.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'q' }] } }));
+      expect(waited).toEqual([60_000]);
+      const step = slow.listRunSteps(ACCOUNT, run.thread_id, run.id, { order: 'asc' }).data[0]!;
+      expect(step.step_details).toMatchObject({ tool_calls: [{ file_search: { results: [{ file_name: 'late.md' }] } }] });
+    } finally {
+      await slow.close();
+    }
+  });
 });
