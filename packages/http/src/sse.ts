@@ -39,6 +39,11 @@ export async function sendSse(
   try {
     for await (const event of produce(controller.signal)) {
       if (controller.signal.aborted) break;
+      // Events produced in the same tick leave in one write (cork until the next tick).
+      if (!reply.raw.writableCorked) {
+        reply.raw.cork();
+        process.nextTick(() => reply.raw.uncork());
+      }
       const ok = reply.raw.write(encodeSse(event));
       if (!ok) await new Promise<void>((resolve) => reply.raw.once('drain', resolve).once('close', resolve));
     }

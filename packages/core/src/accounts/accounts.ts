@@ -54,6 +54,7 @@ export function hashApiKey(apiKey: string): string {
  */
 export class Accounts {
   readonly #db: Database;
+  #authenticateStatement: import('better-sqlite3').Statement<[string], AccountRow> | undefined;
 
   constructor(db: Database) {
     this.#db = db;
@@ -97,11 +98,11 @@ export class Accounts {
 
   /** The account a bearer key belongs to, or null. */
   authenticate(apiKey: string): Account | null {
-    const row = this.#db
-      .prepare<[string], AccountRow>(
-        'SELECT a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?',
-      )
-      .get(hashApiKey(apiKey));
+    // Prepared once: this runs on every authenticated request (models engineer, gateway hot path).
+    this.#authenticateStatement ??= this.#db.prepare<[string], AccountRow>(
+      'SELECT a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?',
+    );
+    const row = this.#authenticateStatement.get(hashApiKey(apiKey));
     return row ? toAccount(row) : null;
   }
 

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db';
@@ -114,6 +115,28 @@ describe('ChatAdapter with an OpenAI-compatible provider', () => {
     connections = 0;
     await expect(broken.complete({ model: 'broken/m', messages: [] })).rejects.toMatchObject({ status: 502 });
     expect(connections).toBe(2);
+  });
+
+  it('reuses kept-alive upstream connections across sequential streams', async () => {
+    let connections = 0;
+    const sse = 'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+    const server = createHttpServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(sse);
+      });
+    });
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+    const chat = adapterFor({ keep: { type: 'openai', baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1` } });
+    for (let i = 0; i < 6; i++) {
+      const parts = await collect(chat.stream({ model: 'keep/m', messages: [] }));
+      expect(parts.map((part) => part.type)).toEqual(['text-delta', 'finish']);
+    }
+    // undici may open a second connection while the first is released; never one per stream.
+    expect(connections).toBeLessThanOrEqual(2);
   });
 
   it('answers 504 when the upstream does not answer in time', async () => {

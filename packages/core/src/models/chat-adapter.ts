@@ -44,8 +44,8 @@ export interface ModelEntry {
 const MODELS_CACHE_MS = 60_000;
 const MODELS_TIMEOUT_MS = 5_000;
 
-function createProvider(vendor: string, config: ProviderConfig, timeoutMs: number | undefined): ChatProvider {
-  const options = { vendor, baseUrl: config.baseUrl, apiKey: config.apiKey, timeoutMs };
+function createProvider(vendor: string, config: ProviderConfig, limits: { timeoutMs?: number; connections?: number }): ChatProvider {
+  const options = { vendor, baseUrl: config.baseUrl, apiKey: config.apiKey, ...limits };
   return config.type === 'anthropic' ? new AnthropicProvider(options) : new OpenAICompatibleProvider(options);
 }
 
@@ -67,11 +67,14 @@ export class ChatAdapter implements ChatAdapterContract {
     this.config = options.config;
     this.embedder = options.embedder;
     this.usageStore = new UsageStore(options.db);
-    const timeout = Number(options.config.env?.FATHOM_MODEL_TIMEOUT_MS) || undefined;
+    const limits = {
+      timeoutMs: Number(options.config.env?.FATHOM_MODEL_TIMEOUT_MS) || undefined,
+      connections: Number(options.config.env?.FATHOM_MODEL_CONNECTIONS) || undefined,
+    };
     if (options.providers) for (const provider of options.providers) this.providers.set(provider.vendor, provider);
     else {
       for (const [vendor, provider] of Object.entries(options.config.providers)) {
-        this.providers.set(vendor, createProvider(vendor, provider, timeout));
+        this.providers.set(vendor, createProvider(vendor, provider, limits));
         if (provider.models?.length) this.staticModels.set(vendor, provider.models);
       }
     }
@@ -167,6 +170,7 @@ export class ChatAdapter implements ChatAdapterContract {
   }
 
   async close(): Promise<void> {
+    this.usageStore.close();
     await Promise.all([...this.providers.values()].map((provider) => provider.close().catch(() => undefined)));
   }
 }

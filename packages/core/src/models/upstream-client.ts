@@ -11,7 +11,7 @@ export interface UpstreamClientOptions {
   headers?: Record<string, string>;
   /** Time to wait for response headers, and the longest silence between body chunks, in ms. Default 120000 (`FATHOM_MODEL_TIMEOUT_MS`). */
   timeoutMs?: number;
-  /** Kept-alive connections per provider; default 256. */
+  /** Most kept-alive connections per provider; default unlimited (`FATHOM_MODEL_CONNECTIONS`). */
   connections?: number;
 }
 
@@ -87,7 +87,7 @@ export class UpstreamClient {
     this.headers = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
     const timeout = options.timeoutMs ?? 120_000;
     this.pool = new Pool(url.origin, {
-      connections: options.connections ?? 256,
+      connections: options.connections ?? null,
       headersTimeout: timeout,
       bodyTimeout: timeout,
       keepAliveTimeout: 30_000,

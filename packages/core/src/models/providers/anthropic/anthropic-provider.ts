@@ -13,6 +13,8 @@ export interface AnthropicProviderOptions {
   apiKey?: string;
   /** Headers timeout and longest silence in a body, ms; default 120000. */
   timeoutMs?: number;
+  /** Most connections to the upstream; default unlimited. */
+  connections?: number;
 }
 
 /** Anthropic's Messages API behind the chat contract, translated both ways. */
@@ -27,6 +29,7 @@ export class AnthropicProvider implements ChatProvider {
       name: options.vendor,
       baseUrl: options.baseUrl,
       timeoutMs: options.timeoutMs,
+      connections: options.connections,
       headers: { 'anthropic-version': '2023-06-01', ...(options.apiKey ? { 'x-api-key': options.apiKey } : {}) },
     });
   }
@@ -55,7 +58,10 @@ export class AnthropicProvider implements ChatProvider {
     let usage = { input: {} as any, output: 0 };
     let reason: FinishReason = 'stop';
     try {
+      // Read to the end of the body even after message_stop: leaving early would destroy the kept-alive connection.
+      let done = false;
       for await (const event of decodeSse(response.body)) {
+        if (done) continue;
         const data = JSON.parse(event.data);
         switch (data.type) {
           case 'message_start':
@@ -89,7 +95,7 @@ export class AnthropicProvider implements ChatProvider {
           default:
             break;
         }
-        if (data.type === 'message_stop') break;
+        if (data.type === 'message_stop') done = true;
       }
     } catch (error) {
       throw error instanceof SyntaxError ? new UpstreamError(`Provider '${this.vendor}' sent malformed stream data.`, { status: 502 }) : toUpstreamError(error, this.vendor, '/messages');

@@ -12,6 +12,8 @@ export interface OpenAICompatibleProviderOptions {
   apiKey?: string;
   /** Headers timeout and longest silence in a body, ms; default 120000. */
   timeoutMs?: number;
+  /** Most connections to the upstream; default unlimited. */
+  connections?: number;
 }
 
 const FINISH_REASONS = new Set<FinishReason>(['stop', 'length', 'tool_calls', 'content_filter']);
@@ -52,6 +54,7 @@ export class OpenAICompatibleProvider implements ChatProvider {
       name: options.vendor,
       baseUrl: options.baseUrl,
       timeoutMs: options.timeoutMs,
+      connections: options.connections,
       headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
     });
   }
@@ -80,8 +83,13 @@ export class OpenAICompatibleProvider implements ChatProvider {
     let reason: FinishReason | undefined;
     let totals: ChatUsage | undefined;
     try {
+      // Read to the end of the body even after [DONE]: leaving early would destroy the kept-alive connection.
+      let done = false;
       for await (const event of decodeSse(response.body)) {
-        if (event.data === '[DONE]') break;
+        if (done || event.data === '[DONE]') {
+          done = true;
+          continue;
+        }
         const chunk = JSON.parse(event.data);
         if (chunk.error) throw new UpstreamError(`Provider '${this.vendor}' failed mid-stream: ${chunk.error.message ?? 'unknown error'}`, { status: 502 });
         if (chunk.usage) totals = usage(chunk.usage);
