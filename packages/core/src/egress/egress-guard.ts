@@ -78,8 +78,8 @@ export class EgressGuard implements EgressGuardContract {
     const maxBytes = options.maxBytes ?? this.maxBytes;
     const maxRedirects = options.maxRedirects ?? 5;
     const controller = new AbortController();
-    const timeoutReason = new EgressTimeoutError(url, timeoutMs);
-    const timer = setTimeout(() => controller.abort(timeoutReason), timeoutMs);
+    let timeoutReason: EgressTimeoutError | undefined;
+    const timer = setTimeout(() => controller.abort((timeoutReason = new EgressTimeoutError(url, timeoutMs))), timeoutMs);
     const onAbort = () => controller.abort(options.signal?.reason);
     if (options.signal?.aborted) onAbort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -123,7 +123,7 @@ export class EgressGuard implements EgressGuardContract {
         return result;
       }
     } catch (error) {
-      if (controller.signal.aborted && controller.signal.reason === timeoutReason) throw timeoutReason;
+      if (timeoutReason && controller.signal.reason === timeoutReason) throw timeoutReason;
       throw error;
     } finally {
       clearTimeout(timer);
