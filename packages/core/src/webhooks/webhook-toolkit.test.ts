@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EgressGuard } from '../egress';
 import { createTestServer, respond, type RecordedRequest, type TestServer } from '../test';
 import { WebhookToolkit } from './webhook-toolkit';
@@ -266,5 +266,17 @@ describe('exact error texts', () => {
     expect(await toolkit.execute({ name: 'x' } as unknown as WebhookCard, 'a', 'not json')).toBe("Error: Route 'a' not found. Available routes: (none)");
     const fromText = await toolkit.execute(card({ path: '/items/{{id}}' }), 'call', '{"id": "9"}');
     expect(fromText).toBe(JSON.stringify({ ok: true }, null, 2));
+  });
+});
+
+describe('transport', () => {
+  it('never uses the global fetch, and concurrent calls each get their own answer', async () => {
+    server.route('GET', '/api/echo', (request, response) => respond.json(response, 200, { id: request.query.get('id') }));
+    const fetchSpy = vi.spyOn(globalThis, 'fetch');
+    const target = card({ path: '/echo', queryParams: { id: '{{id}}' } });
+    const outputs = await Promise.all(Array.from({ length: 20 }, (_, index) => toolkit.execute(target, 'call', { id: `n${index}` })));
+    expect(outputs.map((output) => JSON.parse(output).id)).toEqual(Array.from({ length: 20 }, (_, index) => `n${index}`));
+    expect(fetchSpy).not.toHaveBeenCalled();
+    fetchSpy.mockRestore();
   });
 });
