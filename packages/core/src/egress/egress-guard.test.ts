@@ -147,6 +147,12 @@ describe('EgressGuard allow list and pinned connections', () => {
     await guard.close();
   });
 
+  it('pins fully-qualified names with a trailing dot too', async () => {
+    const guard = new EgressGuard({ allow: ['api.fathom.test'], lookup: async () => ['127.0.0.1'] });
+    expect((await guard.request(`http://API.fathom.test.:${server.port}/hello`)).status).toBe(200);
+    await guard.close();
+  });
+
   it('allows a name whose every address is an allowed IP', async () => {
     const guard = new EgressGuard({ allow: ['127.0.0.1'], lookup: async () => ['127.0.0.1'] });
     expect((await guard.request(`http://localhost:${server.port}/hello`)).status).toBe(200);

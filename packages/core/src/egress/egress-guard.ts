@@ -69,7 +69,8 @@ export class EgressGuard implements EgressGuardContract {
         throw new EgressDeniedError(target.href, `${host}${via} is a ${addressRange(address)} address`);
       }
     }
-    if (!isIP(host)) this.dispatcher.pin(host, addresses);
+    // undici asks for the URL's own hostname (a trailing dot kept); pin that spelling.
+    if (!isIP(host)) this.dispatcher.pin(target.hostname, addresses);
     return addresses;
   }
 
