@@ -7,6 +7,8 @@ export type BuiltRequest =
   | { ok: false; error: string };
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+/** RFC 9110 token: the characters a header name may hold. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** Headers by lowercase name, so a later layer overrides an earlier one whatever its capitalisation. */
 class HeaderLayers {
@@ -17,9 +19,13 @@ class HeaderLayers {
   layer(headers: Record<string, unknown> | undefined): void {
     for (const [name, value] of Object.entries(headers ?? {})) if (value !== undefined && value !== null) this.set(name, value);
   }
-  /** The first header whose value holds CR or LF (header injection), if any. */
-  unsafe(): string | undefined {
-    return [...this.byName.values()].find(([name, value]) => /[\r\n]/.test(value) || /[\r\n:]/.test(name))?.[0];
+  /** The problem of the first unsendable header: CR/LF in a value (header injection) or an invalid name. */
+  problem(): string | undefined {
+    for (const [name, value] of this.byName.values()) {
+      if (!HEADER_NAME.test(name)) return `Error: Header name '${name.replace(/[\r\n]/g, ' ')}' is not valid`;
+      if (/[\r\n\0]/.test(value)) return `Error: Header '${name}' contains a line break`;
+    }
+    return undefined;
   }
   toRecord(): Record<string, string> {
     return Object.fromEntries(this.byName.values());
@@ -89,8 +95,8 @@ export function buildRequest(card: WebhookCard, route: WebhookRoute, args: Argum
   headers.layer(route.headers);
   const authError = applyAuth(card.config.auth as Record<string, unknown> | undefined, headers, url);
   if (authError) return { ok: false, error: authError };
-  const unsafe = headers.unsafe();
-  if (unsafe !== undefined) return { ok: false, error: `Error: Header '${unsafe.replace(/[\r\n]/g, ' ')}' contains a line break` };
+  const headerProblem = headers.problem();
+  if (headerProblem) return { ok: false, error: headerProblem };
 
   let body: string | undefined;
   if (BODY_METHODS.has(method)) {

@@ -55,6 +55,8 @@ export async function sendWithRetries(options: SendOptions): Promise<SendOutcome
       return { ok: true, response };
     } catch (error) {
       if (codeOf(error) === 'destination_not_allowed') return { ok: false, error: 'Error: destination not allowed' };
+      // A request undici refuses to send (bad method, header...) is not a network failure: no retry.
+      if (codeOf(error) === 'UND_ERR_INVALID_ARG') return { ok: false, error: `Error: Invalid request - ${(error as Error).message}` };
       if (options.signal?.aborted) return { ok: false, error: 'Error: request cancelled' };
       lastError = error;
     }

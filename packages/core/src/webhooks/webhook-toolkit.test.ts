@@ -193,6 +193,9 @@ describe('headers and authentication', () => {
     expect(request).toBeUndefined();
     const viaAuth = await call({}, {}, { auth: { type: 'bearer', token: 'x\nHost: evil' } });
     expect(viaAuth.output).toBe("Error: Header 'Authorization' contains a line break");
+    const badName = await call({ headers: { 'X Bad\r\nName': 'v' } });
+    expect(badName.output).toBe("Error: Header name 'X Bad  Name' is not valid");
+    expect(server.requests).toHaveLength(0);
   });
 });
 
