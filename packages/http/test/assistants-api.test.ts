@@ -115,6 +115,35 @@ describe('assistants API through the official SDK', () => {
     expect((await second.finalRun()).status).toBe('completed');
   });
 
+  it('sends OpenAI assistant events as SSE, ending with event: done / data: [DONE]', async () => {
+    const { client, server } = bed;
+    bed.behave(() => ({ content: 'Hello there friend' }));
+    const assistant = await client.beta.assistants.create({ model: FAKE_MODEL });
+    const response = await server.request('/v1/threads/runs', {
+      method: 'POST',
+      json: { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] }, stream: true },
+    });
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const body = await response.text();
+    const events = [...body.matchAll(/^event: (.+)$/gm)].map((match) => match[1]);
+    expect(events.filter((name) => name !== 'thread.message.delta')).toEqual([
+      'thread.created',
+      'thread.run.created',
+      'thread.run.queued',
+      'thread.run.in_progress',
+      'thread.run.step.created',
+      'thread.run.step.in_progress',
+      'thread.message.created',
+      'thread.message.in_progress',
+      'thread.message.completed',
+      'thread.run.step.completed',
+      'thread.run.completed',
+      'done',
+    ]);
+    expect(events.filter((name) => name === 'thread.message.delta').length).toBeGreaterThan(1);
+    expect(body.trimEnd().endsWith('event: done\ndata: [DONE]')).toBe(true);
+  });
+
   it('cancels a run while the model is still answering', async () => {
     const { client } = bed;
     bed.behave(() => ({ content: 'never', delayMs: 20_000 }));

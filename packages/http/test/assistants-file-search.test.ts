@@ -110,6 +110,7 @@ describe('assistants with file_search over real vector stores', () => {
     const messages = await stream.finalMessages();
     const run = await stream.finalRun();
     expect(run.status).toBe('completed');
+    expect(run.usage?.total_tokens).toBeGreaterThan(0);
     expect(toolCalls).toEqual(['file_search']);
     expect(text).toMatch(/refunds take 14 days【0:0†refunds\.md】\.$/);
     const content = (messages.at(-1)!.content[0] as any).text;
