@@ -242,7 +242,12 @@ describe('AssistantRunner', () => {
       tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
     });
     const thread = runner.createThread(ACCOUNT, { messages: [{ role: 'user', content: 'Weather?' }] });
-    const run = runner.createRun(ACCOUNT, thread.id, { assistant_id: assistant.id, additional_instructions: 'Be brief.' });
+    runner.createMessage(ACCOUNT, thread.id, { role: 'user', content: 'In Lisbon, please.' });
+    const run = runner.createRun(ACCOUNT, thread.id, {
+      assistant_id: assistant.id,
+      additional_instructions: 'Be brief.',
+      truncation_strategy: { type: 'last_messages', last_messages: 1 },
+    });
     const paused = await waitFor(runner, ACCOUNT, run);
     expect(paused.status).toBe('requires_action');
     expect(paused.instructions).toBe('Be brief.');
@@ -256,6 +261,11 @@ describe('AssistantRunner', () => {
     const done = await waitFor(runner, ACCOUNT, run);
     expect(done.status).toBe('completed');
     expect(chat.requests[1]!.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: calls[0]!.id, content: 'sunny' });
+    // last_messages: 1 keeps only the latest thread message; instructions come first.
+    expect(chat.requests[0]!.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'In Lisbon, please.' },
+    ]);
     const step = runner.listRunSteps(ACCOUNT, thread.id, run.id, { order: 'asc' }).data[0]!;
     expect(step.status).toBe('completed');
     expect(step.step_details).toMatchObject({ type: 'tool_calls', tool_calls: [{ type: 'function', function: { name: 'get_weather', output: 'sunny' } }] });

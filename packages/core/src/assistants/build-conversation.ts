@@ -12,9 +12,11 @@ export function buildChatRequest(run: Run, threadMessages: Message[], state: Run
   const fileSearch = run.tools.some((tool) => tool.type === 'file_search');
   const system = [run.instructions, fileSearch ? CITATION_INSTRUCTIONS : ''].filter((part) => part && part.trim()).join('\n\n');
   const messages: ChatMessage[] = system ? [{ role: 'system', content: system }] : [];
-  for (const message of threadMessages) {
-    // Messages this run wrote are represented (with their tool calls) in the transcript.
-    if (message.run_id === run.id) continue;
+  // Messages this run wrote are represented (with their tool calls) in the transcript.
+  let history = threadMessages.filter((message) => message.run_id !== run.id);
+  const keep = run.truncation_strategy?.type === 'last_messages' ? run.truncation_strategy.last_messages : null;
+  if (keep !== null && keep !== undefined) history = keep > 0 ? history.slice(-keep) : [];
+  for (const message of history) {
     const text = message.content.map((part) => part.text.value).join('\n');
     messages.push({ role: message.role, content: text });
   }
@@ -27,6 +29,8 @@ export function buildChatRequest(run: Run, threadMessages: Message[], state: Run
     ...(run.temperature !== null ? { temperature: run.temperature } : {}),
     ...(run.top_p !== null ? { top_p: run.top_p } : {}),
     ...(run.max_completion_tokens !== null ? { max_tokens: run.max_completion_tokens } : {}),
+    ...(run.response_format && run.response_format !== 'auto' ? { response_format: run.response_format as Record<string, unknown> } : {}),
+    ...(tools.length && run.parallel_tool_calls === false ? { extra: { parallel_tool_calls: false } } : {}),
   };
 }
 
