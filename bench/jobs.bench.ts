@@ -96,8 +96,16 @@ const startedSeconds = (performance.now() - t0) / 1000;
 await drain();
 const finishedSeconds = (performance.now() - t0) / 1000;
 
+// 3. The engine alone (no HTTP): startJob() validates, checks policy, reserves and queues in one transaction.
+const coreAccount = fathom.accounts.create({ name: 'core-bench', balance: 1_000_000 }).account;
+const coreCount = 5000;
+const c0 = performance.now();
+for (let i = 0; i < coreCount; i++) fathom.jobs.startJob(coreAccount.id, 'pronet-jobs', { keyword: `core ${i}` });
+const coreSeconds = (performance.now() - c0) / 1000;
+await drain();
+
 const account = fathom.accounts.get(fathom.bootstrap.account?.id ?? (fathom.db.prepare('SELECT id FROM accounts LIMIT 1').get() as { id: string }).id);
-const consistent = Math.abs(fathom.accounts.ledgerSum(account.id) - account.balance) < 1e-6;
+const consistent = [account.id, coreAccount.id].every((id) => Math.abs(fathom.accounts.ledgerSum(id) - fathom.accounts.get(id).balance) < 1e-6);
 
 console.table({
   'POST->202 p50 (ms)': percentile(latencies, 50).toFixed(2),
@@ -105,6 +113,7 @@ console.table({
   'jobs/s started (32 clients, worker thread)': (started / startedSeconds).toFixed(0),
   'jobs/s finished (provider calls, concurrency 16)': (started / finishedSeconds).toFixed(0),
   'jobs in throughput run': started,
+  'startJob()/s in core, no HTTP (5000 sequential)': (coreCount / coreSeconds).toFixed(0),
   'ledger equals balance': consistent,
 });
 console.log(`targets: p50 < 5 ms -> ${percentile(latencies, 50) < 5 ? 'met' : 'MISSED'}; 500 jobs/s started -> ${started / startedSeconds >= 500 ? 'met' : 'MISSED'}`);

@@ -68,7 +68,7 @@ export function createToolSources(options: CreateToolSourcesOptions): Configured
         if (!hasRequest(options.egress)) return undefined;
         return new WebsiteContactsSource({
           egress: options.egress,
-          maxPages: readNumber(env, 'FATHOM_TOOLS_CRAWL_MAX_PAGES', 6, 1),
+          maxPages: readNumber(env, 'FATHOM_TOOLS_CRAWL_MAX_PAGES', 20, 1),
           maxBytesPerPage: readNumber(env, 'FATHOM_TOOLS_CRAWL_MAX_BYTES_PER_PAGE', 1024 * 1024, 1024),
           maxBytesPerSite: readNumber(env, 'FATHOM_TOOLS_CRAWL_MAX_BYTES_PER_SITE', 4 * 1024 * 1024, 1024),
           timeoutMs: readNumber(env, 'FATHOM_TOOLS_CRAWL_TIMEOUT_MS', 15_000, 1),

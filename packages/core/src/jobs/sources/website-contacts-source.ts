@@ -26,7 +26,7 @@ export class WebsiteContactsSource implements ToolSource {
   constructor(options: WebsiteContactsOptions) {
     this.#egress = options.egress;
     this.#limits = {
-      maxPages: options.maxPages ?? 6,
+      maxPages: options.maxPages ?? 20,
       maxBytesPerPage: options.maxBytesPerPage ?? 1024 * 1024,
       maxBytesPerSite: options.maxBytesPerSite ?? 4 * 1024 * 1024,
       timeoutMs: options.timeoutMs ?? 15_000,
@@ -39,7 +39,8 @@ export class WebsiteContactsSource implements ToolSource {
 
   async run({ input, signal }: ToolRunOptions): Promise<ToolOutput> {
     const websites = [...new Set<string>(input.websites)];
-    const limits = { ...this.#limits, maxPages: Math.min(input.max_pages_per_site ?? this.#limits.maxPages, 20) };
+    // The input asks (default 6); the operator's FATHOM_TOOLS_CRAWL_MAX_PAGES caps it.
+    const limits = { ...this.#limits, maxPages: Math.min(input.max_pages_per_site ?? 6, this.#limits.maxPages) };
     const crawls = new Array<Awaited<ReturnType<typeof crawlSite>>>(websites.length);
     let next = 0;
     const worker = async () => {
