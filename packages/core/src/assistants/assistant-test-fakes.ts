@@ -1,0 +1,110 @@
+// In-memory fakes of the contracts the runner depends on (ChatAdapterContract, StoreSearcher), for its tests.
+import type { ChatAdapterContract, ChatRequest, ChatResult, ChatStreamPart } from '../models/types';
+import type { SearchHit, StoreSearcher, StoreSearchOptions } from '../vector/types';
+import type { AssistantRunner } from './assistant-runner';
+import type { AssistantStreamEvent, Run } from './types';
+
+/** One scripted model turn of the in-memory chat fake. */
+export interface Turn {
+  content?: string;
+  toolCalls?: Array<{ name: string; arguments: unknown }>;
+  error?: Error;
+  hang?: boolean;
+}
+
+/** An in-memory ChatAdapterContract answering each request with the script's next turn. */
+export function fakeChat(script: (request: ChatRequest, index: number) => Turn) {
+  const requests: ChatRequest[] = [];
+  const calls = { complete: 0, stream: 0 };
+  const next = async (request: ChatRequest, signal?: AbortSignal): Promise<Turn> => {
+    const turn = script(structuredClone(request), requests.length);
+    requests.push(structuredClone(request));
+    if (turn.hang) {
+      await new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted'))));
+    }
+    if (turn.error) throw turn.error;
+    return turn;
+  };
+  const toolCalls = (turn: Turn) =>
+    (turn.toolCalls ?? []).map((call, index) => ({
+      id: `call_${requests.length}_${index}`,
+      type: 'function' as const,
+      function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+    }));
+  const chat: ChatAdapterContract = {
+    async complete(request, options): Promise<ChatResult> {
+      calls.complete++;
+      const turn = await next(request, options?.signal);
+      const tool_calls = toolCalls(turn);
+      return {
+        id: 'chatcmpl-x',
+        model: request.model,
+        message: { role: 'assistant', content: turn.content ?? null, ...(tool_calls.length ? { tool_calls } : {}) },
+        finishReason: tool_calls.length ? 'tool_calls' : 'stop',
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      };
+    },
+    async *stream(request, options): AsyncIterable<ChatStreamPart> {
+      calls.stream++;
+      const turn = await next(request, options?.signal);
+      for (const word of (turn.content ?? '').split(/(?<= )/)) if (word) yield { type: 'text-delta', text: word };
+      for (const [index, call] of toolCalls(turn).entries()) {
+        yield { type: 'tool-call-delta', index, id: call.id, name: call.function.name, argumentsDelta: call.function.arguments };
+      }
+      yield { type: 'finish', finishReason: turn.toolCalls?.length ? 'tool_calls' : 'stop', usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } };
+    },
+  };
+  return { chat, requests, calls };
+}
+
+/** An in-memory StoreSearcher: each store holds hits; search merges the stores, best first. */
+export function fakeSearcher(stores: Record<string, SearchHit[]>) {
+  const searches: Array<{ storeIds: string[]; options: StoreSearchOptions }> = [];
+  const waits: Array<{ storeIds: string[]; timeoutMs: number }> = [];
+  const searcher: StoreSearcher = {
+    async search(_accountId, storeIds, options) {
+      searches.push({ storeIds: [...storeIds], options });
+      return storeIds
+        .flatMap((id) => stores[id] ?? [])
+        .filter((hit) => hit.score >= (options.scoreThreshold ?? 0))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, options.maxNumResults ?? 10);
+    },
+    async waitForIngestion(_accountId, storeIds, timeoutMs) {
+      waits.push({ storeIds: [...storeIds], timeoutMs });
+      return true;
+    },
+  };
+  return { searcher, searches, waits };
+}
+
+export const hit = (file: string, score: number, text = `text of ${file}`): SearchHit => ({
+  file_id: `file-${file}`,
+  filename: `${file}.md`,
+  score,
+  attributes: null,
+  content: [{ type: 'text', text }],
+});
+
+/** Model that searches once, then answers citing the first marker it was given. */
+export const searchThenCite = (request: ChatRequest): Turn => {
+  const last = request.messages[request.messages.length - 1]!;
+  if (last.role !== 'tool') return { toolCalls: [{ name: 'file_search', arguments: { query: 'refund policy' } }] };
+  const marker = String(last.content).match(/【\d+:\d+†[^】]*】/)?.[0] ?? '';
+  return { content: `Refunds take 14 days${marker}.` };
+};
+
+export async function waitFor(runner: AssistantRunner, accountId: string, run: Run, statuses: string[] = ['completed', 'failed', 'cancelled', 'requires_action', 'expired']): Promise<Run> {
+  for (let i = 0; i < 500; i++) {
+    const current = runner.retrieveRun(accountId, run.thread_id, run.id);
+    if (statuses.includes(current.status)) return current;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`run stayed ${runner.retrieveRun(accountId, run.thread_id, run.id).status}`);
+}
+
+export async function collect(events: AsyncIterable<AssistantStreamEvent>): Promise<AssistantStreamEvent[]> {
+  const out: AssistantStreamEvent[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
