@@ -1,4 +1,4 @@
-import { createFakeAnthropicUpstream, createFakeOpenAIUpstream, type FakeUpstream } from '@fathom/core/test';
+import { createFakeAnthropicUpstream, createFakeOpenAIUpstream, createTestServer, type FakeUpstream } from '@fathom/core/test';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFathom, type TestFathom } from './harness';
@@ -134,6 +134,31 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
     const streamed = await server.client.chat.completions.create({ model: 'fake/m', messages: [{ role: 'user', content: 'c' }], stream: true }).catch((error) => error);
     expect(streamed.status).toBe(502);
     expect(streamed.message).toContain('overloaded');
+  });
+
+  it('sends an error chunk (no retry) when the upstream connection drops after streaming began', async () => {
+    const broken = await createTestServer({
+      'POST /v1/chat/completions': (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.write('data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"Partial "}}]}\n\n');
+        setTimeout(() => response.destroy(), 50);
+      },
+    });
+    const own = await startFathom({ env: { FATHOM_PROVIDERS: JSON.stringify({ broken: { type: 'openai', baseUrl: `${broken.url}/v1` } }) } });
+    try {
+      const stream = await own.client.chat.completions.create({ model: 'broken/m', messages: [{ role: 'user', content: 'go' }], stream: true });
+      let text = '';
+      const error = await (async () => {
+        for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      })().catch((caught) => caught);
+      expect(text).toBe('Partial ');
+      expect(error).toBeInstanceOf(OpenAI.APIError);
+      expect(error.message).toMatch(/broken/);
+      expect(broken.requests).toHaveLength(1);
+    } finally {
+      await own.close({ keepData: false });
+      await broken.close();
+    }
   });
 
   it('aborts the upstream request when the client disconnects mid-stream', async () => {

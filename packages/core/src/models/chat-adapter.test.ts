@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db';
 import { silentLogger } from '../internal/logger';
-import { createFakeAnthropicUpstream, createFakeOpenAIUpstream, type FakeUpstream } from '../test';
+import { createFakeAnthropicUpstream, createFakeOpenAIUpstream, createTestServer, respond, type FakeUpstream } from '../test';
 import { ChatAdapter } from './chat-adapter';
 import type { ChatStreamPart } from './types';
 import { modelsSchema } from './usage-store';
@@ -209,6 +209,56 @@ describe('ChatAdapter with an Anthropic provider', () => {
     expect(calls[0]).toMatchObject({ index: 0, id: 'toolu_9', name: 'get_weather' });
     expect(calls.map((c) => c.argumentsDelta ?? '').join('')).toBe('{"city":"Oslo"}');
     expect(parts.at(-1)).toEqual({ type: 'finish', finishReason: 'tool_calls', usage: { prompt_tokens: 20, completion_tokens: 6, total_tokens: 26 } });
+  });
+
+  it('maps stop reasons: max_tokens -> length, refusal -> content_filter, end_turn -> stop', async () => {
+    const upstream = await track(createFakeAnthropicUpstream([{ content: 'cut', finishReason: 'length' }, { content: 'no', finishReason: 'content_filter' }, { content: 'fine' }]));
+    const chat = adapterFor({ claude: { type: 'anthropic', baseUrl: upstream.baseUrl } });
+    const ask = () => chat.complete({ model: 'claude/x', messages: [{ role: 'user', content: 'hi' }] });
+    expect((await ask()).finishReason).toBe('length');
+    expect((await ask()).finishReason).toBe('content_filter');
+    expect((await ask()).finishReason).toBe('stop');
+  });
+
+  it('translates image parts and merges consecutive tool results into one user turn', async () => {
+    const upstream = await track(createFakeAnthropicUpstream([{ content: 'ok' }]));
+    const chat = adapterFor({ claude: { type: 'anthropic', baseUrl: upstream.baseUrl } });
+    await chat.complete({
+      model: 'claude/x',
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] },
+        { role: 'assistant', content: 'Two lookups.', tool_calls: [{ id: 't1', type: 'function', function: { name: 'a', arguments: '{}' } }, { id: 't2', type: 'function', function: { name: 'b', arguments: '{"x":1}' } }] },
+        { role: 'tool', tool_call_id: 't1', content: 'A' },
+        { role: 'tool', tool_call_id: 't2', content: [{ type: 'text', text: 'B' }] },
+      ],
+    });
+    expect(upstream.requests[0].messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }, { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Two lookups.' }, { type: 'tool_use', id: 't1', name: 'a', input: {} }, { type: 'tool_use', id: 't2', name: 'b', input: { x: 1 } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'A' }, { type: 'tool_result', tool_use_id: 't2', content: 'B' }] },
+    ]);
+  });
+
+  it('turns an error event in the stream into an error after the parts already sent', async () => {
+    const server = await createTestServer({
+      'POST /v1/messages': (_request, response) =>
+        respond.sse(response, [
+          { event: 'message_start', data: { type: 'message_start', message: { usage: { input_tokens: 3, output_tokens: 0 } } } },
+          { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
+          { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } } },
+          { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } },
+        ]),
+    });
+    cleanups.push(() => server.close());
+    const chat = adapterFor({ claude: { type: 'anthropic', baseUrl: `${server.url}/v1` } });
+    const seen: ChatStreamPart[] = [];
+    await expect(
+      (async () => {
+        for await (const part of chat.stream({ model: 'claude/x', messages: [{ role: 'user', content: 'hi' }] })) seen.push(part);
+      })(),
+    ).rejects.toMatchObject({ status: 502, message: expect.stringContaining('Overloaded') });
+    expect(seen).toEqual([{ type: 'text-delta', text: 'Hel' }]);
+    expect(server.requests).toHaveLength(1);
   });
 
   it('maps an Anthropic 429 to 429 with its message', async () => {
