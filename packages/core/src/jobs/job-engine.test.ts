@@ -71,6 +71,20 @@ describe('JobEngine', () => {
     await engine.close();
   });
 
+  it('answers from cache within the TTL and calls the provider again after it', async () => {
+    let calls = 0;
+    const { account, make } = setup({ name: 'count', run: async () => ({ items: [{ type: 'place', value: `call ${++calls}` }], cost: 0.1 }) }, { cacheTtlSeconds: 0.2 });
+    const engine = make();
+    engine.start();
+    await engine.waitForJob(account.id, engine.startJob(account.id, 'maps', input).job_id);
+    const hit = await engine.waitForJob(account.id, engine.startJob(account.id, 'maps', { ...input, query: 'BAKERY' }).job_id);
+    expect(hit).toMatchObject({ cached: true, cost: 0, result: { items: [{ value: 'call 1' }] } });
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const miss = await engine.waitForJob(account.id, engine.startJob(account.id, 'maps', input).job_id);
+    expect(miss).toMatchObject({ cached: false, cost: 0.1, result: { items: [{ value: 'call 2' }] } });
+    await engine.close();
+  });
+
   it('reports each tool as available or not in its catalog', () => {
     const { make } = setup({ name: 'x', run: async () => ({ items: [], cost: 0 }) });
     const catalog = make().catalog();

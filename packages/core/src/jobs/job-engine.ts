@@ -200,7 +200,9 @@ export class JobEngine {
     if (shared) {
       await shared.then(
         (output) => this.#finishSucceeded(row, toResult(output), 0, true),
-        (error) => this.#finishFailed(row, error),
+        (error) => {
+          if (!this.#closed) this.#finishFailed(row, error); // on shutdown it stays running and re-runs on the next start
+        },
       );
       return;
     }
