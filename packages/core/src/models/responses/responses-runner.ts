@@ -18,6 +18,9 @@ export interface ResponsesRunOptions {
 /** One Responses stream event: `type` doubles as the SSE event name. */
 export type ResponsesEvent = { type: string; [key: string]: unknown };
 
+/** How long a response with file_search waits for its stores' files still being ingested, ms. */
+export const FILE_SEARCH_INGESTION_WAIT_MS = 60_000;
+
 /** Model turns that may call `file_search` before the model must answer. */
 export const MAX_FILE_SEARCH_ROUNDS = 4;
 
@@ -52,6 +55,8 @@ function passages(hits: SearchHit[]): string {
  */
 export async function* runResponse(deps: ResponsesDeps, call: ResponsesCall, options: ResponsesRunOptions): AsyncGenerator<ResponsesEvent> {
   if (call.fileSearch && !deps.searcher) throw new ServiceUnavailableError('file_search is not available: document search is not configured on this installation.');
+  // Checks the stores belong to the account (404 before anything is streamed) and lets ingestion finish.
+  if (call.fileSearch) await deps.searcher!.waitForIngestion(options.accountId, call.fileSearch.vectorStoreIds, FILE_SEARCH_INGESTION_WAIT_MS);
   const response: Record<string, any> = {
     id: newId('resp_'),
     object: 'response',
