@@ -10,6 +10,7 @@ export interface HashEmbedderOptions {
 }
 
 // Feature kinds hash with different seeds so `word:ab` and `gram:ab` land in different buckets.
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 const SEED_WORD = 0x811c9dc5;
 const SEED_GRAM = 0x01000193;
 const SEED_PAIR = 0x2545f491;
@@ -80,32 +81,45 @@ export class HashEmbedder implements Embedder {
     const features = new Map<number, number>();
     const add = (hash: number, weight: number) => features.set(hash, (features.get(hash) ?? 0) + weight);
     let previous: string | null = null;
-    for (const run of text.split(/\s+/)) {
-      if (!run) continue;
-      const words = run.match(/[\p{L}\p{N}\p{M}]+/gu);
-      if (!words) continue;
-      // Identifiers such as ERR_QUOTA_7731, v2.3.1 or user@example.com also count as one feature.
-      if (words.length > 1 || /\d/.test(run)) {
-        const ident = foldWord(run.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''));
-        if (ident) add(hashString(ident, SEED_IDENT), WEIGHT_IDENT);
+    // A "run" is a stretch of words joined without whitespace (ERR_QUOTA_7731, v2.3.1, user@example.com):
+    // besides its words it counts as one identifier feature.
+    let runStart = -1;
+    let runEnd = -1;
+    let runWords = 0;
+    let runDigits = false;
+    const closeRun = () => {
+      if (runWords > 1 || (runWords === 1 && runDigits)) add(hashString(foldWord(text.slice(runStart, runEnd)), SEED_IDENT), WEIGHT_IDENT);
+    };
+    WORD.lastIndex = 0;
+    for (let match = WORD.exec(text); match; match = WORD.exec(text)) {
+      const start = match.index;
+      const raw = match[0];
+      if (runEnd >= 0 && !/\s/.test(text.slice(runEnd, start))) {
+        runWords++;
+      } else {
+        if (runEnd >= 0) closeRun();
+        runStart = start;
+        runWords = 1;
+        runDigits = false;
       }
-      for (const raw of words) {
-        const word = foldWord(raw);
-        if (STOP_WORDS.has(word)) {
-          add(hashString(word, SEED_WORD), WEIGHT_STOP);
-          continue;
-        }
-        add(hashString(word, SEED_WORD), WEIGHT_WORD);
-        if (previous !== null) add(hashString(`${previous} ${word}`, SEED_PAIR), WEIGHT_PAIR);
-        previous = word;
-        const padded = `#${word}#`;
-        const grams = padded.length - 2;
-        if (grams > 1) {
-          const weight = WEIGHT_GRAMS / Math.sqrt(grams);
-          for (let i = 0; i < grams; i++) add(hashString(padded, SEED_GRAM, i, i + 3), weight);
-        }
+      runEnd = start + raw.length;
+      if (!runDigits && /\d/.test(raw)) runDigits = true;
+      const word = foldWord(raw);
+      if (STOP_WORDS.has(word)) {
+        add(hashString(word, SEED_WORD), WEIGHT_STOP);
+        continue;
+      }
+      add(hashString(word, SEED_WORD), WEIGHT_WORD);
+      if (previous !== null) add(hashString(`${previous} ${word}`, SEED_PAIR), WEIGHT_PAIR);
+      previous = word;
+      const padded = `#${word}#`;
+      const grams = padded.length - 2;
+      if (grams > 1) {
+        const weight = WEIGHT_GRAMS / Math.sqrt(grams);
+        for (let i = 0; i < grams; i++) add(hashString(padded, SEED_GRAM, i, i + 3), weight);
       }
     }
+    if (runEnd >= 0) closeRun();
     const vector = new Float32Array(this.dimensions);
     for (const [hash, weight] of features) {
       // Sublinear term frequency: a word repeated ten times is not ten times the evidence.

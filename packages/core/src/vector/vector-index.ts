@@ -23,7 +23,7 @@ export interface VectorIndexOptions {
     m?: number;
     /** Build-time beam; default 100. */
     efConstruction?: number;
-    /** Search-time beam (at least the candidate depth); default 64. */
+    /** Search-time beam (at least the candidate depth); default 200. */
     efSearch?: number;
   };
   keyword?: KeywordIndexOptions;
@@ -48,6 +48,8 @@ interface CandidateRow {
 /** Stores up to this many allowed chunks after filtering are searched exactly instead of through HNSW. */
 const EXACT_SEARCH_LIMIT = 4096;
 const INSERT_BATCH = 256;
+/** HNSW inserts queued in the worker before `addFileChunks` waits (backpressure). */
+const MAX_INFLIGHT_VECTORS = 4096;
 const REINDEX_MARK = 'reindexing:';
 
 /**
@@ -69,6 +71,8 @@ export class VectorIndex implements VectorIndexContract {
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly queryEmbedders = new Map<string, Embedder>();
   private readonly sql;
+  private readonly inflight = new Set<{ size: number; done: Promise<void> }>();
+  private inflightVectors = 0;
 
   constructor(options: VectorIndexOptions) {
     if (!options?.db) throw new Error('VectorIndex needs a database (options.db).');
@@ -81,7 +85,7 @@ export class VectorIndex implements VectorIndexContract {
     mkdirSync(this.directory, { recursive: true });
     this.m = options.hnsw?.m ?? 16;
     this.efConstruction = options.hnsw?.efConstruction ?? 100;
-    this.efSearch = options.hnsw?.efSearch ?? 64;
+    this.efSearch = options.hnsw?.efSearch ?? 200;
     this.keywords = new KeywordIndex(this.db, options.keyword);
     const db = this.db;
     this.sql = {
@@ -171,9 +175,31 @@ export class VectorIndex implements VectorIndexContract {
         const labels = added.slice(start, start + INSERT_BATCH);
         const flat = new Float32Array(labels.length * meta.dimensions);
         labels.forEach((_, row) => flat.set(chunks[start + row]!.vector, row * meta.dimensions));
-        await this.hnsw.add(storeId, labels, flat, start + INSERT_BATCH >= added.length ? generation : -1);
+        await this.track(storeId, this.hnsw.add(storeId, labels, flat, start + INSERT_BATCH >= added.length ? generation : -1), labels.length);
       }
     });
+  }
+
+  /**
+   * Lets HNSW inserts run behind the caller (the worker applies requests in order, so a later search
+   * already sees them) while bounding the vectors in flight. A failed insert drops the store's index
+   * so the next use rebuilds it from SQLite.
+   */
+  private async track(storeId: string, update: Promise<void>, size: number): Promise<void> {
+    const entry = {
+      size,
+      done: update.catch(async (error: Error) => {
+        this.log.error(`HNSW update of ${storeId} failed (${error.message}); its index will be rebuilt from SQLite.`);
+        await this.dropIndex(storeId).catch(() => undefined);
+      }),
+    };
+    this.inflight.add(entry);
+    this.inflightVectors += size;
+    void entry.done.then(() => {
+      this.inflight.delete(entry);
+      this.inflightVectors -= size;
+    });
+    while (this.inflightVectors > MAX_INFLIGHT_VECTORS) await this.inflight.values().next().value!.done;
   }
 
   async removeFile(storeId: string, fileId: string): Promise<void> {
@@ -310,6 +336,7 @@ export class VectorIndex implements VectorIndexContract {
 
   async close(): Promise<void> {
     await Promise.allSettled([...this.locks.values()]);
+    await Promise.allSettled([...this.inflight].map((entry) => entry.done));
     await this.hnsw.close();
   }
 
