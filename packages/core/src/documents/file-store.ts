@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Database } from '../db';
+import { StatementCache } from './statement-cache';
 import { InvalidRequestError, NotFoundError } from '../errors';
 import { newId, nowSeconds } from '../internal/ids';
 import { paginate, type ListPage, type ListQuery } from '../internal/pagination';
@@ -42,11 +43,13 @@ export interface StagedUpload {
 /** Uploaded files: metadata in SQLite, bytes under `<dataDir>/files/<id>` (written to a temp path, renamed on success). */
 export class FileStore {
   private readonly db: Database;
+  private readonly sql: StatementCache;
   private readonly dir: string;
   private readonly tmpDir: string;
 
   constructor(options: { db: Database; dataDir: string }) {
     this.db = options.db;
+    this.sql = new StatementCache(this.db);
     this.dir = join(options.dataDir, 'files');
     this.tmpDir = join(options.dataDir, 'files', '.tmp');
     mkdirSync(this.tmpDir, { recursive: true });
@@ -81,8 +84,7 @@ export class FileStore {
     const filename = validateFilename(input.filename);
     const row: FileRow = { id: newId('file-'), account_id: accountId, filename, purpose, bytes: staged.bytes, created_at: nowSeconds() };
     renameSync(staged.path, this.path(row.id));
-    this.db
-      .prepare('INSERT INTO files (id, account_id, filename, purpose, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+    this.sql.get('INSERT INTO files (id, account_id, filename, purpose, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(row.id, row.account_id, row.filename, row.purpose, row.bytes, row.created_at);
     return toFileObject(row);
   }
@@ -101,7 +103,7 @@ export class FileStore {
   }
 
   row(accountId: string, id: string, param: string | null = null): FileRow {
-    const row = this.db.prepare<[string, string], FileRow>('SELECT * FROM files WHERE id = ? AND account_id = ?').get(id, accountId);
+    const row = this.sql.get<[string, string], FileRow>('SELECT * FROM files WHERE id = ? AND account_id = ?').get(id, accountId);
     if (!row) throw new NotFoundError('file', id, param);
     return row;
   }
@@ -115,7 +117,7 @@ export class FileStore {
   /** Removes the row and the bytes. Store membership is cleaned by `Documents.deleteFile`. */
   remove(accountId: string, id: string): void {
     this.row(accountId, id);
-    this.db.prepare('DELETE FROM files WHERE id = ? AND account_id = ?').run(id, accountId);
+    this.sql.get('DELETE FROM files WHERE id = ? AND account_id = ?').run(id, accountId);
     rmSync(this.path(id), { force: true });
   }
 

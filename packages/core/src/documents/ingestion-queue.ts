@@ -14,7 +14,7 @@ export interface IngestionQueueOptions {
   ingestor: Ingestor;
   vectorIndex: VectorIndexContract;
   log: Logger;
-  /** Files ingested at once; default 2. `FATHOM_INGEST_CONCURRENCY`. */
+  /** Files ingested at once; default 4 (CPU-heavy steps run in worker threads, so stages overlap). `FATHOM_INGEST_CONCURRENCY`. */
   concurrency?: number;
   /** A file whose ingestion was interrupted this many times (crashes) ends `failed`; default 3. */
   maxAttempts?: number;
@@ -35,14 +35,16 @@ export class IngestionQueue {
   private readonly concurrency: number;
   private readonly maxAttempts: number;
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly filenameOf;
   private started = false;
   private closing = false;
 
   constructor(options: IngestionQueueOptions) {
     this.options = options;
-    this.concurrency = Math.max(1, options.concurrency ?? 2);
+    this.concurrency = Math.max(1, options.concurrency ?? 4);
     this.maxAttempts = options.maxAttempts ?? 3;
     this.events.setMaxListeners(0);
+    this.filenameOf = options.db.prepare<[string], { filename: string }>('SELECT filename FROM files WHERE id = ?');
   }
 
   start(): void {
@@ -93,7 +95,7 @@ export class IngestionQueue {
   }
 
   private async run(row: StoreFileRow, signal: AbortSignal): Promise<void> {
-    const { storeFiles, files, ingestor, vectorIndex, log, db } = this.options;
+    const { storeFiles, files, ingestor, vectorIndex, log } = this.options;
     const attempt = storeFiles.markAttempt(row);
     if (attempt > this.maxAttempts) {
       storeFiles.finish(row, {
@@ -103,7 +105,7 @@ export class IngestionQueue {
       });
       return;
     }
-    const file = db.prepare<[string], { filename: string }>('SELECT filename FROM files WHERE id = ?').get(row.file_id);
+    const file = this.filenameOf.get(row.file_id);
     if (!file) {
       storeFiles.finish(row, { status: 'failed', code: 'invalid_file', message: 'file was deleted' });
       return;

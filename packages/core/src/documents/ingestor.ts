@@ -9,6 +9,8 @@ export interface IngestorOptions {
   vectorIndex: VectorIndexContract;
   /** Texts per `embedder.embed` call; default 64. */
   batchSize?: number;
+  /** Tokens per `embedder.embed` call at most; default 8192 (keeps each call of an in-process embedder short). */
+  batchTokens?: number;
   /** Worker-pool settings of text extraction (threads, memory cap, deadline). */
   extract?: ExtractPoolOptions;
 }
@@ -41,11 +43,13 @@ export class Ingestor {
   private readonly index: VectorIndexContract;
   private readonly pool: ExtractPool;
   private readonly batchSize: number;
+  private readonly batchTokens: number;
 
   constructor(options: IngestorOptions) {
     this.embedder = options.embedder;
     this.index = options.vectorIndex;
     this.batchSize = options.batchSize ?? 64;
+    this.batchTokens = options.batchTokens ?? 8192;
     this.pool = new ExtractPool(options.extract);
   }
 
@@ -77,12 +81,21 @@ export class Ingestor {
     return this.pool.extract({ path, filename }, signal);
   }
 
-  /** Embeds chunks in batches of `batchSize`. */
+  /**
+   * Embeds chunks in batches of at most `batchSize` texts and `batchTokens` tokens, yielding to the event
+   * loop between batches: an in-process embedder (hash) is synchronous CPU, and without the yield one
+   * file's batches would run as one long chain of microtasks and stall every request meanwhile.
+   */
   async embedChunks(chunks: TextChunk[], signal?: AbortSignal): Promise<IndexedChunk[]> {
     const out: IndexedChunk[] = [];
-    for (let i = 0; i < chunks.length; i += this.batchSize) {
+    for (let i = 0; i < chunks.length; ) {
       signal?.throwIfAborted();
-      const batch = chunks.slice(i, i + this.batchSize);
+      let end = i + 1;
+      let tokens = chunks[i]!.tokens;
+      while (end < chunks.length && end - i < this.batchSize && tokens + chunks[end]!.tokens <= this.batchTokens) tokens += chunks[end++]!.tokens;
+      const batch = chunks.slice(i, end);
+      i = end;
+      await yieldToEventLoop();
       let embeddings: Float32Array[];
       try {
         ({ embeddings } = await this.embedder.embed({ values: batch.map((chunk) => chunk.text), signal }));
@@ -92,6 +105,7 @@ export class Ingestor {
       }
       batch.forEach((chunk, j) => out.push({ ...chunk, vector: embeddings[j]! }));
     }
+    await yieldToEventLoop();
     return out;
   }
 
@@ -99,3 +113,5 @@ export class Ingestor {
     await this.pool.close();
   }
 }
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -1,4 +1,5 @@
 import type { Database } from '../db';
+import { StatementCache } from './statement-cache';
 import { InvalidRequestError, NotFoundError } from '../errors';
 import { nowSeconds } from '../internal/ids';
 import type { ListPage, ListQuery } from '../internal/pagination';
@@ -42,9 +43,11 @@ export interface StoreFileRow {
 /** Membership of files in stores; the rows `in_progress` are the durable ingestion queue. */
 export class StoreFiles {
   private readonly db: Database;
+  private readonly sql: StatementCache;
 
   constructor(db: Database) {
     this.db = db;
+    this.sql = new StatementCache(this.db);
   }
 
   /**
@@ -52,8 +55,7 @@ export class StoreFiles {
    * `in_progress`, a new generation so any older run of it cannot complete.
    */
   enqueue(input: { accountId: string; storeId: string; fileId: string; attributes: Attributes | null; chunking: StaticChunking }): StoreFileRow {
-    this.db
-      .prepare(
+    this.sql.get(
         `INSERT INTO vector_store_files (store_id, file_id, account_id, status, attributes, chunk_max_tokens, chunk_overlap_tokens, created_at)
          VALUES (?, ?, ?, 'in_progress', ?, ?, ?, ?)
          ON CONFLICT (store_id, file_id) DO UPDATE SET status = 'in_progress', attributes = excluded.attributes,
@@ -74,8 +76,7 @@ export class StoreFiles {
   }
 
   find(storeId: string, fileId: string): StoreFileRow | undefined {
-    return this.db
-      .prepare<[string, string], StoreFileRow>('SELECT * FROM vector_store_files WHERE store_id = ? AND file_id = ?')
+    return this.sql.get<[string, string], StoreFileRow>('SELECT * FROM vector_store_files WHERE store_id = ? AND file_id = ?')
       .get(storeId, fileId);
   }
 
@@ -88,32 +89,29 @@ export class StoreFiles {
 
   /** Stores holding a file (for `DELETE /v1/files/{id}`). */
   storesOf(fileId: string): string[] {
-    return this.db
-      .prepare<[string], { store_id: string }>('SELECT store_id FROM vector_store_files WHERE file_id = ?')
+    return this.sql.get<[string], { store_id: string }>('SELECT store_id FROM vector_store_files WHERE file_id = ?')
       .all(fileId)
       .map((row) => row.store_id);
   }
 
   remove(storeId: string, fileId: string): boolean {
-    return this.db.prepare('DELETE FROM vector_store_files WHERE store_id = ? AND file_id = ?').run(storeId, fileId).changes > 0;
+    return this.sql.get('DELETE FROM vector_store_files WHERE store_id = ? AND file_id = ?').run(storeId, fileId).changes > 0;
   }
 
   setAttributes(storeId: string, fileId: string, attributes: Attributes | null): void {
-    this.db
-      .prepare('UPDATE vector_store_files SET attributes = ? WHERE store_id = ? AND file_id = ?')
+    this.sql.get('UPDATE vector_store_files SET attributes = ? WHERE store_id = ? AND file_id = ?')
       .run(attributes ? JSON.stringify(attributes) : null, storeId, fileId);
   }
 
   /** Next queued rows in order (at most `limit`), skipping those already running. */
   queued(limit: number): StoreFileRow[] {
-    return this.db
-      .prepare<[number], StoreFileRow>("SELECT * FROM vector_store_files WHERE status = 'in_progress' ORDER BY seq LIMIT ?")
+    return this.sql.get<[number], StoreFileRow>("SELECT * FROM vector_store_files WHERE status = 'in_progress' ORDER BY seq LIMIT ?")
       .all(limit);
   }
 
   /** Counts a start of work; returns the attempt number. */
   markAttempt(row: StoreFileRow): number {
-    this.db.prepare('UPDATE vector_store_files SET attempts = attempts + 1 WHERE seq = ? AND generation = ?').run(row.seq, row.generation);
+    this.sql.get('UPDATE vector_store_files SET attempts = attempts + 1 WHERE seq = ? AND generation = ?').run(row.seq, row.generation);
     return row.attempts + 1;
   }
 
@@ -124,13 +122,11 @@ export class StoreFiles {
   ): boolean {
     const statement =
       outcome.status === 'completed'
-        ? this.db
-            .prepare(
+        ? this.sql.get(
               "UPDATE vector_store_files SET status = 'completed', usage_bytes = ?, chunk_count = ? WHERE seq = ? AND generation = ? AND status = 'in_progress'",
             )
             .run(outcome.usageBytes, outcome.chunks, row.seq, row.generation)
-        : this.db
-            .prepare(
+        : this.sql.get(
               "UPDATE vector_store_files SET status = 'failed', last_error_code = ?, last_error_message = ?, usage_bytes = 0 WHERE seq = ? AND generation = ? AND status = 'in_progress'",
             )
             .run(outcome.code, outcome.message, row.seq, row.generation);
@@ -139,8 +135,7 @@ export class StoreFiles {
 
   /** Cancels the in-progress files of a batch; returns the keys cancelled. */
   cancelBatch(batchId: string, storeId: string): string[] {
-    return this.db
-      .prepare<[string, string], { file_id: string }>(
+    return this.sql.get<[string, string], { file_id: string }>(
         `UPDATE vector_store_files SET status = 'cancelled' WHERE store_id = ? AND status = 'in_progress'
            AND file_id IN (SELECT file_id FROM file_batch_files WHERE batch_id = ?) RETURNING file_id`,
       )
@@ -152,8 +147,7 @@ export class StoreFiles {
     if (storeIds.length === 0) return 0;
     const marks = storeIds.map(() => '?').join(', ');
     return (
-      this.db
-        .prepare(`SELECT COUNT(*) AS n FROM vector_store_files WHERE status = 'in_progress' AND store_id IN (${marks})`)
+      this.sql.get(`SELECT COUNT(*) AS n FROM vector_store_files WHERE status = 'in_progress' AND store_id IN (${marks})`)
         .get(...storeIds) as { n: number }
     ).n;
   }
@@ -175,8 +169,7 @@ export class StoreFiles {
     };
     if (query.after) cursor(query.after, order === 'desc' ? '<' : '>');
     if (query.before) cursor(query.before, order === 'desc' ? '>' : '<');
-    const rows = this.db
-      .prepare(`SELECT f.* FROM vector_store_files f WHERE ${conditions.join(' AND ')} ORDER BY f.seq ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`)
+    const rows = this.sql.get(`SELECT f.* FROM vector_store_files f WHERE ${conditions.join(' AND ')} ORDER BY f.seq ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`)
       .all(...params, limit + 1) as StoreFileRow[];
     const data = rows.slice(0, limit).map(toStoreFileObject);
     return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: rows.length > limit };

@@ -1,4 +1,5 @@
 import type { Database } from '../db';
+import { StatementCache } from './statement-cache';
 import { InvalidRequestError, NotFoundError } from '../errors';
 import { newId, nowSeconds } from '../internal/ids';
 import { paginate, type ListPage, type ListQuery } from '../internal/pagination';
@@ -43,10 +44,12 @@ export interface StoreRow {
 /** Vector store rows. `file_counts` and `usage_bytes` are computed in SQL from the store's files on every read. */
 export class VectorStores {
   private readonly db: Database;
+  private readonly sql: StatementCache;
   private readonly countsStatement;
 
   constructor(db: Database) {
     this.db = db;
+    this.sql = new StatementCache(this.db);
     this.countsStatement = db.prepare<[string], { status: string; n: number; bytes: number }>(
       'SELECT status, COUNT(*) AS n, SUM(usage_bytes) AS bytes FROM vector_store_files WHERE store_id = ? GROUP BY status',
     );
@@ -73,8 +76,7 @@ export class VectorStores {
       last_active_at: now,
       created_at: now,
     };
-    this.db
-      .prepare(
+    this.sql.get(
         `INSERT INTO vector_stores (id, account_id, name, description, metadata, expires_after_days, embedder, last_active_at, created_at)
          VALUES (@id, @account_id, @name, @description, @metadata, @expires_after_days, @embedder, @last_active_at, @created_at)`,
       )
@@ -84,7 +86,7 @@ export class VectorStores {
 
   /** The store of this account, or 404 (also for another account's id). */
   row(accountId: string, id: string, param: string | null = null): StoreRow {
-    const row = this.db.prepare<[string, string], StoreRow>('SELECT * FROM vector_stores WHERE id = ? AND account_id = ?').get(id, accountId);
+    const row = this.sql.get<[string, string], StoreRow>('SELECT * FROM vector_stores WHERE id = ? AND account_id = ?').get(id, accountId);
     if (!row) throw new NotFoundError('vector store', id, param);
     return row;
   }
@@ -103,18 +105,17 @@ export class VectorStores {
       expires_after_days: expires === undefined ? row.expires_after_days : (expires?.days ?? null),
       last_active_at: nowSeconds(),
     };
-    this.db
-      .prepare('UPDATE vector_stores SET name = @name, metadata = @metadata, expires_after_days = @expires_after_days, last_active_at = @last_active_at WHERE id = @id')
+    this.sql.get('UPDATE vector_stores SET name = @name, metadata = @metadata, expires_after_days = @expires_after_days, last_active_at = @last_active_at WHERE id = @id')
       .run(next);
     return next;
   }
 
   remove(id: string): void {
-    this.db.prepare('DELETE FROM vector_stores WHERE id = ?').run(id);
+    this.sql.get('DELETE FROM vector_stores WHERE id = ?').run(id);
   }
 
   touch(id: string): void {
-    this.db.prepare('UPDATE vector_stores SET last_active_at = ? WHERE id = ?').run(nowSeconds(), id);
+    this.sql.get('UPDATE vector_stores SET last_active_at = ? WHERE id = ?').run(nowSeconds(), id);
   }
 
   counts(storeId: string): { counts: FileCounts; usageBytes: number } {

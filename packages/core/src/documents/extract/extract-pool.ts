@@ -1,7 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { siblingWorkerUrl, workerExecArgv } from '../../internal/worker-options';
+import { readFile, stat } from 'node:fs/promises';
 import { ExtractionError } from './extraction-error';
+import { detectFormat, extractText } from './extract-text';
 import type { ExtractResult, ExtractTask } from './extract.worker';
 
 export interface ExtractPoolOptions {
@@ -11,6 +13,12 @@ export interface ExtractPoolOptions {
   memoryMb?: number;
   /** Deadline of each parse in ms; default 60000. `FATHOM_EXTRACT_TIMEOUT_MS`. */
   timeoutMs?: number;
+  /**
+   * Plain-text formats (text, Markdown, code, CSV, JSON, HTML) up to this many bytes are read on the
+   * calling thread: their output is bounded by their size and they parse in about a millisecond, less
+   * than a worker round trip. PDF and DOCX always go to a worker. Default 131072; 0 sends everything.
+   */
+  inlineTextBytes?: number;
 }
 
 /**
@@ -21,12 +29,14 @@ export class ExtractPool {
   private readonly pool: Piscina;
   private readonly memoryMb: number;
   private readonly timeoutMs: number;
+  private readonly inlineTextBytes: number;
 
   constructor(options: ExtractPoolOptions = {}) {
     const filename = siblingWorkerUrl(import.meta.url, 'extract.worker');
     // Below ~32 MB V8 can abort the whole process instead of the worker, so the cap has a floor.
     this.memoryMb = Math.max(32, options.memoryMb ?? 512);
     this.timeoutMs = options.timeoutMs ?? 60_000;
+    this.inlineTextBytes = options.inlineTextBytes ?? 128 * 1024;
     const threads = options.threads ?? Math.max(1, Math.min(2, availableParallelism()));
     this.pool = new Piscina({
       filename: filename.href,
@@ -40,6 +50,19 @@ export class ExtractPool {
 
   /** Text of the file at `path`, or an `ExtractionError` saying what was wrong. */
   async extract(task: ExtractTask, signal?: AbortSignal): Promise<string> {
+    if (this.inlineTextBytes > 0) {
+      const size = await stat(task.path).then((info) => info.size, () => -1);
+      if (size >= 0 && size <= this.inlineTextBytes) {
+        const bytes = await readFile(task.path);
+        let format: string;
+        try {
+          format = detectFormat(task.filename, bytes);
+        } catch {
+          format = 'binary';
+        }
+        if (format !== 'pdf' && format !== 'docx' && format !== 'binary') return extractText(task.filename, bytes);
+      }
+    }
     const deadline = AbortSignal.timeout(this.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
     let result: ExtractResult;

@@ -1,0 +1,121 @@
+/**
+ * Ingestion benchmark (hash embedder, this machine):
+ *  1. MB/s of text through extract (worker threads) + chunk (embedder tokens, 800/400).
+ *  2. chunks/s through raw embedding (`embedder.embed`, batches of 64).
+ *  3. ratio of end-to-end ingestion time (durable queue, extraction, chunking, embedding, index) to the
+ *     raw embedding time of the same chunks (target <= 1.2).
+ *  4. p99 latency of GET /v1/vector_stores/{id} while 1,000 files ingest (target < 50 ms).
+ *
+ * Run: npm run bench -- ingest   (FILES=1000 BYTES=8000 to change the corpus)
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { chunkText, Fathom, Ingestor, resolveChunking, silentLogger, type TextChunk } from '@fathom/core';
+import { createServer } from '../packages/http/src/server';
+
+const FILES = Number(process.env.FILES ?? 1000);
+const BYTES = Number(process.env.BYTES ?? 8000);
+
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const rand = random(7);
+const FUNCTION_WORDS = 'the of and to in is that for it as with was on be by at this from or an are which but not have has'.split(' ');
+const VOCAB = Array.from({ length: 5000 }, (_, i) => {
+  let word = '';
+  const length = 3 + (i % 7);
+  for (let j = 0; j < length; j++) word += 'abcdefghijklmnopqrstuvwxyz'[Math.floor(random(i * 31 + j)() * 26)];
+  return word;
+});
+function document(bytes: number): string {
+  const parts: string[] = [];
+  let size = 0;
+  while (size < bytes) {
+    const sentence: string[] = [];
+    const words = 8 + Math.floor(rand() * 14);
+    for (let i = 0; i < words; i++) {
+      sentence.push(rand() < 0.4 ? FUNCTION_WORDS[Math.floor(rand() * FUNCTION_WORDS.length)]! : VOCAB[Math.floor(Math.pow(rand(), 2) * VOCAB.length)]!);
+    }
+    const text = `${sentence.join(' ')}.${rand() < 0.15 ? '\n\n' : ' '}`;
+    parts.push(text);
+    size += text.length;
+  }
+  return parts.join('');
+}
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+};
+
+const root = mkdtempSync(join(tmpdir(), 'fathom-bench-ingest-'));
+const corpusDir = join(root, 'corpus');
+mkdirSync(corpusDir);
+const paths: string[] = [];
+let totalBytes = 0;
+for (let i = 0; i < FILES; i++) {
+  const text = document(BYTES);
+  const path = join(corpusDir, `doc-${i}.txt`);
+  writeFileSync(path, text);
+  paths.push(path);
+  totalBytes += Buffer.byteLength(text);
+}
+const env = { FATHOM_DATA_DIR: join(root, 'data'), FATHOM_EMBEDDER: 'hash', FATHOM_ALLOW_REMOTE_MODELS: 'false', FATHOM_API_KEY: 'fth_bench_ingest' };
+console.log(`corpus: ${FILES} text files, ${(totalBytes / 1e6).toFixed(1)} MB`);
+
+// ---- 1 + 2: extract+chunk throughput, raw embedding throughput ----
+const fathom = await Fathom.open({ env, logger: silentLogger });
+const embedder = fathom.embedder;
+const chunking = resolveChunking(undefined, embedder.maxInputTokens);
+const ingestor = new Ingestor({ embedder, vectorIndex: fathom.vectorIndex });
+await ingestor.extract(paths[0]!, 'warm.txt'); // start the worker
+let t0 = performance.now();
+const chunks: TextChunk[] = [];
+const texts = await Promise.all(paths.map((path) => ingestor.extract(path, 'doc.txt')));
+const extractMs = performance.now() - t0;
+const t1 = performance.now();
+for (const text of texts) for await (const chunk of chunkText(text, embedder, chunking)) chunks.push(chunk);
+const chunkMs = performance.now() - t1;
+console.log(`extract+chunk: ${((totalBytes / 1e6) / ((extractMs + chunkMs) / 1000)).toFixed(1)} MB/s  (extract ${(extractMs / 1000).toFixed(2)} s in workers, chunk ${(chunkMs / 1000).toFixed(2)} s; ${chunks.length} chunks of ${chunking.max_chunk_size_tokens}/${chunking.chunk_overlap_tokens} tokens)`);
+await ingestor.close();
+
+t0 = performance.now();
+for (let i = 0; i < chunks.length; i += 64) await embedder.embed({ values: chunks.slice(i, i + 64).map((c) => c.text) });
+const embedMs = performance.now() - t0;
+console.log(`raw embedding: ${(chunks.length / (embedMs / 1000)).toFixed(0)} chunks/s (${(embedMs / 1000).toFixed(2)} s for ${chunks.length} chunks)`);
+
+// ---- 3 + 4: end to end through the HTTP server, polling the store meanwhile ----
+const app = await createServer(fathom);
+await app.listen({ port: 0, host: '127.0.0.1' });
+const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1`;
+const headers = { authorization: 'Bearer fth_bench_ingest', 'content-type': 'application/json' };
+const account = fathom.bootstrap.accountId!;
+const fileIds = paths.map((path, i) => fathom.documents.createFile(account, { filename: `doc-${i}.txt`, purpose: 'assistants', data: Buffer.from(texts[i]!) }).id);
+const store = (await (await fetch(`${base}/vector_stores`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench' }) })).json()) as { id: string };
+t0 = performance.now();
+await fetch(`${base}/vector_stores/${store.id}/file_batches`, { method: 'POST', headers, body: JSON.stringify({ file_ids: fileIds }) });
+const latencies: number[] = [];
+let counts = { in_progress: 1, completed: 0, failed: 0 };
+while (counts.in_progress > 0) {
+  const started = performance.now();
+  const body = (await (await fetch(`${base}/vector_stores/${store.id}`, { headers })).json()) as { file_counts: typeof counts };
+  latencies.push(performance.now() - started);
+  counts = body.file_counts;
+  await new Promise((resolve) => setTimeout(resolve, 10));
+}
+const e2eMs = performance.now() - t0;
+console.log(`end-to-end: ${FILES} files (${counts.completed} completed, ${counts.failed} failed) in ${(e2eMs / 1000).toFixed(2)} s = ${(chunks.length / (e2eMs / 1000)).toFixed(0)} chunks/s`);
+console.log(`pipeline ratio (end-to-end / raw embedding): ${(e2eMs / embedMs).toFixed(2)}  (target <= 1.2)`);
+console.log(`GET /v1/vector_stores/{id} during ingestion: ${latencies.length} requests, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms  (target p99 < 50 ms)`);
+
+await app.close();
+await fathom.close();
+rmSync(root, { recursive: true, force: true });
