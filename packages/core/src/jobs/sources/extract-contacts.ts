@@ -16,7 +16,8 @@ export interface PageContacts {
 }
 
 const SKIP_TEXT = new Set(['script', 'style', 'noscript', 'template', 'svg']);
-const EMAIL = /[a-z0-9][a-z0-9._%+-]*@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.[a-z]{2,24}/gi;
+// Quantifiers are bounded (RFC 5321 lengths) so a page of long tokens cannot make matching quadratic.
+const EMAIL = /[a-z0-9][a-z0-9._%+-]{0,63}@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){1,8}[a-z]{2,24}(?![a-z0-9-])/gi;
 const NOT_AN_EMAIL_TLD = /\.(png|jpe?g|gif|svg|webp|avif|css|js|ico|bmp|tiff?)$/i;
 
 const NETWORKS: Array<[RegExp, string]> = [
@@ -38,9 +39,9 @@ const SHARE_LINK = /sharer|share\?|\/share\b|intent\/|\/dialog\/|shareArticle|\/
 /** Undoes the usual hiding of addresses: `name [at] domain [dot] com`, `name(at)domain(dot)com`, `name AT domain DOT com`. */
 export function deobfuscateEmails(text: string): string {
   return text
-    .replace(/\s*[[({<]\s*(?:at|@|ät)\s*[\])}>]\s*/gi, '@')
-    .replace(/\s*[[({<]\s*(?:dot|punkt|point|\.)\s*[\])}>]\s*/gi, '.')
-    .replace(/\b([a-z0-9._%+-]+)\s+(?:at|AT)\s+([a-z0-9-]+(?:\s+(?:dot|DOT)\s+[a-z0-9-]+)+)\b/g, (_, user: string, domain: string) => `${user}@${domain.replace(/\s+(?:dot|DOT)\s+/g, '.')}`);
+    .replace(/ {0,3}[[({<] {0,2}(?:at|@|ät) {0,2}[\])}>] {0,3}/gi, '@')
+    .replace(/ {0,3}[[({<] {0,2}(?:dot|punkt|point|\.) {0,2}[\])}>] {0,3}/gi, '.')
+    .replace(/\b([a-z0-9._%+-]{1,64})\s{1,3}(?:at|AT)\s{1,3}([a-z0-9-]{1,63}(?:\s{1,3}(?:dot|DOT)\s{1,3}[a-z0-9-]{1,63}){1,4})\b/g, (_, user: string, domain: string) => `${user}@${domain.replace(/\s+(?:dot|DOT)\s+/g, '.')}`);
 }
 
 /** Cloudflare's email protection: hex string whose first byte XORs the rest. */
@@ -125,9 +126,7 @@ export function extractContacts(html: string, pageUrl: string, country?: Country
     const parsed = parsePhoneNumberFromString(tel, country);
     if (parsed?.isValid()) phones.set(parsed.number, parsed.formatNational());
   }
-  for (const match of findPhoneNumbersInText(text, country)) {
-    phones.set(match.number.number, match.number.formatNational());
-  }
+  for (const number of findPhones(text, country)) phones.set(number.number, number.national);
   const socials = new Map<string, string>();
   for (const link of links) {
     const network = socialNetwork(link.href);
@@ -139,6 +138,26 @@ export function extractContacts(html: string, pageUrl: string, country?: Country
     phones: [...phones].map(([number, national]) => ({ number, national })),
     socials: [...socials].map(([url, network]) => ({ url, network })),
   };
+}
+
+/** Digit runs that could be phone numbers: found with one linear, bounded pattern, then judged by libphonenumber. */
+const PHONE_CANDIDATE = /\+?\(?\d[\d \t().\/-]{5,24}\d/g;
+const MAX_PHONE_CANDIDATES = 500;
+const DATE = /^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})$/;
+
+/**
+ * Phone numbers in page text, E.164 with national formatting. libphonenumber's finder is slow on long digit-heavy
+ * text, so it only sees short candidate snippets (it still rejects dates, prices and the like).
+ */
+export function findPhones(text: string, country?: CountryCode): Array<{ number: string; national: string }> {
+  const found = new Map<string, string>();
+  let candidates = 0;
+  for (const match of text.matchAll(PHONE_CANDIDATE)) {
+    if (++candidates > MAX_PHONE_CANDIDATES) break;
+    if (DATE.test(match[0].trim())) continue;
+    for (const phone of findPhoneNumbersInText(match[0], country)) found.set(phone.number.number, phone.number.formatNational());
+  }
+  return [...found].map(([number, national]) => ({ number, national }));
 }
 
 function safeDecode(value: string): string {

@@ -55,7 +55,7 @@ function rank(link: { href: string; text: string }): number {
 }
 
 /**
- * Crawls one site through the egress guard: robots.txt first (honoured for our User-Agent), then the
+ * Crawls one site through the egress guard: robots.txt first (honoured for our User-Agent, per origin), then the
  * given page and the most likely contact, imprint, about and team pages linked from it (or guessed
  * when none is linked), within the page and byte bounds.
  */
@@ -81,12 +81,21 @@ export async function crawlSite(egress: EgressGuardContract, input: string, limi
   };
 
   try {
-    const robotsUrl = new URL('/robots.txt', start).href;
-    const robotsResponse = await fetchPage(robotsUrl, 'text/plain');
-    const robotsText = robotsResponse.status >= 500 ? 'User-agent: *\nDisallow: /' : robotsResponse.status < 400 ? robotsResponse.text() : '';
-    const robots = robotsParser(robotsUrl, robotsText);
-    const allowed = (url: string) => robots.isAllowed(url, limits.userAgent) !== false;
-    if (!allowed(site)) {
+    // robots.txt per origin (the homepage may redirect to another host), fetched once each.
+    const robotsByOrigin = new Map<string, Promise<ReturnType<typeof robotsParser>>>();
+    const robotsFor = (origin: string) => {
+      let robots = robotsByOrigin.get(origin);
+      if (!robots) {
+        const robotsUrl = `${origin}/robots.txt`;
+        robots = fetchPage(robotsUrl, 'text/plain').then((response) =>
+          robotsParser(robotsUrl, response.status >= 500 ? 'User-agent: *\nDisallow: /' : response.status < 400 ? response.text() : ''),
+        );
+        robotsByOrigin.set(origin, robots);
+      }
+      return robots;
+    };
+    const allowed = async (url: string) => (await robotsFor(new URL(url).origin)).isAllowed(url, limits.userAgent) !== false;
+    if (!(await allowed(site))) {
       return { site, status: 'disallowed_by_robots', pages: [], error: { code: 'disallowed_by_robots', message: `robots.txt of ${start.host} disallows ${start.pathname}.` } };
     }
 
@@ -95,26 +104,32 @@ export async function crawlSite(egress: EgressGuardContract, input: string, limi
     const country = countryForHost(start.hostname, limits.defaultCountry);
     const visit = async (url: string): Promise<PageContacts | null> => {
       const key = url.replace(/\/+$/, '');
-      if (visited.has(key) || pages.length >= limits.maxPages || bytesLeft <= 0 || !allowed(url)) return null;
+      if (visited.has(key) || pages.length >= limits.maxPages || bytesLeft <= 0 || !(await allowed(url))) return null;
       visited.add(key);
       const response = await fetchPage(url, 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.5');
+      const finalUrl = response.url || url;
+      const finalKey = finalUrl.replace(/\/+$/, '');
+      if (finalKey !== key && visited.has(finalKey)) return null; // a redirect to a page already read
+      visited.add(finalKey);
+      if (finalKey !== key && !(await allowed(finalUrl))) return null;
       const type = response.headers['content-type'] ?? 'text/html';
       if (response.status >= 400 || !/html|text\/plain/i.test(type)) return null;
-      const contacts = extractContacts(response.text(), response.url || url, country);
-      pages.push({ url: response.url || url, contacts });
+      const contacts = extractContacts(response.text(), finalUrl, country);
+      pages.push({ url: finalUrl, contacts });
       return contacts;
     };
 
-    const home = await visit(site);
+    const homeContacts = await visit(site);
+    const home = homeContacts ? { ...homeContacts, url: new URL(pages[0]!.url) } : null;
     if (!home) throw Object.assign(new Error(`${site} answered no readable HTML page.`), { code: 'site_unreadable' });
     const candidates = home.links
       .filter((link) => {
         const url = new URL(link.href);
-        return /^https?:$/.test(url.protocol) && sameSite(url, start) && rank(link) !== Number.POSITIVE_INFINITY;
+        return /^https?:$/.test(url.protocol) && (sameSite(url, start) || sameSite(url, home.url)) && rank(link) !== Number.POSITIVE_INFINITY;
       })
       .sort((a, b) => rank(a) - rank(b))
       .map((link) => link.href.split('#')[0]!);
-    const queue = candidates.length > 0 ? candidates : GUESSES.map((path) => new URL(path, start).href);
+    const queue = candidates.length > 0 ? candidates : GUESSES.map((path) => new URL(path, home.url).href);
     for (const url of queue) {
       if (pages.length >= limits.maxPages || bytesLeft <= 0) break;
       try {
