@@ -1,4 +1,5 @@
 import type { TestServer } from '@fathom/core/test';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFathom, type TestFathom } from './harness';
 import { createFakeOsm, pollJob } from './tools-fakes';
@@ -198,6 +199,28 @@ describe('data tools: catalog, start, poll, billing and cache', () => {
     const account = await (await server.request('/v1/account')).json();
     expect(account.balance).toBe(before);
     expect(server.fathom.accounts.ledgerSum(account.id)).toBeCloseTo(account.balance, 6);
+  });
+
+  it('works from the official openai SDK (generic post/get) with typed errors', async () => {
+    const started: any = await server.client.post('/tools/maps', { body: { query: 'bakery', location: 'Berlin', limit: 1 } });
+    expect(started.data).toMatchObject({ status: 'queued', estimated_max_cost: 2 });
+    const poll = async () => ((await server.client.get(started.data.poll_url.replace(/^\/v1/, ''))) as any).data;
+    let job = await poll();
+    while (job.status === 'queued' || job.status === 'running') {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      job = await poll();
+    }
+    expect(job.status).toBe('succeeded');
+    const list: any = await server.client.get('/tools/jobs', { query: { tool: 'maps', limit: 2 } });
+    expect(list.data).toHaveLength(2);
+    expect(list.data.every((item: any) => item.tool === 'maps')).toBe(true);
+    const poor = await server.newAccount(0.1);
+    const error = await poor.client.post('/tools/maps', { body: { query: 'bakery', location: 'Berlin' } }).catch((caught) => caught);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error.status).toBe(402);
+    expect(error.code).toBe('insufficient_balance');
+    const invalid = await server.client.post('/tools/maps', { body: {} }).catch((caught) => caught);
+    expect(invalid).toBeInstanceOf(OpenAI.BadRequestError);
   });
 
   it('keeps the ledger equal to the balance over every account', () => {
