@@ -29,6 +29,13 @@ export async function sendSse(
   };
   reply.raw.on('close', onClose);
   reply.hijack();
+  // Writes made in one tick (headers, events, the end) leave in one syscall: cork until the next tick.
+  const corkForTick = () => {
+    if (reply.raw.writableCorked) return;
+    reply.raw.cork();
+    process.nextTick(() => reply.raw.uncork());
+  };
+  corkForTick();
   reply.raw.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
@@ -39,11 +46,7 @@ export async function sendSse(
   try {
     for await (const event of produce(controller.signal)) {
       if (controller.signal.aborted) break;
-      // Events produced in the same tick leave in one write (cork until the next tick).
-      if (!reply.raw.writableCorked) {
-        reply.raw.cork();
-        process.nextTick(() => reply.raw.uncork());
-      }
+      corkForTick();
       const ok = reply.raw.write(encodeSse(event));
       if (!ok) await new Promise<void>((resolve) => reply.raw.once('drain', resolve).once('close', resolve));
     }
@@ -59,6 +62,9 @@ export async function sendSse(
     }
   } finally {
     reply.raw.off('close', onClose);
-    if (!reply.raw.writableEnded) reply.raw.end();
+    if (!reply.raw.writableEnded) {
+      corkForTick();
+      reply.raw.end();
+    }
   }
 }

@@ -105,16 +105,22 @@ export class ChatAdapter implements ChatAdapterContract {
     const { provider, upstreamModel } = this.route(request.model);
     const usageStore = this.usageStore;
     return (async function* () {
-      let usage: ChatUsage | undefined;
       let started = false;
+      let recorded = false;
+      const record = (usage: ChatUsage | undefined) => {
+        recorded = true;
+        usageStore.record(options.accountId, request.model, usage?.prompt_tokens ?? 0, usage?.completion_tokens ?? 0);
+      };
       try {
         for await (const part of provider.stream(upstreamModel, request, options.signal)) {
           started = true;
-          if (part.type === 'finish') usage = part.usage;
+          // Recorded before the finish part leaves, so a caller reading usage right after sees it.
+          if (part.type === 'finish' && !recorded) record(part.usage);
           yield part;
         }
       } finally {
-        if (started) usageStore.record(options.accountId, request.model, usage?.prompt_tokens ?? 0, usage?.completion_tokens ?? 0);
+        // A stream cut short (client gone, upstream failure) still counts as a call.
+        if (started && !recorded) record(undefined);
       }
     })();
   }

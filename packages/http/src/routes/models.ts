@@ -35,6 +35,13 @@ function searcherOf(fathom: Fathom): StoreSearcher | undefined {
   return typeof documents?.search === 'function' ? (documents as StoreSearcher) : undefined;
 }
 
+/** Reads an iterator to its end in the background, ignoring late errors (the answer is already sent). */
+function drain(iterator: AsyncIterator<unknown>): void {
+  void (async () => {
+    while (!(await iterator.next()).done);
+  })().catch(() => undefined);
+}
+
 const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
 
 export const modelsRoutes: Route[] = [
@@ -74,9 +81,15 @@ export const modelsRoutes: Route[] = [
         reply,
         async function* () {
           yield { data: chunks.first() };
-          for (let next = first; !next.done; next = await iterator.next()) yield { data: chunks.of(next.value) };
+          for (let next = first; !next.done; next = await iterator.next()) {
+            yield { data: chunks.of(next.value) };
+            if (next.value.type === 'finish') break;
+          }
           if (call.includeUsage) yield { data: chunks.usageChunk() };
           yield { data: '[DONE]' };
+          // The provider still reads the upstream body to its end (keeping the connection alive and
+          // recording usage); the client need not wait for that.
+          void drain(iterator);
         },
         { onError: streamError },
       );

@@ -57,11 +57,12 @@ export class AnthropicProvider implements ChatProvider {
     const toolIndex = new Map<number, number>();
     let usage = { input: {} as any, output: 0 };
     let reason: FinishReason = 'stop';
+    let finished = false;
     try {
-      // Read to the end of the body even after message_stop: leaving early would destroy the kept-alive connection.
-      let done = false;
+      // The finish part leaves at message_stop; the body is still read to its end afterwards, because
+      // leaving early would destroy the kept-alive connection.
       for await (const event of decodeSse(response.body)) {
-        if (done) continue;
+        if (finished) continue;
         const data = JSON.parse(event.data);
         switch (data.type) {
           case 'message_start':
@@ -95,12 +96,15 @@ export class AnthropicProvider implements ChatProvider {
           default:
             break;
         }
-        if (data.type === 'message_stop') done = true;
+        if (data.type === 'message_stop') {
+          finished = true;
+          yield { type: 'finish', finishReason: reason, usage: usageOf({ ...usage.input, output_tokens: usage.output }) };
+        }
       }
     } catch (error) {
       throw error instanceof SyntaxError ? new UpstreamError(`Provider '${this.vendor}' sent malformed stream data.`, { status: 502 }) : toUpstreamError(error, this.vendor, '/messages');
     }
-    yield { type: 'finish', finishReason: reason, usage: usageOf({ ...usage.input, output_tokens: usage.output }) };
+    if (!finished) yield { type: 'finish', finishReason: reason, usage: usageOf({ ...usage.input, output_tokens: usage.output }) };
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {

@@ -82,12 +82,15 @@ export class OpenAICompatibleProvider implements ChatProvider {
     const response = await this.client.request('POST', '/chat/completions', toOpenAIBody(model, request, true), signal);
     let reason: FinishReason | undefined;
     let totals: ChatUsage | undefined;
+    let finished = false;
     try {
-      // Read to the end of the body even after [DONE]: leaving early would destroy the kept-alive connection.
-      let done = false;
+      // The finish part leaves at [DONE]; the body is still read to its end afterwards, because leaving
+      // early would destroy the kept-alive connection.
       for await (const event of decodeSse(response.body)) {
-        if (done || event.data === '[DONE]') {
-          done = true;
+        if (finished) continue;
+        if (event.data === '[DONE]') {
+          finished = true;
+          yield { type: 'finish', finishReason: reason ?? 'stop', ...(totals ? { usage: totals } : {}) };
           continue;
         }
         const chunk = JSON.parse(event.data);
@@ -113,7 +116,7 @@ export class OpenAICompatibleProvider implements ChatProvider {
     } catch (error) {
       throw error instanceof SyntaxError ? new UpstreamError(`Provider '${this.vendor}' sent malformed stream data.`, { status: 502 }) : toUpstreamError(error, this.vendor, '/chat/completions');
     }
-    yield { type: 'finish', finishReason: reason ?? 'stop', ...(totals ? { usage: totals } : {}) };
+    if (!finished) yield { type: 'finish', finishReason: reason ?? 'stop', ...(totals ? { usage: totals } : {}) };
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
