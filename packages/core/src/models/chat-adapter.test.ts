@@ -189,9 +189,11 @@ describe('ChatAdapter with an Anthropic provider', () => {
       tools: [{ name: 'get_weather', description: 'Weather of a city', input_schema: weatherTool.function.parameters }],
       tool_choice: { type: 'any' },
     });
-    const second = await chat.complete({ model: 'claude/sonnet', messages: history, tools: [weatherTool], max_tokens: 50 });
+    const second = await chat.complete({ model: 'claude/sonnet', messages: history, tools: [weatherTool], max_tokens: 50, tool_choice: 'none' });
     expect(second).toMatchObject({ finishReason: 'stop', message: { content: 'Sunny, 18C.' } });
     expect(upstream.requests[1].max_tokens).toBe(50);
+    expect(upstream.requests[1].tools).toHaveLength(1);
+    expect(upstream.requests[1].tool_choice).toEqual({ type: 'none' });
     expect(upstream.requests[1].messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }] },

@@ -86,7 +86,8 @@ export function toAnthropicBody(model: string, request: ChatRequest, stream: boo
   if (request.top_p !== undefined) body.top_p = request.top_p;
   if (request.stop !== undefined) body.stop_sequences = Array.isArray(request.stop) ? request.stop : [request.stop];
   if (request.user) body.metadata = { user_id: request.user };
-  if (request.tools?.length && request.tool_choice !== 'none') {
+  // Tools stay declared with tool_choice none: the Messages API refuses tool_use/tool_result blocks without them.
+  if (request.tools?.length) {
     body.tools = request.tools.map((tool) => ({
       name: tool.function.name,
       ...(tool.function.description ? { description: tool.function.description } : {}),
