@@ -161,6 +161,20 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
     }
   });
 
+  it('answers 504 when the upstream does not answer within FATHOM_MODEL_TIMEOUT_MS', async () => {
+    const stuck = await createFakeOpenAIUpstream([{ hang: true }]);
+    const own = await startFathom({ env: { FATHOM_MODEL_TIMEOUT_MS: '300', FATHOM_PROVIDERS: JSON.stringify({ stuck: { type: 'openai', baseUrl: stuck.baseUrl } }) } });
+    try {
+      const error = await own.client.chat.completions.create({ model: 'stuck/m', messages: [{ role: 'user', content: 'hello?' }] }).catch((caught) => caught);
+      expect(error).toBeInstanceOf(OpenAI.APIError);
+      expect(error.status).toBe(504);
+      expect(error.code).toBe('timeout');
+    } finally {
+      await own.close({ keepData: false });
+      await stuck.close();
+    }
+  });
+
   it('aborts the upstream request when the client disconnects mid-stream', async () => {
     const slow = await createFakeOpenAIUpstream([{ content: 'one two three four five six seven eight nine ten', delayMs: 150 }]);
     const own = await startFathom({ env: { FATHOM_PROVIDERS: JSON.stringify({ slow: { type: 'openai', baseUrl: slow.baseUrl } }) } });
