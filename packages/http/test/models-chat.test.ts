@@ -136,6 +136,23 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
     expect(streamed.message).toContain('overloaded');
   });
 
+  it('aborts the upstream request when the client gives up on a non-streaming call', async () => {
+    const slow = await createFakeOpenAIUpstream([{ hang: true }]);
+    const own = await startFathom({ env: { FATHOM_PROVIDERS: JSON.stringify({ slow: { type: 'openai', baseUrl: slow.baseUrl } }) } });
+    try {
+      const controller = new AbortController();
+      const pending = own.client.chat.completions.create({ model: 'slow/m', messages: [{ role: 'user', content: 'wait' }] }, { signal: controller.signal }).catch((caught) => caught);
+      while (slow.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      controller.abort();
+      expect(await pending).toBeInstanceOf(OpenAI.APIUserAbortError);
+      await slow.waitForClose(3000);
+      expect(slow.closedEarly).toBe(1);
+    } finally {
+      await own.close({ keepData: false });
+      await slow.close();
+    }
+  });
+
   it('sends an error chunk (no retry) when the upstream connection drops after streaming began', async () => {
     const broken = await createTestServer({
       'POST /v1/chat/completions': (_request, response) => {

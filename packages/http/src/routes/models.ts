@@ -7,7 +7,9 @@ import {
   readResponsesBody,
   runResponse,
   toChatCompletion,
+  type ChatStreamPart,
   type Fathom,
+  type ResponsesEvent,
   type StoreSearcher,
 } from '@fathom/core';
 import type { FastifyReply } from 'fastify';
@@ -33,6 +35,14 @@ export function streamError(error: unknown): SseEvent[] {
 function searcherOf(fathom: Fathom): StoreSearcher | undefined {
   const documents = fathom.documents as unknown as Partial<StoreSearcher>;
   return typeof documents?.search === 'function' ? (documents as StoreSearcher) : undefined;
+}
+
+/** After the client left, the aborted upstream call's error has nobody to go to: close quietly. Else rethrow. */
+function clientLeft(error: unknown, signal: AbortSignal, reply: FastifyReply): undefined {
+  if (!signal.aborted) throw error;
+  reply.hijack();
+  reply.raw.destroy();
+  return undefined;
 }
 
 /** Reads an iterator to its end in the background, ignoring late errors (the answer is already sent). */
@@ -71,10 +81,21 @@ export const modelsRoutes: Route[] = [
       const call = readChatCompletionsBody(body);
       const signal = abortOnClose(reply);
       const options = { signal, accountId: account.id };
-      if (!call.stream) return toChatCompletion(await fathom.chat.complete(call.request, options));
+      if (!call.stream) {
+        try {
+          return toChatCompletion(await fathom.chat.complete(call.request, options));
+        } catch (error) {
+          return clientLeft(error, signal, reply);
+        }
+      }
       const iterator = fathom.chat.stream(call.request, options)[Symbol.asyncIterator]();
-      // The upstream is contacted here: its errors (429, 5xx, unreachable) still answer with a status.
-      const first = await iterator.next();
+      let first: IteratorResult<ChatStreamPart>;
+      try {
+        // The upstream is contacted here: its errors (429, 5xx, unreachable) still answer with a status.
+        first = await iterator.next();
+      } catch (error) {
+        return clientLeft(error, signal, reply);
+      }
       const chunks = new ChatCompletionChunks(newId('chatcmpl-'), call.request.model);
       await sendSse(
         request,
@@ -170,13 +191,19 @@ export const modelsRoutes: Route[] = [
     },
     handler: async ({ fathom, account, body, request, reply }) => {
       const call = readResponsesBody(body);
-      const events = runResponse({ chat: fathom.chat, searcher: searcherOf(fathom) }, call, { accountId: account.id, signal: abortOnClose(reply) })[Symbol.asyncIterator]();
-      // Nothing is produced before the first model turn answered: its errors still answer with a status.
-      const first = await events.next();
-      if (!call.stream) {
-        let last = first;
-        for (let next = first; !next.done; next = await events.next()) last = next;
-        return last.value!.response;
+      const signal = abortOnClose(reply);
+      const events = runResponse({ chat: fathom.chat, searcher: searcherOf(fathom) }, call, { accountId: account.id, signal })[Symbol.asyncIterator]();
+      let first: IteratorResult<ResponsesEvent>;
+      try {
+        // Nothing is produced before the first model turn answered: its errors still answer with a status.
+        first = await events.next();
+        if (!call.stream) {
+          let last = first;
+          for (let next = first; !next.done; next = await events.next()) last = next;
+          return last.value!.response;
+        }
+      } catch (error) {
+        return clientLeft(error, signal, reply);
       }
       await sendSse(
         request,
