@@ -1,4 +1,4 @@
-import type { Embedder } from '../embeddings';
+import { HashEmbedder, type Embedder } from '../embeddings';
 import type { IndexedChunk, VectorIndexContract } from '../vector';
 import { chunkText, type StaticChunking, type TextChunk } from './chunking';
 import { ExtractionError } from './extract/extraction-error';
@@ -11,6 +11,8 @@ export interface IngestorOptions {
   batchSize?: number;
   /** Tokens per `embedder.embed` call at most; default 8192 (keeps each call of an in-process embedder short). */
   batchTokens?: number;
+  /** Run chunking and embedding in the extraction workers when the embedder allows it (hash); default true. */
+  embedInWorker?: boolean;
   /** Worker-pool settings of text extraction (threads, memory cap, deadline). */
   extract?: ExtractPoolOptions;
 }
@@ -44,6 +46,8 @@ export class Ingestor {
   private readonly pool: ExtractPool;
   private readonly batchSize: number;
   private readonly batchTokens: number;
+  /** True when extract+chunk+embed all run in the worker (embedders that can be rebuilt there). */
+  readonly embedsInWorker: boolean;
 
   constructor(options: IngestorOptions) {
     this.embedder = options.embedder;
@@ -51,14 +55,27 @@ export class Ingestor {
     this.batchSize = options.batchSize ?? 64;
     this.batchTokens = options.batchTokens ?? 8192;
     this.pool = new ExtractPool(options.extract);
+    // The model-free hash embedder is rebuilt from its id inside the extraction workers.
+    const twin = this.embedder instanceof HashEmbedder ? HashEmbedder.fromId(this.embedder.id) : null;
+    this.embedsInWorker = options.embedInWorker !== false && !!twin && twin.maxInputTokens === this.embedder.maxInputTokens;
   }
 
   async ingest(input: IngestInput): Promise<IngestResult> {
-    const text = await this.extract(input.path, input.filename, input.signal);
-    const chunks: TextChunk[] = [];
-    for await (const chunk of chunkText(text, this.embedder, input.chunking)) chunks.push(chunk);
-    if (chunks.length === 0) throw new ExtractionError('invalid_file', 'file contains no text');
-    const indexed = await this.embedChunks(chunks, input.signal);
+    let indexed: IndexedChunk[];
+    if (this.embedsInWorker) {
+      // The whole CPU part (extract, chunk, embed) runs in a worker thread; this thread only indexes.
+      const { chunks, vectors } = await this.pool.prepare(
+        { path: input.path, filename: input.filename, prepare: { embedderId: this.embedder.id, chunking: input.chunking, batchSize: this.batchSize } },
+        input.signal,
+      );
+      indexed = chunks.map((chunk, i) => ({ ...chunk, vector: vectors[i]! }));
+    } else {
+      const text = await this.extract(input.path, input.filename, input.signal);
+      const chunks: TextChunk[] = [];
+      for await (const chunk of chunkText(text, this.embedder, input.chunking)) chunks.push(chunk);
+      indexed = await this.embedChunks(chunks, input.signal);
+    }
+    if (indexed.length === 0) throw new ExtractionError('invalid_file', 'file contains no text');
     input.signal?.throwIfAborted();
     await this.index.addFileChunks({
       storeId: input.storeId,

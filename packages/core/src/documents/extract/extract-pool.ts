@@ -63,6 +63,16 @@ export class ExtractPool {
         if (format !== 'pdf' && format !== 'docx' && format !== 'binary') return extractText(task.filename, bytes);
       }
     }
+    return (await this.run(task, signal)).text;
+  }
+
+  /** Extracts, chunks and embeds in the worker (`task.prepare` names a worker-capable embedder). */
+  async prepare(task: ExtractTask & { prepare: NonNullable<ExtractTask['prepare']> }, signal?: AbortSignal) {
+    const result = await this.run(task, signal);
+    return { chunks: result.chunks ?? [], vectors: result.vectors ?? [] };
+  }
+
+  private async run(task: ExtractTask, signal?: AbortSignal): Promise<Extract<ExtractResult, { ok: true }>> {
     const deadline = AbortSignal.timeout(this.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
     let result: ExtractResult;
@@ -80,7 +90,7 @@ export class ExtractPool {
       throw new ExtractionError('server_error', `text extraction crashed: ${(error as Error).message}`);
     }
     if (!result.ok) throw new ExtractionError(result.code as ExtractionError['code'], result.message);
-    return result.text;
+    return result;
   }
 
   async close(): Promise<void> {

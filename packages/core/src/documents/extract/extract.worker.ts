@@ -1,19 +1,40 @@
-/** Piscina task: reads one stored file and extracts its text, off the main thread, under the pool's memory cap. */
+/**
+ * Piscina task: reads one stored file and extracts its text, off the main thread, under the pool's
+ * memory cap. With `prepare`, it also chunks and embeds the text here (for embedders that can be rebuilt
+ * from their id in a worker, i.e. the model-free `hash` embedder, which would otherwise spend the main
+ * thread's CPU).
+ */
 import { readFile } from 'node:fs/promises';
+import { HashEmbedder } from '../../embeddings/hash-embedder';
+import { chunkText, type StaticChunking, type TextChunk } from '../chunking';
 import { ExtractionError } from './extraction-error';
 import { extractText } from './extract-text';
 
 export interface ExtractTask {
   path: string;
   filename: string;
+  prepare?: { embedderId: string; chunking: StaticChunking; batchSize: number };
 }
 
-export type ExtractResult = { ok: true; text: string } | { ok: false; code: string; message: string };
+export type ExtractResult =
+  | { ok: true; text: string; chunks?: TextChunk[]; vectors?: Float32Array[] }
+  | { ok: false; code: string; message: string };
 
 export default async function extract(task: ExtractTask): Promise<ExtractResult> {
   try {
     const bytes = await readFile(task.path);
-    return { ok: true, text: await extractText(task.filename, bytes) };
+    const text = await extractText(task.filename, bytes);
+    if (!task.prepare) return { ok: true, text };
+    const embedder = HashEmbedder.fromId(task.prepare.embedderId);
+    if (!embedder) throw new Error(`embedder ${task.prepare.embedderId} cannot run in a worker`);
+    const chunks: TextChunk[] = [];
+    for await (const chunk of chunkText(text, embedder, task.prepare.chunking, async () => {})) chunks.push(chunk);
+    const vectors: Float32Array[] = [];
+    for (let i = 0; i < chunks.length; i += task.prepare.batchSize) {
+      const { embeddings } = await embedder.embed({ values: chunks.slice(i, i + task.prepare.batchSize).map((chunk) => chunk.text) });
+      vectors.push(...embeddings);
+    }
+    return { ok: true, text: '', chunks, vectors };
   } catch (error) {
     if (error instanceof ExtractionError) return { ok: false, code: error.code, message: error.message };
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: false, code: 'invalid_file', message: 'file was deleted' };
