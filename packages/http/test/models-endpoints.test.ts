@@ -43,6 +43,7 @@ describe('GET /v1/models', () => {
     expect(anthropic.server.requests.filter((request) => request.path === '/v1/models')).toHaveLength(1);
     const one = await server.client.models.retrieve('claude/claude-fake');
     expect(one).toMatchObject({ id: 'claude/claude-fake', object: 'model', owned_by: 'claude' });
+    await expect(server.client.models.retrieve('claude/no-such-model')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
   });
 });
 

@@ -1,7 +1,7 @@
 // Models: chat completions, models, embeddings, usage and responses over fathom.chat.
 import {
   ChatCompletionChunks,
-  InvalidRequestError,
+  NotFoundError,
   newId,
   readChatCompletionsBody,
   readResponsesBody,
@@ -128,7 +128,7 @@ export const modelsRoutes: Route[] = [
     handler: async ({ fathom, params }) => {
       const id = params['*'] ?? '';
       const model = (await fathom.chat.listModels()).find((entry) => entry.id === id);
-      if (!model) throw new InvalidRequestError(`The model '${id}' does not exist or is not offered by a configured provider.`, 'model', 'model_not_found');
+      if (!model) throw new NotFoundError('model', id, 'model');
       return model;
     },
   },
