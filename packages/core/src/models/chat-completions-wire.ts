@@ -3,7 +3,9 @@ import { nowSeconds } from '../internal/ids';
 import type { ChatMessage, ChatRequest, ChatResult, ChatStreamPart, ChatUsage } from './types';
 
 /** OpenAI parameters passed through to OpenAI-compatible upstreams beyond the typed ones. */
-const PASSTHROUGH = ['presence_penalty', 'frequency_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'parallel_tool_calls', 'reasoning_effort', 'metadata', 'service_tier', 'prediction', 'modalities', 'verbosity'] as const;
+const PASSTHROUGH = ['presence_penalty', 'frequency_penalty', 'logit_bias', 'parallel_tool_calls', 'reasoning_effort', 'metadata', 'service_tier', 'prediction', 'verbosity'] as const;
+/** Parameters whose results Fathom's answer cannot carry: refused rather than silently dropped. */
+const REFUSED = ['logprobs', 'top_logprobs', 'audio', 'modalities', 'functions', 'function_call'] as const;
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 
 /** A `/v1/chat/completions` body read into a ChatRequest, with the stream settings. */
@@ -16,6 +18,12 @@ export interface ChatCompletionsCall {
 /** Validates the wire body (naming each bad field) and maps it to the ChatAdapter's request. */
 export function readChatCompletionsBody(body: Record<string, any>): ChatCompletionsCall {
   if (body.n !== undefined && body.n !== 1) throw new InvalidRequestError(`Invalid 'n': Fathom answers one choice per request (n = 1).`, 'n');
+  for (const key of REFUSED) {
+    const value = body[key];
+    if (value !== undefined && value !== null && value !== false && value !== 0 && !(Array.isArray(value) && value.every((entry) => entry === 'text'))) {
+      throw new InvalidRequestError(`Unsupported parameter: '${key}' is not supported by Fathom's gateway${key.startsWith('function') ? "; use 'tools' and 'tool_choice'" : ''}.`, key);
+    }
+  }
   if (!Array.isArray(body.messages) || body.messages.length === 0) throw new InvalidRequestError(`Invalid 'messages': expected a non-empty array.`, 'messages');
   body.messages.forEach((message: any, index: number) => {
     if (!message || typeof message !== 'object' || !ROLES.has(message.role)) {
