@@ -124,4 +124,31 @@ describe('documents through the openai SDK', () => {
     expect(await client.vectorStores.delete(b.id)).toEqual({ id: b.id, object: 'vector_store.deleted', deleted: true });
     await expect(client.vectorStores.retrieve(b.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
   });
+
+  it('keeps file_counts and usage_bytes exact while files are added concurrently', async () => {
+    const store = await client.vectorStores.create({ name: 'concurrent' });
+    const files = await Promise.all(
+      Array.from({ length: 24 }, async (_, i) =>
+        client.files.create({ file: await toFile(Buffer.from(`Concurrent file ${i} about topic ${i % 5}.`), `c${i}.txt`), purpose: 'assistants' }),
+      ),
+    );
+    const snapshots: Array<{ file_counts: OpenAI.VectorStores.VectorStore['file_counts']; usage_bytes: number }> = [];
+    const watcher = (async () => {
+      for (let i = 0; i < 40; i++) snapshots.push(await client.vectorStores.retrieve(store.id));
+    })();
+    await Promise.all([
+      ...files.slice(0, 16).map((file) => client.vectorStores.files.create(store.id, { file_id: file.id })),
+      client.vectorStores.fileBatches.create(store.id, { file_ids: files.slice(16).map((file) => file.id) }),
+    ]);
+    await watcher;
+    for (const { file_counts: counts } of snapshots) {
+      expect(counts.in_progress + counts.completed + counts.failed + counts.cancelled).toBe(counts.total);
+    }
+    for (const file of files) await client.vectorStores.files.poll(store.id, file.id, { pollIntervalMs: 50 });
+    const done = await client.vectorStores.retrieve(store.id);
+    expect(done.file_counts).toEqual({ in_progress: 0, completed: 24, failed: 0, cancelled: 0, total: 24 });
+    let usage = 0;
+    for await (const file of client.vectorStores.files.list(store.id, { limit: 10 })) usage += file.usage_bytes;
+    expect(done.usage_bytes).toBe(usage);
+  });
 });
