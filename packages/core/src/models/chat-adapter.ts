@@ -125,15 +125,11 @@ export class ChatAdapter implements ChatAdapterContract {
     })();
   }
 
-  /** Every model of every provider as `<vendor>/<model>`: from config `models`, else asked upstream (cached 60 s). Unreachable upstreams are skipped. */
+  /** Every model of every provider as `<vendor>/<model>`: from config `models`, else asked upstream (cached 60 s). Unreachable upstreams count as listing nothing (also cached 60 s). */
   async listModels(): Promise<ModelEntry[]> {
     const lists = await Promise.all(
       this.vendors().map(async (vendor) => {
-        const names = await this.vendorModels(vendor).catch((error: Error) => {
-          this.log.warn(`models: could not list models of '${vendor}': ${error.message}`);
-          this.modelsCache.delete(vendor);
-          return [] as string[];
-        });
+        const names = await this.vendorModels(vendor);
         return names.map((name) => ({ id: `${vendor}/${name}`, object: 'model' as const, created: 0, owned_by: vendor }));
       }),
     );
@@ -145,7 +141,14 @@ export class ChatAdapter implements ChatAdapterContract {
     if (fixed) return Promise.resolve(fixed);
     const cached = this.modelsCache.get(vendor);
     if (cached && Date.now() - cached.at < MODELS_CACHE_MS) return cached.models;
-    const models = this.providers.get(vendor)!.listModels(AbortSignal.timeout(MODELS_TIMEOUT_MS));
+    // A failure is cached like an answer (as an empty list), so an unreachable upstream costs one wait per minute.
+    const models = this.providers
+      .get(vendor)!
+      .listModels(AbortSignal.timeout(MODELS_TIMEOUT_MS))
+      .catch((error: Error) => {
+        this.log.warn(`models: could not list models of '${vendor}': ${error.message}`);
+        return [] as string[];
+      });
     this.modelsCache.set(vendor, { at: Date.now(), models });
     return models;
   }
