@@ -139,4 +139,17 @@ describe('Documents', () => {
     expect(() => documents.createBatch('acct_a', store.id, { file_ids: ['file-nope'] })).toThrow(/No file found with id 'file-nope'/);
     expect(() => documents.createFile('acct_a', { filename: 'y.txt', purpose: 'nonsense', data: text('y') })).toThrow(/'purpose'/);
   });
+
+  it('gives up on a file whose ingestion was interrupted three times (a file that crashes the process)', async () => {
+    const { documents, db } = setup(undefined, false);
+    const file = documents.createFile('acct_a', { filename: 'crashy.txt', purpose: 'assistants', data: text('crash') });
+    const store = documents.createStore('acct_a', { file_ids: [file.id] });
+    db.prepare('UPDATE vector_store_files SET attempts = 3').run();
+    documents.start();
+    await documents.waitForIngestion('acct_a', [store.id], 10_000);
+    expect(documents.getStoreFile('acct_a', store.id, file.id)).toMatchObject({
+      status: 'failed',
+      last_error: { code: 'server_error', message: expect.stringMatching(/interrupted 3 times/) },
+    });
+  });
 });

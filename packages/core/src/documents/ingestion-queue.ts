@@ -125,7 +125,8 @@ export class IngestionQueue {
       }
     } catch (error) {
       if (signal.aborted) {
-        if (!this.closing) await this.discard(row);
+        if (this.closing) storeFiles.unmarkAttempt(row);
+        else await this.discard(row);
         return;
       }
       const known = error instanceof ExtractionError;

@@ -115,6 +115,11 @@ export class StoreFiles {
     return row.attempts + 1;
   }
 
+  /** Takes back the attempt of a run stopped by a graceful shutdown (only crashes count). */
+  unmarkAttempt(row: StoreFileRow): void {
+    this.sql.get('UPDATE vector_store_files SET attempts = MAX(0, attempts - 1) WHERE seq = ? AND generation = ?').run(row.seq, row.generation);
+  }
+
   /** Ends a run; false when the row was deleted, cancelled or re-queued meanwhile (the run is stale). */
   finish(
     row: StoreFileRow,
