@@ -178,7 +178,7 @@ describe('ChatAdapter with an Anthropic provider', () => {
   it('translates system, tools, tool calls and tool results, and the answer back', async () => {
     const upstream = await track(createFakeAnthropicUpstream([{ toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Paris' } }], usage: { prompt_tokens: 11, completion_tokens: 3 } }, { content: 'Sunny, 18C.' }]));
     const chat = adapterFor({ claude: { type: 'anthropic', baseUrl: upstream.baseUrl } });
-    const first = await chat.complete({ model: 'claude/sonnet', messages: history.slice(0, 2), tools: [weatherTool], tool_choice: 'required', stop: 'END' }, { accountId: 'b' });
+    const first = await chat.complete({ model: 'claude/sonnet', messages: history.slice(0, 2), tools: [weatherTool], tool_choice: 'required', stop: 'END', extra: { parallel_tool_calls: false } }, { accountId: 'b' });
     expect(first).toMatchObject({ finishReason: 'tool_calls', message: { content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] }, usage: { prompt_tokens: 11, completion_tokens: 3 } });
     expect(upstream.requests[0]).toEqual({
       model: 'sonnet',
@@ -187,7 +187,7 @@ describe('ChatAdapter with an Anthropic provider', () => {
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] }],
       stop_sequences: ['END'],
       tools: [{ name: 'get_weather', description: 'Weather of a city', input_schema: weatherTool.function.parameters }],
-      tool_choice: { type: 'any' },
+      tool_choice: { type: 'any', disable_parallel_tool_use: true },
     });
     const second = await chat.complete({ model: 'claude/sonnet', messages: history, tools: [weatherTool], max_tokens: 50, tool_choice: 'none' });
     expect(second).toMatchObject({ finishReason: 'stop', message: { content: 'Sunny, 18C.' } });

@@ -94,7 +94,8 @@ export function toAnthropicBody(model: string, request: ChatRequest, stream: boo
       input_schema: tool.function.parameters ?? { type: 'object', properties: {} },
     }));
     const choice = toolChoice(request.tool_choice);
-    if (choice) body.tool_choice = choice;
+    if (request.extra?.parallel_tool_calls === false && choice?.type !== 'none') body.tool_choice = { ...(choice ?? { type: 'auto' }), disable_parallel_tool_use: true };
+    else if (choice) body.tool_choice = choice;
   }
   if (stream) body.stream = true;
   return body;
