@@ -20,8 +20,10 @@ export interface KeywordPlan {
 export interface KeywordIndexOptions {
   /** At most this many groups reach FTS5; default 6. */
   maxTerms?: number;
-  /** Stop adding groups once their summed document frequency passes this share of all chunks; default 0.1. */
+  /** Words after the rarest are added while their summed document frequency stays within this share of all chunks (kept between 500 and 2,000 postings); default 0.02. */
   postingsBudget?: number;
+  /** A word or phrase in more than this share of all chunks (and more than 2,000) is never searched; default 0.1. */
+  commonShare?: number;
 }
 
 /**
@@ -34,6 +36,7 @@ export interface KeywordIndexOptions {
 export class KeywordIndex {
   private readonly maxTerms: number;
   private readonly postingsBudget: number;
+  private readonly commonShare: number;
   private readonly frequencyOf: (term: string) => number;
   private readonly cache = new Map<string, number>();
   private cachedTotal = -1;
@@ -44,7 +47,8 @@ export class KeywordIndex {
     options: KeywordIndexOptions = {},
   ) {
     this.maxTerms = options.maxTerms ?? 6;
-    this.postingsBudget = options.postingsBudget ?? 0.1;
+    this.postingsBudget = options.postingsBudget ?? 0.02;
+    this.commonShare = options.commonShare ?? 0.1;
     const vocab = db.prepare<[string], { doc: number }>('SELECT doc FROM vector_fts_vocab WHERE term = ?');
     this.frequencyOf = (term) => vocab.get(term)?.doc ?? 0;
     this.totalStatement = db.prepare<[], { total: number | null }>('SELECT SUM(chunk_count) AS total FROM vector_index_meta');
@@ -85,12 +89,16 @@ export class KeywordIndex {
       groups.push({ ...group, present, documentFrequency, idf, searched: false });
     }
     const order = [...groups].sort((a, b) => (a.kind === b.kind ? a.documentFrequency - b.documentFrequency : a.kind === 'phrase' ? -1 : 1));
+    // FTS5 spends a few microseconds per matching row (BM25 reads each row's length), so the summed
+    // document frequency of what is searched is the latency budget.
+    const budget = Math.min(2000, Math.max(500, this.postingsBudget * total));
+    const tooCommon = Math.max(2000, this.commonShare * total);
     let postings = 0;
     let kept = 0;
     for (const group of order) {
       if (kept >= this.maxTerms) break;
-      const fits = postings + group.documentFrequency <= this.postingsBudget * total;
-      if (kept > 0 && group.kind === 'term' && !fits) continue;
+      if (group.documentFrequency > tooCommon) continue;
+      if (kept > 0 && group.kind === 'term' && postings + group.documentFrequency > budget) continue;
       group.searched = true;
       postings += group.documentFrequency;
       kept++;
@@ -101,26 +109,25 @@ export class KeywordIndex {
     return { groups, match: parts.length ? parts.map((part) => `(${part})`).join(' OR ') : null };
   }
 
-  private byStores?: ReturnType<Database['prepare']>;
-  private byFiles?: ReturnType<Database['prepare']>;
+  private byStores?: { all(...parameters: unknown[]): unknown[] };
+  private byFiles?: { all(...parameters: unknown[]): unknown[] };
 
-  private prepareSearch(withFiles: boolean) {
-    return this.db.prepare(
-      `SELECT c.id AS id, bm25(vector_fts) AS bm25 FROM vector_fts JOIN vector_chunks c ON c.id = vector_fts.rowid
-       WHERE vector_fts MATCH ? AND c.store_id IN (SELECT value FROM json_each(?))
-       ${withFiles ? 'AND c.file_id IN (SELECT value FROM json_each(?))' : ''}
-       ORDER BY bm25 LIMIT ?`,
-    );
-  }
-
-  /** Top `limit` chunk ids of the stores by BM25 (best first), optionally only among `fileIds` per store. */
+  /** Top `limit` chunk ids of the stores by BM25 (best first), optionally only among `fileIds`. */
   search(plan: KeywordPlan, storeIds: string[], limit: number, fileIds?: string[]): Array<{ id: number; bm25: number }> {
     if (!plan.match || storeIds.length === 0) return [];
-    const statement = fileIds ? (this.byFiles ??= this.prepareSearch(true)) : (this.byStores ??= this.prepareSearch(false));
-    const parameters: unknown[] = [plan.match, JSON.stringify(storeIds)];
-    if (fileIds) parameters.push(JSON.stringify(fileIds));
-    parameters.push(limit);
-    return statement.all(...parameters) as Array<{ id: number; bm25: number }>;
+    if (!fileIds) {
+      this.byStores ??= this.db.prepare(
+        `SELECT rowid AS id, bm25(vector_fts) AS bm25 FROM vector_fts
+         WHERE vector_fts MATCH ? AND store_id IN (SELECT value FROM json_each(?)) ORDER BY bm25 LIMIT ?`,
+      );
+      return this.byStores.all(plan.match, JSON.stringify(storeIds), limit) as Array<{ id: number; bm25: number }>;
+    }
+    this.byFiles ??= this.db.prepare(
+      `SELECT c.id AS id, bm25(vector_fts) AS bm25 FROM vector_fts JOIN vector_chunks c ON c.id = vector_fts.rowid
+       WHERE vector_fts MATCH ? AND vector_fts.store_id IN (SELECT value FROM json_each(?))
+         AND c.file_id IN (SELECT value FROM json_each(?)) ORDER BY bm25 LIMIT ?`,
+    );
+    return this.byFiles.all(plan.match, JSON.stringify(storeIds), JSON.stringify(fileIds), limit) as Array<{ id: number; bm25: number }>;
   }
 }
 

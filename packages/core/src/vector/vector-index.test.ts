@@ -120,7 +120,12 @@ describe('VectorIndex', () => {
     await expect(index.search(['vs_main'], { query: 'x', filters: { type: 'eq', key: 'team' } as any })).rejects.toThrow(/filters.value/);
   });
 
-  it('filters on attributes: comparisons, in/nin, nested and/or', async () => {
+  it.each([
+    ['exact scan of the filtered chunks', 4096],
+    ['HNSW with post-filtering', 0],
+  ])('filters on attributes: comparisons, in/nin, nested and/or (%s)', async (_, exactSearchLimit) => {
+    await index.close();
+    index = new VectorIndex({ db, embedder: hash, dataDir: dir, log, exactSearchLimit });
     await fill(index);
     const files = async (filters: any) => [...new Set((await index.search(['vs_main'], { query: 'days hours month', filters, maxNumResults: 50 })).map((h) => h.file_id))].sort();
     expect(await files({ type: 'eq', key: 'team', value: 'finance' })).toEqual(['file-billing']);

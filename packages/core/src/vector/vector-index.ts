@@ -27,6 +27,8 @@ export interface VectorIndexOptions {
     efSearch?: number;
   };
   keyword?: KeywordIndexOptions;
+  /** A filter that leaves at most this many chunks of a store is answered by an exact scan instead of HNSW; default 4096. */
+  exactSearchLimit?: number;
 }
 
 interface MetaRow {
@@ -45,9 +47,9 @@ interface CandidateRow {
   vector: Buffer;
 }
 
-/** Stores up to this many allowed chunks after filtering are searched exactly instead of through HNSW. */
-const EXACT_SEARCH_LIMIT = 4096;
 const INSERT_BATCH = 256;
+/** Most neighbours asked of HNSW for a filtered search (the rest of the store is filtered out after). */
+const MAX_FILTERED_NEIGHBOURS = 1000;
 /** HNSW inserts queued in the worker before `addFileChunks` waits (backpressure). */
 const MAX_INFLIGHT_VECTORS = 4096;
 const REINDEX_MARK = 'reindexing:';
@@ -67,6 +69,7 @@ export class VectorIndex implements VectorIndexContract {
   private readonly m: number;
   private readonly efConstruction: number;
   private readonly efSearch: number;
+  private readonly exactSearchLimit: number;
   private readonly ready = new Map<string, Promise<void>>();
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly queryEmbedders = new Map<string, Embedder>();
@@ -86,6 +89,7 @@ export class VectorIndex implements VectorIndexContract {
     this.m = options.hnsw?.m ?? 16;
     this.efConstruction = options.hnsw?.efConstruction ?? 100;
     this.efSearch = options.hnsw?.efSearch ?? 200;
+    this.exactSearchLimit = options.exactSearchLimit ?? 4096;
     this.keywords = new KeywordIndex(this.db, options.keyword);
     const db = this.db;
     this.sql = {
@@ -117,14 +121,11 @@ export class VectorIndex implements VectorIndexContract {
         'SELECT id, text FROM vector_chunks WHERE store_id = ? AND id > ? ORDER BY id LIMIT ?',
       ),
       setVector: db.prepare('UPDATE vector_chunks SET vector = ? WHERE id = ?'),
-      chunkIdsOfFiles: db.prepare<[string, string], { id: number; vector: Buffer }>(
+      chunkVectorsOfFiles: db.prepare<[string, string], { id: number; vector: Buffer }>(
         'SELECT id, vector FROM vector_chunks WHERE store_id = ? AND file_id IN (SELECT value FROM json_each(?))',
       ),
       countChunksOfFiles: db.prepare<[string, string], { count: number }>(
         'SELECT COUNT(*) AS count FROM vector_chunks WHERE store_id = ? AND file_id IN (SELECT value FROM json_each(?))',
-      ),
-      labelsOfFiles: db.prepare<[string, string], { id: number }>(
-        'SELECT id FROM vector_chunks WHERE store_id = ? AND file_id IN (SELECT value FROM json_each(?))',
       ),
       candidates: db.prepare<[string], CandidateRow>(
         'SELECT id, store_id, file_id, text, vector FROM vector_chunks WHERE id IN (SELECT value FROM json_each(?))',
@@ -248,10 +249,12 @@ export class VectorIndex implements VectorIndexContract {
     const searchable = stores.filter((meta) => allowed.get(meta.store_id) !== null || !options.filters);
     const restricted = searchable.filter((meta) => allowed.get(meta.store_id));
     const best = new Map<number, { score: number; row: CandidateRow }>();
+    if (mode !== 'keyword') await Promise.all(searchable.map((meta) => this.ensureIndex(meta.store_id)));
     for (const query of queries) {
       const vectors = new Map<string, Float32Array>();
       for (const meta of searchable) vectors.set(meta.store_id, await this.embedQuery(meta, query));
-      const vectorList = mode === 'keyword' ? [] : await this.vectorCandidates(searchable, allowed, vectors, depth);
+      // The HNSW searches are posted to the worker first, so they run while FTS5 works on this thread.
+      const vectorPending = mode === 'keyword' ? Promise.resolve([]) : this.vectorCandidates(searchable, allowed, vectors, depth);
       const plan: KeywordPlan = mode === 'vector' ? { groups: [], match: null } : this.keywords.plan(query);
       const keywordList =
         mode === 'vector'
@@ -261,15 +264,21 @@ export class VectorIndex implements VectorIndexContract {
               searchable.map((meta) => meta.store_id),
               depth,
               // Narrow in SQL only when every store is narrowed; otherwise rows are filtered below.
-              restricted.length && restricted.length === searchable.length ? restricted.flatMap((meta) => allowed.get(meta.store_id)!) : undefined,
+              restricted.length && restricted.length === searchable.length ? restricted.flatMap((meta) => [...allowed.get(meta.store_id)!]) : undefined,
             );
-      const vectorRank = new Map(vectorList.map((id, rank) => [id, rank]));
-      const keywordRank = new Map(keywordList.map((hit, rank) => [hit.id, rank]));
-      const ids = [...new Set([...vectorRank.keys(), ...keywordRank.keys()])];
+      const vectorList = await vectorPending;
+      const ids = [...new Set([...vectorList, ...keywordList.map((hit) => hit.id)])];
       if (ids.length === 0) continue;
-      for (const row of this.sql.candidates.all(JSON.stringify(ids))) {
+      // Filters apply to the rows themselves; ranks are counted among the rows that pass.
+      const passes = (row: CandidateRow) => {
         const files = allowed.get(row.store_id);
-        if (options.filters && (files === null || (files && !files.includes(row.file_id)))) continue;
+        return !options.filters || files === undefined || (files !== null && files.has(row.file_id));
+      };
+      const rows = new Map(this.sql.candidates.all(JSON.stringify(ids)).filter(passes).map((row) => [row.id, row]));
+      const vectorRank = new Map(vectorList.filter((id) => rows.has(id)).slice(0, depth).map((id, rank) => [id, rank]));
+      const keywordRank = new Map(keywordList.filter((hit) => rows.has(hit.id)).map((hit, rank) => [hit.id, rank]));
+      for (const row of rows.values()) {
+        if (!vectorRank.has(row.id) && !keywordRank.has(row.id)) continue;
         const similarity = dot(vectors.get(row.store_id) ?? new Float32Array(0), blobToVector(row.vector));
         const candidate = { id: row.id, vectorRank: vectorRank.get(row.id), keywordRank: keywordRank.get(row.id), similarity, coverage: keywordCoverage(plan, row.text) };
         const score =
@@ -391,49 +400,54 @@ export class VectorIndex implements VectorIndexContract {
   }
 
   /** Per store: null = no file passes the filter, undefined = every file passes, else the allowed file ids. */
-  private allowedFiles(stores: MetaRow[], filter: StoreSearchOptions['filters']): Map<string, string[] | null | undefined> {
-    const allowed = new Map<string, string[] | null | undefined>();
+  private allowedFiles(stores: MetaRow[], filter: StoreSearchOptions['filters']): Map<string, Set<string> | null | undefined> {
+    const allowed = new Map<string, Set<string> | null | undefined>();
     if (!filter) return allowed;
     validateAttributeFilter(filter);
     for (const meta of stores) {
       const files = this.sql.storeFiles.all(meta.store_id);
       const passing = files.filter((file) => matchesAttributeFilter(filter, file.attributes ? JSON.parse(file.attributes) : null)).map((file) => file.file_id);
-      allowed.set(meta.store_id, passing.length === 0 ? null : passing.length === files.length ? undefined : passing);
+      allowed.set(meta.store_id, passing.length === 0 ? null : passing.length === files.length ? undefined : new Set(passing));
     }
     return allowed;
   }
 
-  /** Nearest chunks of every store, merged by similarity: exact scan for small filtered sets, else HNSW. */
+  /**
+   * Nearest chunks of every store, merged by similarity (best first): an exact scan when a filter
+   * leaves few chunks, else HNSW — asked for proportionally more neighbours when a filter leaves a
+   * fraction of the store, which the caller then filters (cheaper than hnswlib's per-label callback).
+   */
   private async vectorCandidates(
     stores: MetaRow[],
-    allowed: Map<string, string[] | null | undefined>,
+    allowed: Map<string, Set<string> | null | undefined>,
     vectors: Map<string, Float32Array>,
     depth: number,
   ): Promise<number[]> {
     const found: Array<{ id: number; similarity: number }> = [];
+    const pending: Array<Promise<{ labels: number[]; distances: number[] }>> = [];
+    // No await before every search is posted: the caller overlaps them with its keyword search.
     for (const meta of stores) {
       const query = vectors.get(meta.store_id)!;
       const files = allowed.get(meta.store_id);
       if (files === null) continue;
+      let k = Math.min(depth, meta.chunk_count);
       if (files) {
-        const count = this.sql.countChunksOfFiles.get(meta.store_id, JSON.stringify(files))!.count;
-        if (count <= EXACT_SEARCH_LIMIT) {
-          for (const row of this.sql.chunkIdsOfFiles.all(meta.store_id, JSON.stringify(files))) {
+        const fileList = JSON.stringify([...files]);
+        const count = this.sql.countChunksOfFiles.get(meta.store_id, fileList)!.count;
+        if (count <= this.exactSearchLimit) {
+          for (const row of this.sql.chunkVectorsOfFiles.all(meta.store_id, fileList)) {
             found.push({ id: row.id, similarity: dot(query, blobToVector(row.vector)) });
           }
           continue;
         }
+        k = Math.min(meta.chunk_count, MAX_FILTERED_NEIGHBOURS, Math.ceil((depth * 1.5 * meta.chunk_count) / count));
       }
-      await this.ensureIndex(meta.store_id);
-      const allow = files ? this.sql.labelsOfFiles.all(meta.store_id, JSON.stringify(files)).map((row) => row.id) : undefined;
-      const k = Math.min(depth, allow?.length ?? meta.chunk_count);
-      const result = await this.hnsw.search(meta.store_id, query, k, Math.max(this.efSearch, depth), allow);
+      pending.push(this.hnsw.search(meta.store_id, query, k, Math.max(this.efSearch, k)));
+    }
+    for (const result of await Promise.all(pending)) {
       result.labels.forEach((id, i) => found.push({ id, similarity: 1 - result.distances[i]! }));
     }
-    return found
-      .sort((a, b) => b.similarity - a.similarity)
-      .slice(0, depth)
-      .map((entry) => entry.id);
+    return found.sort((a, b) => b.similarity - a.similarity).map((entry) => entry.id);
   }
 
   private toHit(row: CandidateRow, score: number): SearchHit {
