@@ -68,12 +68,17 @@ export class ExtractPool {
 
   /** Extracts, chunks and embeds in the worker (`task.prepare` names a worker-capable embedder). */
   async prepare(task: ExtractTask & { prepare: NonNullable<ExtractTask['prepare']> }, signal?: AbortSignal) {
-    const result = await this.run(task, signal);
-    return { chunks: result.chunks ?? [], vectors: result.vectors ?? [] };
+    // Embedding adds work proportional to the size: allow 4 s more per MB on top of the parse deadline.
+    const size = await stat(task.path).then((info) => info.size, () => 0);
+    const result = await this.run(task, signal, this.timeoutMs + Math.ceil(size / 1e6) * 4_000);
+    const chunks = result.chunks ?? [];
+    const flat = result.vectors ?? new Float32Array();
+    const dimensions = result.dimensions ?? 0;
+    return { chunks, vectors: chunks.map((_, i) => flat.subarray(i * dimensions, (i + 1) * dimensions)) };
   }
 
-  private async run(task: ExtractTask, signal?: AbortSignal): Promise<Extract<ExtractResult, { ok: true }>> {
-    const deadline = AbortSignal.timeout(this.timeoutMs);
+  private async run(task: ExtractTask, signal?: AbortSignal, timeoutMs = this.timeoutMs): Promise<Extract<ExtractResult, { ok: true }>> {
+    const deadline = AbortSignal.timeout(timeoutMs);
     const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
     let result: ExtractResult;
     try {
@@ -81,7 +86,7 @@ export class ExtractPool {
     } catch (error) {
       if (signal?.aborted) throw new ExtractionError('server_error', 'ingestion was cancelled');
       if (deadline.aborted) {
-        throw new ExtractionError('invalid_file', `parsing the file took longer than ${Math.round(this.timeoutMs / 1000)} s`);
+        throw new ExtractionError('invalid_file', `parsing the file took longer than ${Math.round(timeoutMs / 1000)} s`);
       }
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ERR_WORKER_OUT_OF_MEMORY' || /out of memory|heap/i.test((error as Error).message)) {

@@ -17,7 +17,7 @@ export interface ExtractTask {
 }
 
 export type ExtractResult =
-  | { ok: true; text: string; chunks?: TextChunk[]; vectors?: Float32Array[] }
+  | { ok: true; text: string; chunks?: TextChunk[]; vectors?: Float32Array; dimensions?: number }
   | { ok: false; code: string; message: string };
 
 export default async function extract(task: ExtractTask): Promise<ExtractResult> {
@@ -29,12 +29,13 @@ export default async function extract(task: ExtractTask): Promise<ExtractResult>
     if (!embedder) throw new Error(`embedder ${task.prepare.embedderId} cannot run in a worker`);
     const chunks: TextChunk[] = [];
     for await (const chunk of chunkText(text, embedder, task.prepare.chunking, async () => {})) chunks.push(chunk);
-    const vectors: Float32Array[] = [];
+    // One flat array: cloning it back is one copy, not one object per chunk.
+    const vectors = new Float32Array(chunks.length * embedder.dimensions);
     for (let i = 0; i < chunks.length; i += task.prepare.batchSize) {
       const { embeddings } = await embedder.embed({ values: chunks.slice(i, i + task.prepare.batchSize).map((chunk) => chunk.text) });
-      vectors.push(...embeddings);
+      embeddings.forEach((vector, j) => vectors.set(vector, (i + j) * embedder.dimensions));
     }
-    return { ok: true, text: '', chunks, vectors };
+    return { ok: true, text: '', chunks, vectors, dimensions: embedder.dimensions };
   } catch (error) {
     if (error instanceof ExtractionError) return { ok: false, code: error.code, message: error.message };
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: false, code: 'invalid_file', message: 'file was deleted' };
