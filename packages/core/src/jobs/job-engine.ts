@@ -180,11 +180,13 @@ export class JobEngine {
   /** Claims queued jobs while provider slots are free; cache hits and in-flight joins take no slot. */
   #pump(): void {
     while (!this.#closed && this.#active < this.settings.concurrency) {
-      const row = this.#store.claim();
-      if (!row) return;
-      const task = this.#run(row).catch((error) => this.#log.error(`jobs: ${row.id} crashed: ${String(error)}`));
-      this.#running.add(task);
-      void task.finally(() => this.#running.delete(task));
+      const rows = this.#store.claim(this.settings.concurrency - this.#active);
+      if (rows.length === 0) return;
+      for (const row of rows) {
+        const task = this.#run(row).catch((error) => this.#log.error(`jobs: ${row.id} crashed: ${String(error)}`));
+        this.#running.add(task);
+        void task.finally(() => this.#running.delete(task));
+      }
     }
   }
 

@@ -78,9 +78,9 @@ export class JobStore {
        VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)`,
     );
     this.#get = db.prepare<[string], JobRow>('SELECT * FROM tool_jobs WHERE id = ?');
-    this.#claim = db.prepare<[number], JobRow>(
+    this.#claim = db.prepare<[number, number], JobRow>(
       `UPDATE tool_jobs SET status = 'running', attempts = attempts + 1, started_ms = ?
-       WHERE id = (SELECT id FROM tool_jobs WHERE status = 'queued' ORDER BY rowid LIMIT 1) AND status = 'queued'
+       WHERE id IN (SELECT id FROM tool_jobs WHERE status = 'queued' ORDER BY rowid LIMIT ?) AND status = 'queued'
        RETURNING *`,
     );
     this.#succeed = db.prepare(
@@ -107,9 +107,9 @@ export class JobStore {
     return this.#get.get(id);
   }
 
-  /** Moves the oldest queued job to `running`; undefined when the queue is empty. */
-  claim(): JobRow | undefined {
-    return this.#claim.get(Date.now());
+  /** Moves up to `count` of the oldest queued jobs to `running` in one statement (one commit), oldest first. */
+  claim(count: number): JobRow[] {
+    return this.#claim.all(Date.now(), count).sort((a, b) => a.created_ms - b.created_ms);
   }
 
   /** Reports whether the row changed (false: it already finished). */

@@ -14,6 +14,7 @@ export interface ApifySourceOptions {
   pollMs?: number;
   /** `FATHOM_TOOLS_APIFY_COST_MULTIPLIER`: currency units billed per USD of run usage; default 1. */
   costMultiplier?: number;
+  /** A `fetch` to use instead of undici's request (tests, proxies). */
   fetch?: typeof fetch;
 }
 
@@ -26,7 +27,7 @@ const TERMINAL = new Set(['SUCCEEDED', 'FAILED', 'ABORTED', 'TIMED-OUT']);
  */
 export class ApifySource implements ToolSource {
   readonly name = 'apify';
-  readonly #options: Required<Omit<ApifySourceOptions, 'fetch'>> & { fetch: typeof fetch };
+  readonly #options: Required<Omit<ApifySourceOptions, 'fetch'>> & { fetch?: typeof fetch };
 
   constructor(options: ApifySourceOptions) {
     if (!options.token) throw new Error('ApifySource needs a token (FATHOM_TOOLS_APIFY_TOKEN).');
@@ -34,7 +35,7 @@ export class ApifySource implements ToolSource {
       baseURL: (options.baseURL ?? 'https://api.apify.com').replace(/\/+$/, ''),
       pollMs: options.pollMs ?? 2000,
       costMultiplier: options.costMultiplier ?? 1,
-      fetch: options.fetch ?? globalThis.fetch,
+      fetch: options.fetch,
       token: options.token,
       actors: options.actors,
     };

@@ -19,6 +19,7 @@ export interface CreateToolSourcesOptions {
   chat?: ChatAdapterContract | object;
   /** Sources that win over configuration, by tool name. */
   overrides?: Partial<Record<string, ToolSource>>;
+  /** A `fetch` to use instead of undici's request (tests, proxies). */
   fetch?: typeof fetch;
 }
 
@@ -42,7 +43,7 @@ const hasComplete = (chat: unknown): chat is ChatAdapterContract => typeof (chat
  */
 export function createToolSources(options: CreateToolSourcesOptions): ConfiguredSources {
   const { env } = options;
-  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const fetchImpl = options.fetch;
   const sources = new Map<string, ToolSource>();
   const apifyToken = env.FATHOM_TOOLS_APIFY_TOKEN || env.APIFY_TOKEN;
   const actors: Record<string, string> = {};

@@ -10,6 +10,7 @@ export interface HttpSourceOptions {
   token?: string;
   /** `FATHOM_TOOLS_<TOOL>_PRICE_PER_ITEM`: cost per item when the answer carries no `cost`; default 0.01. */
   pricePerItem?: number;
+  /** A `fetch` to use instead of undici's request (tests, proxies). */
   fetch?: typeof fetch;
 }
 
@@ -28,7 +29,7 @@ export class HttpSource implements ToolSource {
 
   async run({ tool, input, signal }: ToolRunOptions): Promise<ToolOutput> {
     const headers: Record<string, string> = this.#options.token ? { authorization: `Bearer ${this.#options.token}` } : {};
-    const answer = await providerJson<unknown>(this.#options.fetch ?? globalThis.fetch, this.#options.url, {
+    const answer = await providerJson<unknown>(this.#options.fetch, this.#options.url, {
       method: 'POST',
       json: { tool, input },
       headers,

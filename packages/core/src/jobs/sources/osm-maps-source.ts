@@ -11,6 +11,7 @@ export interface OsmMapsSourceOptions {
   userAgent?: string;
   /** `FATHOM_TOOLS_MAPS_PRICE_PER_PLACE`: cost per place returned; default 0.02. */
   pricePerPlace?: number;
+  /** A `fetch` to use instead of undici's request (tests, proxies). */
   fetch?: typeof fetch;
 }
 
@@ -41,7 +42,7 @@ export class OsmMapsSource implements ToolSource {
   }
 
   async run({ input, signal }: ToolRunOptions): Promise<ToolOutput> {
-    const fetchImpl = this.#options.fetch ?? globalThis.fetch;
+    const fetchImpl = this.#options.fetch;
     const headers = { 'user-agent': this.#options.userAgent ?? 'Fathom data tools (self-hosted)' };
     const nominatim = (this.#options.nominatimURL ?? 'https://nominatim.openstreetmap.org').replace(/\/+$/, '');
     const places = await providerJson<Array<{ lat: string; lon: string; display_name?: string }>>(

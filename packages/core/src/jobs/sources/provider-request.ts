@@ -1,3 +1,4 @@
+import { request as undiciRequest } from 'undici';
 import { UpstreamError } from '../../errors';
 
 export interface ProviderRequest {
@@ -12,24 +13,36 @@ export interface ProviderRequest {
 }
 
 /**
- * Calls an operator-configured provider (trusted, so not through the egress guard) and parses JSON.
+ * Calls an operator-configured provider (trusted, so not through the egress guard) and parses JSON,
+ * with `fetchImpl` when one was injected, else undici's `request`.
  * A status of 400 or more throws `UpstreamError` carrying what the provider said.
  */
-export async function providerJson<T = any>(fetchImpl: typeof fetch, url: string, request: ProviderRequest): Promise<T> {
+export async function providerJson<T = any>(fetchImpl: typeof fetch | undefined, url: string, request: ProviderRequest): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
   let body = request.body;
   if (request.json !== undefined) {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(request.json);
   }
-  let response: Response;
+  const method = request.method ?? (body ? 'POST' : 'GET');
+  let status: number;
+  let text: string;
   try {
-    response = await fetchImpl(url, { method: request.method ?? (body ? 'POST' : 'GET'), headers, body, signal: request.signal });
+    if (fetchImpl) {
+      const response = await fetchImpl(url, { method, headers, body, signal: request.signal });
+      status = response.status;
+      text = await response.text();
+    } else {
+      // undici's request: the same client as fetch without the WHATWG stream layers (several times cheaper per call).
+      const response = await undiciRequest(url, { method: method as 'GET', headers, body, signal: request.signal });
+      status = response.statusCode;
+      text = await response.body.text();
+    }
   } catch (error) {
     if (request.signal?.aborted) throw request.signal.reason ?? error;
     throw new UpstreamError(`${request.provider} could not be reached: ${(error as Error).message}`, { url: redact(url), cause: error, isRetryable: true });
   }
-  const text = await response.text();
+  const response = { ok: status >= 200 && status < 300, status };
   if (!response.ok) {
     throw new UpstreamError(`${request.provider} answered HTTP ${response.status}: ${text.slice(0, 300)}`, {
       url: redact(url),

@@ -19,6 +19,7 @@ export interface SocialProfileSourceOptions {
   /** `FATHOM_TOOLS_SOCIAL_PRICE_PER_PROFILE`: cost per profile found; default 0.05. */
   pricePerProfile?: number;
   userAgent?: string;
+  /** A `fetch` to use instead of undici's request (tests, proxies). */
   fetch?: typeof fetch;
 }
 
@@ -50,7 +51,7 @@ export class SocialProfileSource implements ToolSource {
   }
 
   #provider<T>(url: string, provider: string, signal: AbortSignal, headers: Record<string, string> = {}): Promise<T> {
-    return providerJson<T>(this.#options.fetch ?? globalThis.fetch, url, {
+    return providerJson<T>(this.#options.fetch, url, {
       headers: { 'user-agent': this.#options.userAgent ?? 'Fathom data tools', ...headers },
       signal,
       provider,
