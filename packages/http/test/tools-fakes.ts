@@ -46,7 +46,7 @@ export async function createFakeOsm(options: { delayMs?: number; fail?: boolean 
 }
 
 /** Apify's run API: start, status (RUNNING once, then the final status), dataset items. */
-export async function createFakeApify(options: { finalStatus?: string; usageTotalUsd?: number } = {}): Promise<TestServer> {
+export async function createFakeApify(options: { finalStatus?: string; usageTotalUsd?: number; neverFinish?: boolean } = {}): Promise<TestServer> {
   const polls = new Map<string, number>();
   let runs = 0;
   const server = await createTestServer({
@@ -58,12 +58,14 @@ export async function createFakeApify(options: { finalStatus?: string; usageTota
         polls.set(id, 0);
         return respond.json(response, 201, { data: { id, status: 'READY', defaultDatasetId: `ds_${id}`, actId: decodeURIComponent(started[1]!) } });
       }
+      const aborted = request.path.match(/^\/v2\/actor-runs\/([^/]+)\/abort$/);
+      if (request.method === 'POST' && aborted) return respond.json(response, 200, { data: { id: aborted[1], status: 'ABORTING' } });
       const status = request.path.match(/^\/v2\/actor-runs\/([^/]+)$/);
       if (status) {
         const id = status[1]!;
         const count = (polls.get(id) ?? 0) + 1;
         polls.set(id, count);
-        const done = count >= 2;
+        const done = count >= 2 && !options.neverFinish;
         return respond.json(response, 200, {
           data: { id, status: done ? (options.finalStatus ?? 'SUCCEEDED') : 'RUNNING', statusMessage: done && options.finalStatus ? 'Actor crashed' : undefined, defaultDatasetId: `ds_${id}`, usageTotalUsd: options.usageTotalUsd ?? 0.37 },
         });

@@ -111,6 +111,26 @@ describe('data tool sources against local servers', () => {
     }
   });
 
+  it('aborts the Apify run when the job times out, billing nothing', async () => {
+    const stuck = await createFakeApify({ neverFinish: true });
+    const other = await startFathom({
+      env: {
+        FATHOM_TOOLS_APIFY_TOKEN: 'apify-test-token', FATHOM_TOOLS_APIFY_URL: stuck.url, FATHOM_TOOLS_APIFY_POLL_MS: '20',
+        FATHOM_TOOLS_LEADS_FINDER_APIFY_ACTOR: 'x/leads', FATHOM_TOOLS_JOB_TIMEOUT_MS: '300',
+      },
+    });
+    try {
+      const response = await other.request('/v1/tools/leads-finder', { method: 'POST', json: { job_title: 'CTO' } });
+      const job = await pollJob(other.request, (await response.json()).data.poll_url);
+      expect(job).toMatchObject({ status: 'failed', error: { code: 'timeout' } });
+      await expect.poll(() => stuck.requests.some((request) => request.method === 'POST' && request.path === '/v2/actor-runs/run1/abort')).toBe(true);
+      expect((await (await other.request('/v1/account')).json()).balance).toBe(100);
+    } finally {
+      await other.close({ keepData: false });
+      await stuck.close();
+    }
+  });
+
   it('pronet-jobs posts the input to a generic HTTP provider and bills the cost it reports', async () => {
     const job = await run('pronet-jobs', { keyword: 'rust engineer', remote: true });
     expect(job).toMatchObject({ status: 'succeeded', cost: 0.25 });

@@ -45,13 +45,14 @@ export class ApifySource implements ToolSource {
     const { baseURL, token, pollMs, costMultiplier } = this.#options;
     const actor = this.#options.actors[tool];
     if (!actor) throw new UpstreamError(`No Apify actor is configured for '${tool}'.`, { code: 'tool_unavailable' });
-    const call = <T>(path: string, init: { method?: string; json?: unknown } = {}) =>
-      providerJson<T>(this.#options.fetch, `${baseURL}${path}`, { ...init, signal, provider: 'Apify', headers: { authorization: `Bearer ${token}` } });
+    const call = <T>(path: string, init: { method?: string; json?: unknown; signal?: AbortSignal } = {}) =>
+      providerJson<T>(this.#options.fetch, `${baseURL}${path}`, { signal, ...init, provider: 'Apify', headers: { authorization: `Bearer ${token}` } });
 
     const actorInput = typeof input.limit === 'number' ? { ...input, maxItems: input.limit } : input;
     const started = await call<{ data: ApifyRun }>(`/v2/acts/${encodeURIComponent(actor.replace('/', '~'))}/runs`, { method: 'POST', json: actorInput });
     let run = started.data;
-    const abortRun = () => void call(`/v2/actor-runs/${run.id}/abort`, { method: 'POST' }).catch(() => {});
+    // The job's signal has fired by then, so the abort call gets its own short deadline.
+    const abortRun = () => void call(`/v2/actor-runs/${run.id}/abort`, { method: 'POST', signal: AbortSignal.timeout(10_000) }).catch(() => {});
     try {
       while (!TERMINAL.has(run.status)) {
         await sleep(pollMs, signal);
