@@ -79,7 +79,7 @@ export class Documents implements StoreSearcher {
       ingestor: this.ingestor,
       vectorIndex,
       log,
-      concurrency: positiveInt(env.FATHOM_INGEST_CONCURRENCY, 4, 'FATHOM_INGEST_CONCURRENCY'),
+      concurrency: positiveInt(env.FATHOM_INGEST_CONCURRENCY, 8, 'FATHOM_INGEST_CONCURRENCY'),
     });
   }
 

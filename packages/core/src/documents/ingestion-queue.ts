@@ -14,7 +14,7 @@ export interface IngestionQueueOptions {
   ingestor: Ingestor;
   vectorIndex: VectorIndexContract;
   log: Logger;
-  /** Files ingested at once; default 4 (CPU-heavy steps run in worker threads, so stages overlap). `FATHOM_INGEST_CONCURRENCY`. */
+  /** Files ingested at once; default 8 (the CPU-heavy steps run in worker threads, so files in different stages overlap). `FATHOM_INGEST_CONCURRENCY`. */
   concurrency?: number;
   /** A file whose ingestion was interrupted this many times (crashes) ends `failed`; default 3. */
   maxAttempts?: number;
@@ -41,7 +41,7 @@ export class IngestionQueue {
 
   constructor(options: IngestionQueueOptions) {
     this.options = options;
-    this.concurrency = Math.max(1, options.concurrency ?? 4);
+    this.concurrency = Math.max(1, options.concurrency ?? 8);
     this.maxAttempts = options.maxAttempts ?? 3;
     this.events.setMaxListeners(0);
     this.filenameOf = options.db.prepare<[string], { filename: string }>('SELECT filename FROM files WHERE id = ?');
