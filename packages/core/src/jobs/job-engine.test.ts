@@ -12,7 +12,7 @@ function setup(source: ToolSource, settings: Record<string, number> = {}) {
   const accounts = new Accounts(db);
   const { account } = accounts.create({ name: 'a', balance: 10 });
   const make = () =>
-    new JobEngine({ db, config: loadConfig({}), accounts, egress: {}, log: silentLogger, sources: { maps: source }, settings: { sweepMs: 20, ...settings } });
+    new JobEngine({ db, config: loadConfig({}), accounts, log: silentLogger, sources: { maps: source }, settings: { sweepMs: 20, ...settings } });
   return { db, accounts, account, make };
 }
 

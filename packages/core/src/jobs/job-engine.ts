@@ -7,7 +7,7 @@ import { newId } from '../internal/ids';
 import type { Logger } from '../internal/logger';
 import type { ListPage, ListQuery } from '../internal/pagination';
 import type { ChatAdapterContract } from '../models/types';
-import { findTool, TOOL_CATALOG, TOOL_NAMES, type ToolDefinition } from './catalog';
+import { findTool, TOOL_CATALOG, type ToolDefinition } from './catalog';
 import { JobStore, toToolJob, type JobRow, type ToolJob } from './job-store';
 import { enforcePolicy } from './policy';
 import { readJobSettings, type JobSettings } from './settings';
@@ -20,18 +20,18 @@ export interface JobEngineOptions {
   config: FathomConfig;
   accounts: Accounts;
   /** Model calls of `nl-data` (the ChatAdapter); without one, nl-data is unavailable. */
-  chat?: ChatAdapterContract | object;
-  /** The egress guard: every user-chosen URL (website crawls, nl-data pages, Mastodon instances) goes through it. */
-  egress: EgressGuardContract | object;
+  chat?: ChatAdapterContract;
+  /**
+   * The egress guard: every user-chosen URL (website crawls, nl-data pages, Mastodon instances) goes through it.
+   * Without one, the tools that need it (website-contacts, social-profile, nl-data) are unavailable.
+   */
+  egress?: EgressGuardContract;
   log: Logger;
   /** Sources that win over configuration, by tool name (tests, embedding apps). */
   sources?: Partial<Record<string, ToolSource>>;
   /** Settings that win over `FATHOM_TOOLS_*` variables. */
   settings?: Partial<JobSettings>;
 }
-
-/** Catalog entry as `GET /v1/tools` shows it. */
-export type ToolCatalogEntry = Omit<ToolDefinition, never>;
 
 /** Marks an error a job ends with; `code` and `message` are shown to the client. */
 class JobFailure extends Error {
@@ -273,5 +273,3 @@ function toFailure(error: unknown): { code: string; message: string } {
     message: error instanceof Error ? error.message : String(error),
   };
 }
-
-export { JobFailure, TOOL_NAMES };

@@ -15,8 +15,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 export interface CreateToolSourcesOptions {
   env: Env;
-  egress: EgressGuardContract | object;
-  chat?: ChatAdapterContract | object;
+  egress?: EgressGuardContract;
+  chat?: ChatAdapterContract;
   /** Sources that win over configuration, by tool name. */
   overrides?: Partial<Record<string, ToolSource>>;
   /** A `fetch` to use instead of undici's request (tests, proxies). */
@@ -32,8 +32,6 @@ export interface ConfiguredSources {
 
 const PROVIDER_ONLY = new Set(['pronet-profile', 'pronet-profile-detail', 'pronet-employees', 'pronet-company', 'pronet-jobs', 'leads-finder']);
 
-const hasRequest = (egress: unknown): egress is EgressGuardContract => typeof (egress as EgressGuardContract)?.request === 'function';
-const hasComplete = (chat: unknown): chat is ChatAdapterContract => typeof (chat as ChatAdapterContract)?.complete === 'function';
 
 /**
  * Chooses each tool's source from the environment, first match wins:
@@ -66,7 +64,7 @@ export function createToolSources(options: CreateToolSourcesOptions): Configured
   const builtIn = (tool: string): ToolSource | undefined => {
     switch (tool) {
       case 'website-contacts':
-        if (!hasRequest(options.egress)) return undefined;
+        if (!options.egress) return undefined;
         return new WebsiteContactsSource({
           egress: options.egress,
           maxPages: readNumber(env, 'FATHOM_TOOLS_CRAWL_MAX_PAGES', 20, 1),
@@ -86,7 +84,7 @@ export function createToolSources(options: CreateToolSourcesOptions): Configured
           fetch: fetchImpl,
         });
       case 'social-profile':
-        if (!hasRequest(options.egress)) return undefined;
+        if (!options.egress) return undefined;
         return new SocialProfileSource({
           egress: options.egress,
           blueskyURL: env.FATHOM_TOOLS_BLUESKY_URL || undefined,
@@ -98,7 +96,7 @@ export function createToolSources(options: CreateToolSourcesOptions): Configured
           fetch: fetchImpl,
         });
       case 'nl-data':
-        if (!env.FATHOM_TOOLS_MODEL || !hasComplete(options.chat) || !hasRequest(options.egress)) return undefined;
+        if (!env.FATHOM_TOOLS_MODEL || !options.chat || !options.egress) return undefined;
         return new NlDataSource({
           chat: options.chat,
           egress: options.egress,
