@@ -6,6 +6,7 @@ describe('rule 5 policy', () => {
     expect(policyRefusal('leads-finder', { job_title: 'students', keyword: 'teenagers' })).toMatch(/minors/);
     expect(policyRefusal('nl-data', { description: 'emails of 14-year-olds in my town' })).toMatch(/minors/);
     expect(policyRefusal('pronet-profile', { query: 'people under 18 in Berlin' })).toMatch(/minors/);
+    expect(policyRefusal('social-profile', { platform: 'bluesky', username: 'x', note: 'instagram accounts of kids' } as never)).toMatch(/minors/);
   });
 
   it('refuses tracking one private individual', () => {
@@ -25,5 +26,7 @@ describe('rule 5 policy', () => {
     expect(policyRefusal('pronet-jobs', { keyword: 'track and field coach' })).toBeNull();
     expect(policyRefusal('nl-data', { description: 'Opening hours of the museums listed on this page' })).toBeNull();
     expect(policyRefusal('pronet-company', { name: 'Childrens Hospital Foundation' })).toBeNull();
+    expect(policyRefusal('leads-finder', { job_title: 'marketing manager', industry: 'kids fashion' })).toBeNull();
+    expect(policyRefusal('pronet-employees', { companies: ['Kids Toys GmbH'], job_title: 'head of sales' })).toBeNull();
   });
 });

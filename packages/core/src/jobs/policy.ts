@@ -7,15 +7,26 @@ const PEOPLE_TOOLS = new Set(['pronet-profile', 'pronet-profile-detail', 'pronet
 interface Rule {
   reason: string;
   pattern: RegExp;
+  /** When set, the rule applies only if this also matches (context that makes the pattern about people data). */
+  alsoRequires?: RegExp;
   tools?: Set<string>;
 }
+
+/** Words that name personal data; "kids" alone may be a market ("kids fashion"), "emails of kids" is not. */
+const PERSONAL_DATA = /\b(e-?mails?|phones?|numbers?|addresses|address|contacts?|profiles?|names|photos?|social media|instagram|tiktok|snapchat|accounts?|lists? of|locations?|whereabouts|schools?)\b/i;
 
 const RULES: Rule[] = [
   {
     reason: 'it asks for data on minors',
     tools: PEOPLE_TOOLS,
     pattern:
-      /\b(minors?|under-?age|underaged|child(ren)?|kids?|teen(ager)?s?|schoolchildren|schoolkids|pupils|under\s*(the\s*age\s*of\s*)?(1[0-8]|[0-9])|(aged?|age)\s*([0-9]|1[0-7])\b|([0-9]|1[0-7])[- ]years?[- ]olds?|high[- ]school(ers| students)|elementary school students)\b/i,
+      /\b(minors?|under-?age|underaged|teenagers|schoolchildren|schoolkids|pupils|under\s*(the\s*age\s*of\s*)?(1[0-8]|[0-9])|(aged?|age)\s*([0-9]|1[0-7])\b|([0-9]|1[0-7])[- ]years?[- ]olds?|high[- ]school(ers| students)|elementary school students)\b/i,
+  },
+  {
+    reason: 'it asks for data on minors',
+    tools: PEOPLE_TOOLS,
+    pattern: /\b(child(ren)?|kids?|teens?|girls|boys|babies)\b/i,
+    alsoRequires: PERSONAL_DATA,
   },
   {
     reason: 'it asks to track or surveil one private individual',
@@ -41,7 +52,7 @@ export function policyRefusal(tool: string, input: Record<string, unknown>): str
   const text = strings(input).join('\n');
   for (const rule of RULES) {
     if (rule.tools && !rule.tools.has(tool)) continue;
-    if (rule.pattern.test(text)) return rule.reason;
+    if (rule.pattern.test(text) && (!rule.alsoRequires || rule.alsoRequires.test(text))) return rule.reason;
   }
   return null;
 }
