@@ -33,7 +33,7 @@ describe('JobEngine', () => {
     await engine.close();
   });
 
-  it('leaves a job interrupted by close() to the next start, which re-runs it and bills once', async () => {
+  it('queues a job interrupted by close() again, without using an attempt; the next start re-runs it and bills once', async () => {
     let calls = 0;
     const source: ToolSource = {
       name: 'slow-then-fast',
@@ -48,7 +48,7 @@ describe('JobEngine', () => {
     const job = first.startJob(account.id, 'maps', input);
     while (calls === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     await first.close();
-    expect((db.prepare('SELECT status FROM tool_jobs WHERE id = ?').get(job.job_id) as { status: string }).status).toBe('running');
+    expect(db.prepare('SELECT status, attempts FROM tool_jobs WHERE id = ?').get(job.job_id)).toEqual({ status: 'queued', attempts: 0 });
     const second = make();
     second.start();
     expect(await second.waitForJob(account.id, job.job_id)).toMatchObject({ status: 'succeeded', cost: 0.5 });

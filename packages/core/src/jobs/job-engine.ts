@@ -160,7 +160,10 @@ export class JobEngine {
     this.#schedulePump();
   }
 
-  /** Stops claiming jobs, aborts running ones (they stay `running` and are re-run on the next start) and waits. */
+  /**
+   * Stops claiming jobs, aborts running ones and puts them back in the queue (a shutdown does not count as an
+   * attempt; a crash, which leaves them `running`, does) and waits for them. Call before closing the database.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#sweep) clearInterval(this.#sweep);
@@ -203,7 +206,8 @@ export class JobEngine {
       await shared.then(
         (output) => this.#finishSucceeded(row, toResult(output), 0, true),
         (error) => {
-          if (!this.#closed) this.#finishFailed(row, error); // on shutdown it stays running and re-runs on the next start
+          if (this.#closed) this.#store.requeue(row.id, true); // shutdown: runs again on the next start
+          else this.#finishFailed(row, error);
         },
       );
       return;
@@ -225,7 +229,10 @@ export class JobEngine {
       const output = await raced;
       this.#finishSucceeded(row, toResult(output), output.cost, false);
     } catch (error) {
-      if (this.#closed && !(controller.signal.reason instanceof JobFailure)) return; // re-run after restart
+      if (this.#closed && !(controller.signal.reason instanceof JobFailure)) {
+        this.#store.requeue(row.id, true); // shutdown is not a failed attempt: the job runs again on the next start
+        return;
+      }
       this.#finishFailed(row, error);
     } finally {
       clearTimeout(timer);

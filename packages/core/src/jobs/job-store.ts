@@ -95,7 +95,9 @@ export class JobStore {
       `SELECT result FROM tool_jobs WHERE cache_key = ? AND status = 'succeeded' AND cached = 0 AND finished_ms >= ?
        ORDER BY finished_ms DESC LIMIT 1`,
     );
-    this.#requeue = db.prepare(`UPDATE tool_jobs SET status = 'queued' WHERE id = ? AND status = 'running'`);
+    this.#requeue = db.prepare(
+      `UPDATE tool_jobs SET status = 'queued', attempts = attempts - ? WHERE id = ? AND status = 'running'`,
+    );
     this.#running = db.prepare<[], JobRow>(`SELECT * FROM tool_jobs WHERE status = 'running'`);
   }
 
@@ -127,8 +129,9 @@ export class JobStore {
     return row ? JSON.parse(row.result) : undefined;
   }
 
-  requeue(id: string): void {
-    this.#requeue.run(id);
+  /** Puts a running job back in the queue; `refundAttempt` when it was stopped on purpose (shutdown), not by a crash. */
+  requeue(id: string, refundAttempt = false): void {
+    this.#requeue.run(refundAttempt ? 1 : 0, id);
   }
 
   /** Jobs left `running` by a previous process. */
