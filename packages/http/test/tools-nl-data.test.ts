@@ -16,11 +16,13 @@ describe('nl-data: model plan, pages through the egress guard, items validated a
     upstream = await createFakeOpenAIUpstream((request) => {
       const system = String(request.messages[0].content);
       if (system.startsWith('You plan')) {
+        const proposes = String(request.messages[1].content).includes('No pages given');
         return {
           content: JSON.stringify({
             item_type: 'museum',
             item_schema: { type: 'object', properties: { value: { type: 'string' }, opening_hours: { type: 'string' } }, required: ['value', 'opening_hours'] },
             instructions: 'One item per museum.',
+            ...(proposes ? { urls: [`${pages.url}/museums`, 'ftp://not-http.example/list'] } : {}),
           }),
           usage: { prompt_tokens: 400, completion_tokens: 100 },
         };
@@ -64,6 +66,14 @@ describe('nl-data: model plan, pages through the egress guard, items validated a
     expect(job.result.plan.item_type).toBe('museum');
     expect(job.cost).toBeCloseTo(0.02 + (1500 / 1000) * 0.002, 6);
     expect(upstream.requests[0].model).toBe('fake-model');
+  });
+
+  it('reads the pages the plan proposes when none are given', async () => {
+    const response = await server.request('/v1/tools/nl-data', { method: 'POST', json: { description: 'Opening hours of Berlin museums', limit: 1 } });
+    const job = await pollJob(server.request, (await response.json()).data.poll_url);
+    expect(job.status).toBe('succeeded');
+    expect(job.result.items).toEqual([{ type: 'museum', value: 'Pergamon Museum', opening_hours: '10-18', source_url: `${pages.url}/museums` }]);
+    expect(job.result.pages).toEqual([{ url: `${pages.url}/museums`, status: 'read' }]);
   });
 
   it('fails with nothing billed when no page can be read through the egress guard', async () => {
