@@ -86,7 +86,13 @@ export const TOOL_CATALOG: readonly ToolDefinition[] = [
     limit: limit(20),
   }, ['query', 'location']), { place: ['phone', 'address', 'website', 'category', 'rating', 'lat', 'lon', 'source_url'] }),
   tool('website-contacts', 0.8, 'Scans company websites (homepage plus contact, about, imprint and team pages, robots.txt honoured) for emails, phone numbers and social networks. Cost per site crawled.', object({
-    websites: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 2000, description: 'Website URL or domain.' }, description: 'Company websites (URLs or domains), 1..20.' },
+    websites: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 20,
+      items: { type: 'string', minLength: 1, maxLength: 2000, pattern: '^(https?://\\S+|[^\\s/:?#]+\\.[^\\s]+)$', description: 'Website URL (http or https) or domain such as acme.com.' },
+      description: 'Company websites (URLs or domains), 1..20.',
+    },
     max_pages_per_site: { type: 'integer', minimum: 1, maximum: 20, default: 6, description: 'Pages fetched per site (1..20).' },
   }, ['websites']), { email: ['site', 'source_url'], phone: ['site', 'source_url', 'national'], social: ['site', 'source_url', 'network'] }),
   tool('social-profile', 0.5, 'Public profiles by username from public APIs (Bluesky, Mastodon, GitHub): name, followers, bio, recent posts.', object({

@@ -24,6 +24,13 @@ describe('validateToolInput', () => {
     expect(() => validateToolInput(findTool('social-profile')!, { platform: 'myspace', username: 'x' })).toThrow(/expected one of "bluesky", "mastodon", "github"/);
   });
 
+  it('accepts website URLs and domains, and names a bad entry', () => {
+    const contacts = findTool('website-contacts')!;
+    expect(validateToolInput(contacts, { websites: ['acme.com', 'https://www.acme.de/kontakt', 'http://127.0.0.1:8080'] }).websites).toHaveLength(3);
+    expect(() => validateToolInput(contacts, { websites: ['acme.com', 'not a site'] })).toThrow("Invalid value for 'websites.1': expected website URL (http or https) or domain such as acme.com.");
+    expect(() => validateToolInput(contacts, { websites: ['ftp://acme.com'] })).toThrow(/'websites\.0'/);
+  });
+
   it('gives equivalent inputs one cache key', () => {
     const a = validateToolInput(maps, { query: 'Bakery', location: 'Berlin' });
     const b = validateToolInput(maps, { location: ' berlin', query: 'bakery', limit: 20 });

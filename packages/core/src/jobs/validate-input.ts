@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { InvalidRequestError } from '../errors';
 import type { ToolDefinition } from './catalog';
 
-const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false });
+const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, verbose: true });
 (addFormats as unknown as (instance: Ajv) => void)(ajv);
 const compiled = new Map<string, ValidateFunction>();
 
@@ -33,6 +33,11 @@ function describe(error: ErrorObject, definition: ToolDefinition): string {
       return `Invalid type for '${field(error)}': expected ${error.params.type}.`;
     case 'enum':
       return `Invalid value for '${field(error)}': expected one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.`;
+    case 'pattern':
+    case 'format': {
+      const description = (error.parentSchema as { description?: string } | undefined)?.description;
+      return `Invalid value for '${field(error)}': expected ${description ? description.replace(/\.$/, '').replace(/^./, (c) => c.toLowerCase()) : `a ${error.keyword === 'format' ? error.params.format : 'value matching ' + error.params.pattern}`}.`;
+    }
     case 'anyOf': {
       const names = ((definition.input_schema.anyOf as Array<{ required: string[] }>) ?? []).flatMap((option) => option.required);
       return `Missing parameter: provide at least one of ${names.map((name) => `'${name}'`).join(', ')}.`;
