@@ -133,6 +133,11 @@ while (counts.in_progress > 0) {
   await new Promise((resolve) => setTimeout(resolve, 10));
 }
 const e2eMs = performance.now() - t0;
+if (counts.failed > 0) {
+  const failed = fathom.documents.listStoreFiles(account, store.id, { filter: 'failed', limit: 1 }).data[0];
+  console.error(`ERROR: ${counts.failed} files failed, e.g. ${JSON.stringify(failed?.last_error)}`);
+  process.exitCode = 1;
+}
 console.log(`end-to-end: ${FILES} files (${counts.completed} completed, ${counts.failed} failed) in ${(e2eMs / 1000).toFixed(2)} s = ${(chunks.length / (e2eMs / 1000)).toFixed(0)} chunks/s`);
 console.log(`pipeline ratio (end-to-end / raw embedding): ${(e2eMs / embedMs).toFixed(2)}  (target <= 1.2)`);
 console.log(`end-to-end / (raw embedding + raw indexing): ${(e2eMs / (embedMs + indexMs)).toFixed(2)}`);

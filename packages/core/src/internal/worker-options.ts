@@ -4,7 +4,7 @@
  */
 export function workerExecArgv(filename: string | URL): string[] {
   const name = typeof filename === 'string' ? filename : filename.pathname;
-  return name.endsWith('.ts') ? [...process.execArgv.filter((arg) => !arg.startsWith('--inspect')), '--import', 'tsx'] : [];
+  return name.endsWith('.ts') ? [...process.execArgv.filter((arg) => !arg.startsWith('--inspect') && !/^--expose[-_]gc$/.test(arg)) /* workers refuse --expose-gc (bench runner) */, '--import', 'tsx'] : [];
 }
 
 /** URL of a sibling worker file, preferring the built `.js` when this module itself runs from a build. */
