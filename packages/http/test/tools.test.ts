@@ -52,6 +52,11 @@ describe('data tools: catalog, start, poll, billing and cache', () => {
     expect(maps.input_schema.required).toEqual(['query', 'location']);
     expect(maps.input_schema.properties.limit.default).toBe(20);
     expect(body.data.find((tool: any) => tool.name === 'website-contacts').input_schema.properties.websites.type).toBe('array');
+    const one = await (await server.request('/v1/tools/maps')).json();
+    expect(one).toEqual(maps);
+    expect(one.available).toBe(true);
+    expect((await (await server.request('/v1/tools/pronet-profile')).json()).available).toBe(false);
+    expect((await server.request('/v1/tools/nope')).status).toBe(404);
   });
 
   it('runs maps end to end: 202 at once, poll, succeeded with places, actual cost billed and the rest released', async () => {

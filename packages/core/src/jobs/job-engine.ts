@@ -94,6 +94,13 @@ export class JobEngine {
     return TOOL_CATALOG.map((definition) => ({ ...definition, available: this.#sources.sources.has(definition.name) }));
   }
 
+  /** One tool's catalog entry; 404 for an unknown tool. */
+  catalogEntry(tool: string): ToolDefinition & { available: boolean } {
+    const definition = findTool(tool);
+    if (!definition) throw new NotFoundError('tool', tool, 'tool');
+    return { ...definition, available: this.#sources.sources.has(definition.name) };
+  }
+
   /**
    * Starts a job: 404 unknown tool, 400 invalid input or policy refusal, 503 `tool_unavailable`,
    * 402 `insufficient_balance` (no job created). Answers the queued job at once; the work runs later.

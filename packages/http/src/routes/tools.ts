@@ -1,24 +1,25 @@
-import { parseListQuery } from '@fathom/core';
+import { parseListQuery, type Fathom } from '@fathom/core';
 import type { Route } from '../route';
 
-/** Data tools (spec "Data tools"): catalog, start a job (202), poll a job, list the account's jobs. */
+type CatalogEntry = ReturnType<Fathom['jobs']['catalog']>[number];
+
+const toCatalogEntry = ({ name, path, description, estimated_max_cost, input_schema, item_fields, available }: CatalogEntry) => ({
+  object: 'tool',
+  name,
+  path,
+  description,
+  estimated_max_cost,
+  input_schema,
+  item_fields,
+  available,
+});
+
+/** Data tools (spec "Data tools"): catalog (all or one tool), start a job (202), poll a job, list the account's jobs. */
 export const toolsRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/tools',
-    handler: ({ fathom }) => ({
-      object: 'list',
-      data: fathom.jobs.catalog().map(({ name, path, description, estimated_max_cost, input_schema, item_fields, available }) => ({
-        object: 'tool',
-        name,
-        path,
-        description,
-        estimated_max_cost,
-        input_schema,
-        item_fields,
-        available,
-      })),
-    }),
+    handler: ({ fathom }) => ({ object: 'list', data: fathom.jobs.catalog().map(toCatalogEntry) }),
   },
   {
     method: 'GET',
@@ -27,6 +28,11 @@ export const toolsRoutes: Route[] = [
       const { tool, ...rest } = query;
       return fathom.jobs.listJobs(account.id, parseListQuery(rest), typeof tool === 'string' && tool ? tool : undefined);
     },
+  },
+  {
+    method: 'GET',
+    path: '/v1/tools/:tool',
+    handler: ({ fathom, params }) => toCatalogEntry(fathom.jobs.catalogEntry(params.tool!)),
   },
   {
     method: 'GET',
