@@ -28,7 +28,7 @@ describe('examples/data-tools-agent.json: an agent uses the data tools through a
       const jobId = results[0].job_id;
       const last = results.at(-1);
       if (last.status === 'succeeded') return { content: `Found ${last.items.map((item: any) => item.value).join(' and ')} for ${last.cost}.` };
-      return { toolCalls: [{ name: 'get_job_result', arguments: { job_id: jobId } }], delayMs: 60 }; // a model takes a moment per turn
+      return { toolCalls: [{ name: 'get_job_result', arguments: { job_id: jobId } }], delayMs: 150 }; // a model takes a moment per turn (10 rounds = 1.5 s of margin)
     });
     server = await startFathom({
       env: {

@@ -77,7 +77,9 @@ describe('data tools: durable queue, restart, timeout and concurrency', () => {
   });
 
   it('accepts at most 10 of 50 simultaneous starts against a balance of 10 ceilings, never negative, ledger consistent', async () => {
-    const server = await startFathom({ env: { ...osmEnv(slowOsm), FATHOM_TOOLS_CONCURRENCY: '4' } });
+    // Jobs take 4 s, so none finishes (and frees money) while the 50 starts are still arriving, even on a loaded machine.
+    const slowerOsm = await createFakeOsm({ delayMs: 4000 });
+    const server = await startFathom({ env: { ...osmEnv(slowerOsm), FATHOM_TOOLS_CONCURRENCY: '10' } });
     try {
       const account = await server.newAccount(20);
       const responses = await Promise.all(
@@ -104,6 +106,7 @@ describe('data tools: durable queue, restart, timeout and concurrency', () => {
       expect(negative.n).toBe(0);
     } finally {
       await server.close({ keepData: false });
+      await slowerOsm.close();
     }
   }, 30_000);
 });
