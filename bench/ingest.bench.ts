@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { chunkText, Fathom, Ingestor, resolveChunking, silentLogger, type TextChunk } from '@fathom/core';
 import { createServer } from '../packages/http/src/server';
 
@@ -114,25 +115,31 @@ const headers = { authorization: 'Bearer fth_bench_ingest', 'content-type': 'app
 const account = fathom.bootstrap.accountId!;
 const fileIds = paths.map((path, i) => fathom.documents.createFile(account, { filename: `doc-${i}.txt`, purpose: 'assistants', data: Buffer.from(texts[i]!) }).id);
 const store = (await (await fetch(`${base}/vector_stores`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench' }) })).json()) as { id: string };
-const idle: number[] = [];
-for (let i = 0; i < 200; i++) {
-  const started = performance.now();
-  await (await fetch(`${base}/vector_stores/${store.id}`, { headers })).json();
-  idle.push(performance.now() - started);
-  await new Promise((resolve) => setTimeout(resolve, 5));
-}
+// The poller is another thread (like an external client), so its own fetch work does not queue behind
+// the server's tasks: the figures are the server's latency.
+const POLLER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { url, headers } = workerData;
+const get = async () => { const t = performance.now(); await (await fetch(url, { headers })).json(); return performance.now() - t; };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let stop = false;
+parentPort.on('message', async (message) => {
+  if (message === 'idle') { const out = []; for (let i = 0; i < 200; i++) { out.push(await get()); await sleep(5); } parentPort.postMessage(out); }
+  if (message === 'poll') { const out = []; while (!stop) { out.push(await get()); await sleep(10); } parentPort.postMessage(out); }
+  if (message === 'stop') stop = true;
+});`;
+const poller = new Worker(POLLER, { eval: true, workerData: { url: `${base}/vector_stores/${store.id}`, headers } });
+const ask = (message: string) => new Promise<number[]>((resolve) => { poller.once('message', resolve); poller.postMessage(message); });
+const idle = await ask('idle');
 t0 = performance.now();
+const polled = ask('poll');
 await fetch(`${base}/vector_stores/${store.id}/file_batches`, { method: 'POST', headers, body: JSON.stringify({ file_ids: fileIds }) });
-const latencies: number[] = [];
-let counts = { in_progress: 1, completed: 0, failed: 0 };
-while (counts.in_progress > 0) {
-  const started = performance.now();
-  const body = (await (await fetch(`${base}/vector_stores/${store.id}`, { headers })).json()) as { file_counts: typeof counts };
-  latencies.push(performance.now() - started);
-  counts = body.file_counts;
-  await new Promise((resolve) => setTimeout(resolve, 10));
-}
+await fathom.documents.waitForIngestion(account, [store.id], 600_000);
 const e2eMs = performance.now() - t0;
+poller.postMessage('stop');
+const latencies = await polled;
+await poller.terminate();
+const counts = fathom.documents.getStore(account, store.id).file_counts;
 if (counts.failed > 0) {
   const failed = fathom.documents.listStoreFiles(account, store.id, { filter: 'failed', limit: 1 }).data[0];
   console.error(`ERROR: ${counts.failed} files failed, e.g. ${JSON.stringify(failed?.last_error)}`);
@@ -141,7 +148,7 @@ if (counts.failed > 0) {
 console.log(`end-to-end: ${FILES} files (${counts.completed} completed, ${counts.failed} failed) in ${(e2eMs / 1000).toFixed(2)} s = ${(chunks.length / (e2eMs / 1000)).toFixed(0)} chunks/s`);
 console.log(`pipeline ratio (end-to-end / raw embedding): ${(e2eMs / embedMs).toFixed(2)}  (target <= 1.2)`);
 console.log(`end-to-end / (raw embedding + raw indexing): ${(e2eMs / (embedMs + indexMs)).toFixed(2)}`);
-console.log(`GET /v1/vector_stores/{id} during ingestion: ${latencies.length} requests, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms  (target p99 < 50 ms)`);
+console.log(`GET /v1/vector_stores/{id} during ingestion: ${latencies.length} requests, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms  (target p99 < 50 ms; polled every 10 ms from another thread)`);
 console.log(`  same request on the idle server (machine noise baseline): p50 ${percentile(idle, 50).toFixed(1)} ms, p99 ${percentile(idle, 99).toFixed(1)} ms`);
 
 await app.close();

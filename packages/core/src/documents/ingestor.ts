@@ -76,14 +76,21 @@ export class Ingestor {
       indexed = await this.embedChunks(chunks, input.signal);
     }
     if (indexed.length === 0) throw new ExtractionError('invalid_file', 'file contains no text');
-    input.signal?.throwIfAborted();
-    await this.index.addFileChunks({
-      storeId: input.storeId,
-      fileId: input.fileId,
-      filename: input.filename,
-      attributes: input.attributes,
-      chunks: indexed,
-    });
+    // One index write at a time, each starting from a fresh turn of the event loop: the index's SQLite
+    // transaction is synchronous, and requests must get their turn between two files.
+    const release = await this.indexTurn();
+    try {
+      input.signal?.throwIfAborted();
+      await this.index.addFileChunks({
+        storeId: input.storeId,
+        fileId: input.fileId,
+        filename: input.filename,
+        attributes: input.attributes,
+        chunks: indexed,
+      });
+    } finally {
+      release();
+    }
     let usageBytes = 0;
     let tokens = 0;
     for (const chunk of indexed) {
@@ -91,6 +98,18 @@ export class Ingestor {
       tokens += chunk.tokens;
     }
     return { chunks: indexed.length, tokens, usageBytes };
+  }
+
+  private indexQueue: Promise<void> = Promise.resolve();
+
+  /** Waits for the previous index write to end, then for the next turn of the event loop. */
+  private async indexTurn(): Promise<() => void> {
+    let release!: () => void;
+    const previous = this.indexQueue;
+    this.indexQueue = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    await yieldToEventLoop();
+    return release;
   }
 
   /** Text of a stored file, extracted in a worker thread under a memory cap and a deadline. */
