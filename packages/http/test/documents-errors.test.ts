@@ -80,6 +80,24 @@ describe('documents: limits, validation, bad files and ownership', () => {
     expect((await client.vectorStores.retrieve(store.id)).file_counts).toMatchObject({ failed: 5, total: 5, in_progress: 0 });
   });
 
+  it('keeps answering quickly while a decompression bomb and a large document are parsed', async () => {
+    const store = await client.vectorStores.create({ name: 'responsive' });
+    const bomb = await upload(makeDocxBomb(256), 'bomb2.docx');
+    const large = await upload('lorem ipsum dolor sit amet consectetur. '.repeat(60_000), 'large.txt'); // 2.4 MB
+    const batch = await client.vectorStores.fileBatches.create(store.id, { file_ids: [bomb.id, large.id] });
+    const latencies: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const started = performance.now();
+      expect((await server.request(`/v1/vector_stores/${store.id}`)).status).toBe(200);
+      latencies.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // Generous bound for a loaded CI machine; a parse on the event loop would take seconds.
+    expect(Math.max(...latencies)).toBeLessThan(1_000);
+    const done = await client.vectorStores.fileBatches.poll(store.id, batch.id, { pollIntervalMs: 50 });
+    expect(done.file_counts).toMatchObject({ completed: 1, failed: 1, total: 2 });
+  });
+
   it('validates store, store file, batch and search input naming each field', async () => {
     const store = await client.vectorStores.create({ name: 'validation' });
     const bad = async (path: string, json: unknown, param: string, status = 400) => {
