@@ -72,6 +72,7 @@ export function createToolSources(options: CreateToolSourcesOptions): Configured
           maxBytesPerSite: readNumber(env, 'FATHOM_TOOLS_CRAWL_MAX_BYTES_PER_SITE', 4 * 1024 * 1024, 1024),
           timeoutMs: readNumber(env, 'FATHOM_TOOLS_CRAWL_TIMEOUT_MS', 15_000, 1),
           pricePerSite: readNumber(env, 'FATHOM_TOOLS_CRAWL_PRICE_PER_SITE', 0.04, 0),
+          siteConcurrency: readNumber(env, 'FATHOM_TOOLS_CRAWL_SITE_CONCURRENCY', 4, 1),
           defaultCountry: (env.FATHOM_TOOLS_DEFAULT_COUNTRY?.toUpperCase() || undefined) as CountryCode | undefined,
           userAgent,
         });
