@@ -10,8 +10,13 @@ export interface QueryGroup {
 
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 
+const ASCII_WORD = /[a-z0-9]+/g;
+
 /** Words of `text` as SQLite's unicode61 tokenizer (remove_diacritics 2) sees them. */
 export function keywordTokens(text: string): string[] {
+  const lower = text.toLowerCase();
+  // Fast path for plain ASCII text (most chunks): no Unicode classes, no folding needed.
+  if (!/[^\x00-\x7f]/.test(lower)) return lower.match(ASCII_WORD) ?? [];
   return (text.match(WORD) ?? []).map(foldWord);
 }
 
