@@ -68,8 +68,8 @@ export class HnswClient {
     return this.call({ op: 'delete', store, labels, generation });
   }
 
-  search(store: string, vector: Float32Array, k: number, ef: number, allow?: number[]): Promise<HnswSearchResult> {
-    return this.call({ op: 'search', store, vector, k, ef, allow });
+  search(store: string, vector: Float32Array, k: number, ef: number): Promise<HnswSearchResult> {
+    return this.call({ op: 'search', store, vector, k, ef });
   }
 
   drop(store: string): Promise<void> {

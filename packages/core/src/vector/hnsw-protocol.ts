@@ -3,7 +3,7 @@ export type HnswRequest =
   | { op: 'open'; store: string; path: string; dimensions: number; generation: number; capacity: number; m: number; efConstruction: number }
   | { op: 'add'; store: string; labels: number[]; vectors: Float32Array; generation: number }
   | { op: 'delete'; store: string; labels: number[]; generation: number }
-  | { op: 'search'; store: string; vector: Float32Array; k: number; ef: number; allow?: number[] }
+  | { op: 'search'; store: string; vector: Float32Array; k: number; ef: number }
   | { op: 'drop'; store: string }
   | { op: 'flush' };
 

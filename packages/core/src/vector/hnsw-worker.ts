@@ -112,8 +112,7 @@ async function handle(request: HnswRequest): Promise<unknown> {
       const { index } = storeOf(request.store);
       if (request.k <= 0 || index.getCurrentCount() === 0) return { labels: [], distances: [] };
       index.setEf(Math.max(request.ef, request.k));
-      const allow = request.allow ? new Set(request.allow) : undefined;
-      const result = index.searchKnn(Array.from(request.vector), request.k, allow ? (label) => allow.has(label) : undefined);
+      const result = index.searchKnn(Array.from(request.vector), Math.min(request.k, index.getCurrentCount()));
       return { labels: result.neighbors, distances: result.distances };
     }
     case 'drop': {

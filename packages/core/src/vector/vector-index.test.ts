@@ -227,6 +227,35 @@ describe('VectorIndex', () => {
     expect((await index.search(['vs_model'], { query: 'refunds' }))[0]!.file_id).toBe('file-m');
   });
 
+  it('keeps the event loop free while the worker applies HNSW inserts', async () => {
+    const words = 'alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega orbit comet nebula quasar'.split(' ');
+    const files = Array.from({ length: 40 }, (_, file) =>
+      Array.from({ length: 100 }, (_, i) => Array.from({ length: 12 }, (_, w) => `${words[(file * 7 + i * 3 + w * 5) % words.length]}${(i * w) % 97}`).join(' ')),
+    );
+    const vectors = files.map((texts) => texts.map((text) => hash.embedOne(text)));
+    for (const [file, texts] of files.entries()) {
+      await index.addFileChunks({
+        storeId: 'vs_big',
+        fileId: `file-${file}`,
+        filename: `${file}.txt`,
+        attributes: null,
+        chunks: texts.map((text, i) => ({ index: i, text, tokens: 12, vector: vectors[file]![i]! })),
+      });
+    }
+    // addFileChunks returned with inserts still queued in the worker; the main thread keeps ticking meanwhile.
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const started = performance.now();
+    await index.flush();
+    const waited = performance.now() - started;
+    clearInterval(timer);
+    expect(waited).toBeGreaterThan(100);
+    expect(ticks).toBeGreaterThan(waited / 100);
+    expect(index.storeInfo('vs_big')!.chunks).toBe(4000);
+    const [hit] = await index.search(['vs_big'], { query: files[17]![42]!, ranker: 'none' });
+    expect(hit!.content[0]!.text).toBe(files[17]![42]);
+  });
+
   it('lets an emptied store adopt the current embedder', async () => {
     await addFile(index, 'vs_e', 'file-1', ['Some text about kittens.']);
     await index.removeFile('vs_e', 'file-1');
