@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, rmSync, renameSync, writeFileSync, type ReadStream } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, readdirSync, rmSync, renameSync, statSync, writeFileSync, type ReadStream } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -53,9 +53,15 @@ export class FileStore {
     this.dir = join(options.dataDir, 'files');
     this.tmpDir = join(options.dataDir, 'files', '.tmp');
     mkdirSync(this.tmpDir, { recursive: true });
-    // Partial uploads of a crashed process are garbage.
-    rmSync(this.tmpDir, { recursive: true, force: true });
-    mkdirSync(this.tmpDir, { recursive: true });
+    // Partial uploads of a crashed process are garbage; recent ones may belong to another live process.
+    for (const name of readdirSync(this.tmpDir)) {
+      const path = join(this.tmpDir, name);
+      try {
+        if (Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { force: true });
+      } catch {
+        // Removed meanwhile.
+      }
+    }
   }
 
   /** Streams an upload to a temporary path. The caller checks size limits, then commits or discards. */

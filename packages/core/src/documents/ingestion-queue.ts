@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
 import type { Database } from '../db';
 import type { Logger } from '../internal/logger';
 import type { VectorIndexContract } from '../vector';
@@ -22,6 +24,24 @@ export interface IngestionQueueOptions {
 
 const key = (storeId: string, fileId: string) => `${storeId}\u0000${fileId}`;
 
+/** A lease lasts this long and is renewed every third of it while the file runs. */
+const LEASE_MS = 60_000;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A lease owner left by a process of this host that no longer runs (a crash): its files can be taken now. */
+function deadOwner(owner: string): boolean {
+  const [host, pid] = owner.split('|');
+  return host === hostname() && Number(pid) !== process.pid && !processAlive(Number(pid));
+}
+
 /**
  * The durable ingestion queue: rows `in_progress` in `vector_store_files`, taken in order with bounded
  * concurrency. After a restart `start()` picks up every row left `in_progress`, so nothing stays stuck.
@@ -36,6 +56,9 @@ export class IngestionQueue {
   private readonly maxAttempts: number;
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly filenameOf;
+  /** This queue's lease identity: host, pid and a random tag (several Fathoms may share a process). */
+  private readonly owner = `${hostname()}|${process.pid}|${randomBytes(4).toString('hex')}`;
+  private renewTimer?: NodeJS.Timeout;
   private started = false;
   private closing = false;
 
@@ -49,6 +72,11 @@ export class IngestionQueue {
 
   start(): void {
     this.started = true;
+    this.options.storeFiles.clearDeadLeases(deadOwner);
+    this.renewTimer = setInterval(() => {
+      if (this.running.size > 0) this.options.storeFiles.renewLeases(this.owner, Date.now() + LEASE_MS);
+    }, LEASE_MS / 3);
+    this.renewTimer.unref();
     this.pump();
   }
 
@@ -57,14 +85,16 @@ export class IngestionQueue {
     if (!this.started || this.closing) return;
     const free = this.concurrency - this.running.size;
     if (free <= 0) return;
-    for (const row of this.options.storeFiles.queued(this.concurrency + this.running.size)) {
+    for (const row of this.options.storeFiles.queued(this.concurrency + this.running.size, this.owner)) {
       if (this.running.size >= this.concurrency) break;
       const id = key(row.store_id, row.file_id);
       if (this.running.has(id)) continue;
+      const attempt = this.options.storeFiles.claim(row, this.owner, Date.now() + LEASE_MS);
+      if (attempt === null) continue; // another process runs it
       const controller = new AbortController();
       const entry = { controller, done: Promise.resolve() };
       this.running.set(id, entry);
-      entry.done = this.run(row, controller.signal).finally(() => {
+      entry.done = this.run(row, attempt, controller.signal).finally(() => {
         this.running.delete(id);
         this.events.emit('settled', row.store_id, row.file_id);
         this.pump();
@@ -83,20 +113,20 @@ export class IngestionQueue {
 
   /** Resolves when nothing is queued or running (CLI, tests). */
   async idle(): Promise<void> {
-    while (this.running.size > 0 || (this.started && this.options.storeFiles.queued(1).length > 0)) {
+    while (this.running.size > 0 || (this.started && this.options.storeFiles.queued(1, this.owner).length > 0)) {
       await new Promise((resolve) => this.events.once('settled', resolve));
     }
   }
 
   async close(): Promise<void> {
     this.closing = true;
+    clearInterval(this.renewTimer);
     for (const { controller } of this.running.values()) controller.abort();
     await Promise.allSettled([...this.running.values()].map((entry) => entry.done));
   }
 
-  private async run(row: StoreFileRow, signal: AbortSignal): Promise<void> {
+  private async run(row: StoreFileRow, attempt: number, signal: AbortSignal): Promise<void> {
     const { storeFiles, files, ingestor, vectorIndex, log } = this.options;
-    const attempt = storeFiles.markAttempt(row);
     if (attempt > this.maxAttempts) {
       storeFiles.finish(row, {
         status: 'failed',
@@ -125,7 +155,7 @@ export class IngestionQueue {
       }
     } catch (error) {
       if (signal.aborted) {
-        if (this.closing) storeFiles.unmarkAttempt(row);
+        if (this.closing) storeFiles.release(row, this.owner, true);
         else await this.discard(row);
         return;
       }

@@ -62,5 +62,8 @@ export const documentsSchema: Schema = {
       file_id TEXT NOT NULL,
       PRIMARY KEY (batch_id, file_id)
     );`,
+    // Leases: two processes on one data dir (the server and `fathom ingest`) never run the same file.
+    `ALTER TABLE vector_store_files ADD COLUMN lease_owner TEXT;
+    ALTER TABLE vector_store_files ADD COLUMN lease_until INTEGER;`,
   ],
 };

@@ -61,7 +61,7 @@ export class StoreFiles {
          ON CONFLICT (store_id, file_id) DO UPDATE SET status = 'in_progress', attributes = excluded.attributes,
            chunk_max_tokens = excluded.chunk_max_tokens, chunk_overlap_tokens = excluded.chunk_overlap_tokens,
            last_error_code = NULL, last_error_message = NULL, usage_bytes = 0, chunk_count = 0, attempts = 0,
-           generation = generation + 1`,
+           lease_owner = NULL, lease_until = NULL, generation = generation + 1`,
       )
       .run(
         input.storeId,
@@ -103,21 +103,47 @@ export class StoreFiles {
       .run(attributes ? JSON.stringify(attributes) : null, storeId, fileId);
   }
 
-  /** Next queued rows in order (at most `limit`), skipping those already running. */
-  queued(limit: number): StoreFileRow[] {
-    return this.sql.get<[number], StoreFileRow>("SELECT * FROM vector_store_files WHERE status = 'in_progress' ORDER BY seq LIMIT ?")
-      .all(limit);
+  /** Next queued rows in order (at most `limit`) that no other process holds a live lease on. */
+  queued(limit: number, owner = '', now = Date.now()): StoreFileRow[] {
+    return this.sql
+      .get<[string, number, number], StoreFileRow>(
+        `SELECT * FROM vector_store_files WHERE status = 'in_progress'
+           AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < ?) ORDER BY seq LIMIT ?`,
+      )
+      .all(owner, now, limit);
   }
 
-  /** Counts a start of work; returns the attempt number. */
-  markAttempt(row: StoreFileRow): number {
-    this.sql.get('UPDATE vector_store_files SET attempts = attempts + 1 WHERE seq = ? AND generation = ?').run(row.seq, row.generation);
-    return row.attempts + 1;
+  /** Takes the row for a run (lease until `until`) and counts the attempt; null when another process holds it. */
+  claim(row: StoreFileRow, owner: string, until: number, now = Date.now()): number | null {
+    const claimed = this.sql
+      .get<[string, number, number, number, string, number], { attempts: number }>(
+        `UPDATE vector_store_files SET attempts = attempts + 1, lease_owner = ?, lease_until = ?
+         WHERE seq = ? AND generation = ? AND status = 'in_progress' AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < ?)
+         RETURNING attempts`,
+      )
+      .get(owner, until, row.seq, row.generation, owner, now);
+    return claimed ? claimed.attempts : null;
   }
 
-  /** Takes back the attempt of a run stopped by a graceful shutdown (only crashes count). */
-  unmarkAttempt(row: StoreFileRow): void {
-    this.sql.get('UPDATE vector_store_files SET attempts = MAX(0, attempts - 1) WHERE seq = ? AND generation = ?').run(row.seq, row.generation);
+  /** Gives a row back (graceful shutdown); `refund` takes back the attempt, since only crashes count. */
+  release(row: StoreFileRow, owner: string, refund: boolean): void {
+    this.sql
+      .get('UPDATE vector_store_files SET lease_owner = NULL, lease_until = NULL, attempts = MAX(0, attempts - ?) WHERE seq = ? AND lease_owner = ?')
+      .run(refund ? 1 : 0, row.seq, owner);
+  }
+
+  renewLeases(owner: string, until: number): void {
+    this.sql.get("UPDATE vector_store_files SET lease_until = ? WHERE lease_owner = ? AND status = 'in_progress'").run(until, owner);
+  }
+
+  /** Frees the leases of owners that `isDead` says are gone (a crashed process on this host). */
+  clearDeadLeases(isDead: (owner: string) => boolean): void {
+    const owners = this.sql
+      .get<[], { lease_owner: string }>("SELECT DISTINCT lease_owner FROM vector_store_files WHERE status = 'in_progress' AND lease_owner IS NOT NULL")
+      .all();
+    for (const { lease_owner: owner } of owners) {
+      if (isDead(owner)) this.sql.get('UPDATE vector_store_files SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?').run(owner);
+    }
   }
 
   /** Ends a run; false when the row was deleted, cancelled or re-queued meanwhile (the run is stale). */
@@ -128,11 +154,11 @@ export class StoreFiles {
     const statement =
       outcome.status === 'completed'
         ? this.sql.get(
-              "UPDATE vector_store_files SET status = 'completed', usage_bytes = ?, chunk_count = ? WHERE seq = ? AND generation = ? AND status = 'in_progress'",
+              "UPDATE vector_store_files SET status = 'completed', usage_bytes = ?, chunk_count = ?, lease_owner = NULL, lease_until = NULL WHERE seq = ? AND generation = ? AND status = 'in_progress'",
             )
             .run(outcome.usageBytes, outcome.chunks, row.seq, row.generation)
         : this.sql.get(
-              "UPDATE vector_store_files SET status = 'failed', last_error_code = ?, last_error_message = ?, usage_bytes = 0 WHERE seq = ? AND generation = ? AND status = 'in_progress'",
+              "UPDATE vector_store_files SET status = 'failed', last_error_code = ?, last_error_message = ?, usage_bytes = 0, lease_owner = NULL, lease_until = NULL WHERE seq = ? AND generation = ? AND status = 'in_progress'",
             )
             .run(outcome.code, outcome.message, row.seq, row.generation);
     return statement.changes > 0;
@@ -141,7 +167,7 @@ export class StoreFiles {
   /** Cancels the in-progress files of a batch; returns the keys cancelled. */
   cancelBatch(batchId: string, storeId: string): string[] {
     return this.sql.get<[string, string], { file_id: string }>(
-        `UPDATE vector_store_files SET status = 'cancelled' WHERE store_id = ? AND status = 'in_progress'
+        `UPDATE vector_store_files SET status = 'cancelled', lease_owner = NULL, lease_until = NULL WHERE store_id = ? AND status = 'in_progress'
            AND file_id IN (SELECT file_id FROM file_batch_files WHERE batch_id = ?) RETURNING file_id`,
       )
       .all(storeId, batchId)
