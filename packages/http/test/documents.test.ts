@@ -70,6 +70,8 @@ describe('documents through the openai SDK', () => {
     expect(filtered.data[0]!.content[0]!.text).not.toContain('evil');
     const content = await client.vectorStores.files.content(pdf.id, { vector_store_id: store.id });
     expect(content.data.map((part) => part.text).join(' ')).toContain('five years');
+    const mdContent = await client.vectorStores.files.content(md.id, { vector_store_id: store.id });
+    expect(mdContent.data).toEqual([{ type: 'text', text: '# Refunds\n\nRefunds are issued within 14 days of purchase.' }]);
     const updated = await client.vectorStores.files.update(html.id, { vector_store_id: store.id, attributes: { kind: 'print' } });
     expect(updated.attributes).toEqual({ kind: 'print' });
     const none = await client.vectorStores.search(store.id, { query: 'parking', filters: { type: 'eq', key: 'kind', value: 'web' } });

@@ -10,6 +10,7 @@ import { resolveChunking } from './chunking';
 import { FileBatches, type FileBatchObject } from './file-batches';
 import { FileStore, type FileObject, type StagedUpload } from './file-store';
 import { IngestionQueue } from './ingestion-queue';
+import { mergeChunks } from './merge-chunks';
 import { Ingestor } from './ingestor';
 import { StoreFiles, toStoreFileObject, type StoreFileObject } from './store-files';
 import { validateAttributes, type Attributes } from './validate';
@@ -241,11 +242,12 @@ export class Documents implements StoreSearcher {
     return { id: fileId, object: 'vector_store.file.deleted', deleted: true };
   }
 
-  /** The parsed text of a store file, chunk by chunk (`vector_store.file_content.page`). */
+  /** The parsed text of a store file, rebuilt from its chunks (`vector_store.file_content.page`; empty until completed). */
   storeFileContent(accountId: string, storeId: string, fileId: string) {
     this.stores.row(accountId, storeId);
     this.storeFiles.row(storeId, fileId);
-    const data = this.index.fileChunks(storeId, fileId).map((text) => ({ type: 'text' as const, text }));
+    const chunks = this.index.fileChunks(storeId, fileId);
+    const data = chunks.length ? [{ type: 'text' as const, text: mergeChunks(chunks) }] : [];
     return { object: 'vector_store.file_content.page' as const, data, has_more: false, next_page: null };
   }
 
