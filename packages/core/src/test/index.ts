@@ -2,3 +2,4 @@
 export { createTestServer, respond, type TestServer, type TestHandler, type RecordedRequest } from './test-server';
 export { createFakeOpenAIUpstream, type FakeTurn, type FakeScript, type FakeUpstream, type FakeUpstreamOptions } from './fake-openai-upstream';
 export { createFakeAnthropicUpstream } from './fake-anthropic-upstream';
+export { writeTinyModel, type TinyModelOptions } from '../embeddings/tiny-model-fixture';
