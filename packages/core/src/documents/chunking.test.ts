@@ -55,7 +55,7 @@ describe('chunkText', () => {
   });
 
   it('returns one chunk for short text and none for empty text', async () => {
-    expect(await collect('just a few words', 100, 50)).toEqual([{ index: 0, text: 'just a few words', tokens: 4 }]);
+    expect(await collect('just a few words', 100, 50)).toEqual([{ index: 0, text: 'just a few words', tokens: 4, start: 0, end: 16 }]);
     expect(await collect('   ', 100, 50)).toEqual([]);
   });
 

@@ -56,6 +56,9 @@ export interface TextChunk {
   index: number;
   text: string;
   tokens: number;
+  /** Character offsets of the chunk in the document (`text` is `document.slice(start, end)`). */
+  start: number;
+  end: number;
 }
 
 type Token = { start: number; end: number };
@@ -81,7 +84,9 @@ export async function* chunkText(
   let index = 0;
   const emit = (count: number): TextChunk => {
     const window = pending.slice(0, count);
-    const chunk = { index: index++, text: text.slice(window[0]!.start, window[window.length - 1]!.end), tokens: count };
+    const start = window[0]!.start;
+    const end = window[window.length - 1]!.end;
+    const chunk = { index: index++, text: text.slice(start, end), tokens: count, start, end };
     const keep = Math.min(overlap, count - 1);
     pending = pending.slice(count - keep);
     fresh = pending.length - keep;

@@ -68,7 +68,7 @@ export class Ingestor {
         { path: input.path, filename: input.filename, prepare: { embedderId: this.embedder.id, chunking: input.chunking, batchSize: this.batchSize } },
         input.signal,
       );
-      indexed = chunks.map((chunk, i) => ({ ...chunk, vector: vectors[i]! }));
+      indexed = chunks.map((chunk, i) => ({ index: chunk.index, text: chunk.text, tokens: chunk.tokens, vector: vectors[i]! }));
     } else {
       const text = await this.extract(input.path, input.filename, input.signal);
       const chunks: TextChunk[] = [];
@@ -139,7 +139,7 @@ export class Ingestor {
         if (signal?.aborted) throw error;
         throw new ExtractionError('server_error', `embedding failed: ${(error as Error).message}`);
       }
-      batch.forEach((chunk, j) => out.push({ ...chunk, vector: embeddings[j]! }));
+      batch.forEach((chunk, j) => out.push({ index: chunk.index, text: chunk.text, tokens: chunk.tokens, vector: embeddings[j]! }));
     }
     await yieldToEventLoop();
     return out;

@@ -4,6 +4,7 @@ import { siblingWorkerUrl, workerExecArgv } from '../../internal/worker-options'
 import { readFile, stat } from 'node:fs/promises';
 import { ExtractionError } from './extraction-error';
 import { detectFormat, extractText } from './extract-text';
+import type { TextChunk } from '../chunking';
 import type { ExtractResult, ExtractTask } from './extract.worker';
 
 export interface ExtractPoolOptions {
@@ -71,9 +72,14 @@ export class ExtractPool {
     // Embedding adds work proportional to the size: allow 4 s more per MB on top of the parse deadline.
     const size = await stat(task.path).then((info) => info.size, () => 0);
     const result = await this.run(task, signal, this.timeoutMs + Math.ceil(size / 1e6) * 4_000);
-    const chunks = result.chunks ?? [];
+    const spans = result.spans ?? new Int32Array();
     const flat = result.vectors ?? new Float32Array();
     const dimensions = result.dimensions ?? 0;
+    const chunks: TextChunk[] = [];
+    for (let i = 0; i < spans.length / 3; i++) {
+      const [start, end, tokens] = [spans[i * 3]!, spans[i * 3 + 1]!, spans[i * 3 + 2]!];
+      chunks.push({ index: i, text: result.text.slice(start, end), tokens, start, end });
+    }
     return { chunks, vectors: chunks.map((_, i) => flat.subarray(i * dimensions, (i + 1) * dimensions)) };
   }
 

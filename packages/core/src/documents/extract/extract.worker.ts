@@ -17,7 +17,7 @@ export interface ExtractTask {
 }
 
 export type ExtractResult =
-  | { ok: true; text: string; chunks?: TextChunk[]; vectors?: Float32Array; dimensions?: number }
+  | { ok: true; text: string; spans?: Int32Array; vectors?: Float32Array; dimensions?: number }
   | { ok: false; code: string; message: string };
 
 export default async function extract(task: ExtractTask): Promise<ExtractResult> {
@@ -35,7 +35,10 @@ export default async function extract(task: ExtractTask): Promise<ExtractResult>
       const { embeddings } = await embedder.embed({ values: chunks.slice(i, i + task.prepare.batchSize).map((chunk) => chunk.text) });
       embeddings.forEach((vector, j) => vectors.set(vector, (i + j) * embedder.dimensions));
     }
-    return { ok: true, text: '', chunks, vectors, dimensions: embedder.dimensions };
+    // Chunks travel as offsets into the text (cloned once) rather than as thousands of strings.
+    const spans = new Int32Array(chunks.length * 3);
+    chunks.forEach((chunk, i) => spans.set([chunk.start, chunk.end, chunk.tokens], i * 3));
+    return { ok: true, text, spans, vectors, dimensions: embedder.dimensions };
   } catch (error) {
     if (error instanceof ExtractionError) return { ok: false, code: error.code, message: error.message };
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: false, code: 'invalid_file', message: 'file was deleted' };
