@@ -67,7 +67,7 @@ export class IngestionQueue {
     this.concurrency = Math.max(1, options.concurrency ?? 8);
     this.maxAttempts = options.maxAttempts ?? 3;
     this.events.setMaxListeners(0);
-    this.filenameOf = options.db.prepare<[string], { filename: string }>('SELECT filename FROM files WHERE id = ?');
+    this.filenameOf = options.db.prepare<[string], { filename: string; bytes: number }>('SELECT filename, bytes FROM files WHERE id = ?');
   }
 
   start(): void {
@@ -146,6 +146,7 @@ export class IngestionQueue {
         fileId: row.file_id,
         filename: file.filename,
         path: files.path(row.file_id),
+        bytes: file.bytes,
         attributes: row.attributes ? JSON.parse(row.attributes) : null,
         chunking: { max_chunk_size_tokens: row.chunk_max_tokens, chunk_overlap_tokens: row.chunk_overlap_tokens },
         signal,

@@ -23,6 +23,8 @@ export interface IngestInput {
   filename: string;
   /** Where the file's bytes are. */
   path: string;
+  /** The file's size in bytes, when known. */
+  bytes?: number;
   attributes: Record<string, string | number | boolean> | null;
   chunking: StaticChunking;
   signal?: AbortSignal;
@@ -65,12 +67,12 @@ export class Ingestor {
     if (this.embedsInWorker) {
       // The whole CPU part (extract, chunk, embed) runs in a worker thread; this thread only indexes.
       const { chunks, vectors } = await this.pool.prepare(
-        { path: input.path, filename: input.filename, prepare: { embedderId: this.embedder.id, chunking: input.chunking, batchSize: this.batchSize } },
+        { path: input.path, filename: input.filename, size: input.bytes, prepare: { embedderId: this.embedder.id, chunking: input.chunking, batchSize: this.batchSize } },
         input.signal,
       );
       indexed = chunks.map((chunk, i) => ({ index: chunk.index, text: chunk.text, tokens: chunk.tokens, vector: vectors[i]! }));
     } else {
-      const text = await this.extract(input.path, input.filename, input.signal);
+      const text = await this.pool.extract({ path: input.path, filename: input.filename, size: input.bytes }, input.signal);
       const chunks: TextChunk[] = [];
       for await (const chunk of chunkText(text, this.embedder, input.chunking)) chunks.push(chunk);
       indexed = await this.embedChunks(chunks, input.signal);

@@ -13,6 +13,8 @@ import { extractText } from './extract-text';
 export interface ExtractTask {
   path: string;
   filename: string;
+  /** Size in bytes when the caller knows it (saves a stat). */
+  size?: number;
   prepare?: { embedderId: string; chunking: StaticChunking; batchSize: number };
 }
 
