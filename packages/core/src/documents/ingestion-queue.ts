@@ -75,6 +75,7 @@ export class IngestionQueue {
     this.options.storeFiles.clearDeadLeases(deadOwner);
     this.renewTimer = setInterval(() => {
       if (this.running.size > 0) this.options.storeFiles.renewLeases(this.owner, Date.now() + LEASE_MS);
+      this.pump(); // files whose lease expired (a peer process died) are taken up here
     }, LEASE_MS / 3);
     this.renewTimer.unref();
     this.pump();
