@@ -60,7 +60,9 @@ describe('IngestionQueue leases', () => {
     db.prepare('UPDATE vector_store_files SET lease_owner = ?, lease_until = ? WHERE file_id = ?').run(`${hostname()}|2147483646|dead`, until, dead.id);
     db.prepare('UPDATE vector_store_files SET lease_owner = ?, lease_until = ? WHERE file_id = ?').run(`${hostname()}|${process.ppid}|peer`, until, live.id);
     documents.start();
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    for (let i = 0; i < 200 && documents.getStoreFile('acct', store.id, dead.id).status === 'in_progress'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     expect(documents.getStoreFile('acct', store.id, dead.id).status).toBe('completed');
     expect(documents.getStoreFile('acct', store.id, live.id).status).toBe('in_progress');
     // Once the peer's lease runs out, the file is taken.
