@@ -65,5 +65,7 @@ export const documentsSchema: Schema = {
     // Leases: two processes on one data dir (the server and `fathom ingest`) never run the same file.
     `ALTER TABLE vector_store_files ADD COLUMN lease_owner TEXT;
     ALTER TABLE vector_store_files ADD COLUMN lease_until INTEGER;`,
+    // Covering index: a store's file_counts and usage_bytes are read from the index alone.
+    `CREATE INDEX vector_store_files_counts ON vector_store_files(store_id, status, usage_bytes);`,
   ],
 };
