@@ -95,6 +95,7 @@ export class Fathom {
     await this.vectorIndex.close();
     await this.chat.close();
     await this.embedder.close?.();
+    await this.egress.close();
     this.db.close();
   }
 }
