@@ -19,7 +19,7 @@ console.log(`Fathom benchmarks — ${cpus().length} cores (${cpus()[0]?.model ??
 let failed = 0;
 for (const file of files) {
   console.log(`\n=== ${file} ===`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', join(here, file)], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, ['--conditions=fathom-source', '--import', 'tsx', '--expose-gc', join(here, file)], { stdio: 'inherit' });
   if (result.status !== 0) failed++;
 }
 process.exitCode = failed ? 1 : 0;

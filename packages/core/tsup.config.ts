@@ -1,9 +1,16 @@
 import { defineConfig } from 'tsup';
 
+// Worker entry points are emitted at the root of dist/, next to the chunks that start them
+// (`siblingWorkerUrl(import.meta.url, ...)` resolves them relative to the calling module).
 export default defineConfig({
-  entry: ['src/index.ts', 'src/test/index.ts', 'src/**/*.worker.ts'],
+  entry: {
+    index: 'src/index.ts',
+    'test/index': 'src/test/index.ts',
+    'extract.worker': 'src/documents/extract/extract.worker.ts',
+    'hnsw-worker': 'src/vector/hnsw-worker.ts',
+  },
   format: ['esm'],
-  dts: true,
+  dts: { entry: { index: 'src/index.ts', 'test/index': 'src/test/index.ts' } },
   clean: true,
   target: 'node20',
 });

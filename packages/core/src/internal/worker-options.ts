@@ -1,10 +1,24 @@
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+
+let tsxLoader: string | undefined;
+
+/** file: URL of tsx's loader, resolved from this package (not from the process's working directory). */
+function tsxLoaderUrl(): string {
+  tsxLoader ??= pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return tsxLoader;
+}
+
 /**
  * Worker threads run `.worker.ts` files straight from source (tests, `npm start`) through tsx,
  * and `.worker.js` files from a build as they are. Pass the result as `execArgv` to Worker/Piscina.
+ * Workers refuse `--expose-gc` (the bench runner passes it) and must not inherit `--inspect`.
  */
 export function workerExecArgv(filename: string | URL): string[] {
   const name = typeof filename === 'string' ? filename : filename.pathname;
-  return name.endsWith('.ts') ? [...process.execArgv.filter((arg) => !arg.startsWith('--inspect') && !/^--expose[-_]gc$/.test(arg)) /* workers refuse --expose-gc (bench runner) */, '--import', 'tsx'] : [];
+  if (!name.endsWith('.ts')) return [];
+  const inherited = process.execArgv.filter((arg) => !arg.startsWith('--inspect') && !/^--expose[-_]gc$/.test(arg));
+  return [...inherited, '--import', tsxLoaderUrl()];
 }
 
 /** URL of a sibling worker file, preferring the built `.js` when this module itself runs from a build. */
