@@ -15,20 +15,11 @@ import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { chunkText, Fathom, Ingestor, resolveChunking, silentLogger, type TextChunk } from '@fathom/core';
 import { createServer } from '../packages/http/src/server';
+import { seededRandom as random } from '../packages/core/src/test/seeded-random';
 
 const FILES = Number(process.env.FILES ?? 1000);
 const BYTES = Number(process.env.BYTES ?? 8000);
 
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = random(7);
 const FUNCTION_WORDS = 'the of and to in is that for it as with was on be by at this from or an are which but not have has'.split(' ');
 const VOCAB = Array.from({ length: 5000 }, (_, i) => {

@@ -3,20 +3,12 @@
  * natural-language queries, and an embedder that stands in for a sentence model (see below).
  */
 import { HashEmbedder, type Embedder } from '../packages/core/src/embeddings';
+import { seededRandom } from '../packages/core/src/test/seeded-random';
+
+export const random = seededRandom;
 
 export const TOPICS = 300;
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 export const rand = random(7);
 const pick = <T>(items: readonly T[]) => items[Math.floor(rand() * items.length)]!;
 /** Zipf-like index in [0, n): small indexes are much more frequent. */

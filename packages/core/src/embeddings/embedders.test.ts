@@ -10,7 +10,7 @@ import { createEmbedder } from './create-embedder';
 import { describeEmbedderConformance } from './embedder-conformance';
 import { HashEmbedder } from './hash-embedder';
 import { OpenAICompatibleEmbedder } from './openai-embedder';
-import { writeTinyModel } from './tiny-model-fixture';
+import { writeTinyModel } from '../test/tiny-model';
 import { TransformersEmbedder } from './transformers-embedder';
 
 const modelsDir = mkdtempSync(join(tmpdir(), 'fathom-models-'));

@@ -2,4 +2,5 @@
 export { createTestServer, respond, type TestServer, type TestHandler, type RecordedRequest } from './test-server';
 export { createFakeOpenAIUpstream, type FakeTurn, type FakeScript, type FakeUpstream, type FakeUpstreamOptions } from './fake-openai-upstream';
 export { createFakeAnthropicUpstream } from './fake-anthropic-upstream';
-export { writeTinyModel, type TinyModelOptions } from '../embeddings/tiny-model-fixture';
+export { writeTinyModel, type TinyModelOptions } from './tiny-model';
+export { seededRandom } from './seeded-random';

@@ -8,6 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
+import { seededRandom } from './seeded-random';
 
 const ONNX_PROTO = `
 syntax = "proto3";
@@ -55,22 +56,11 @@ function vocabulary(): string[] {
   return [...new Set([...SPECIAL, ...WORDS, ...letters, ...pieces, ...'.,;:!?-_()\'"/@#'.split('')])];
 }
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function encodeModel(vocabSize: number, dimensions: number): Uint8Array {
   const root = protobuf.parse(ONNX_PROTO).root;
   const Model = root.lookupType('onnx.ModelProto');
-  const next = random(42);
+  const next = seededRandom(42);
   const words = Array.from({ length: vocabSize * dimensions }, () => next() * 2 - 1);
   for (let d = 0; d < dimensions; d++) words[d] = 0; // [PAD] embeds to zero
   const types = Array.from({ length: 2 * dimensions }, () => (next() * 2 - 1) * 0.01);
