@@ -92,7 +92,7 @@ async function runFathom(upstreamPort: string): Promise<void> {
 
 function start(args: string[]): Promise<{ child: ChildProcess; port: number }> {
   const profile = process.env.BENCH_CPU_PROF && args[0] === 'fathom' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = fork(fileURLToPath(import.meta.url), args, { execArgv: ['--import', 'tsx', '--expose-gc', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), args, { execArgv: ['--conditions=fathom-source', '--import', 'tsx', '--expose-gc', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('message', (message: any) => resolve({ child, port: message.port }));
     child.once('exit', (code) => reject(new Error(`child ${args[0]} exited with ${code}`)));
