@@ -14,6 +14,21 @@ describe('assistants API through the official SDK', () => {
   });
   afterAll(() => bed.close());
 
+  it('refuses a model id that names no configured vendor when the assistant is saved, not when it runs', async () => {
+    const { client } = bed;
+    for (const model of ['gpt-4o', 'nobody/some-model']) {
+      const error = await client.beta.assistants.create({ model }).catch((caught) => caught);
+      expect(error.status).toBe(400);
+      expect(error.error).toMatchObject({ param: 'model', code: 'model_not_found' });
+      expect(error.message).toContain('fake');
+    }
+    const assistant = await client.beta.assistants.create({ model: FAKE_MODEL });
+    await expect(client.beta.assistants.update(assistant.id, { model: 'bad' })).rejects.toMatchObject({ status: 400 });
+    await expect(
+      client.beta.threads.createAndRun({ assistant_id: assistant.id, model: 'nobody/x', thread: { messages: [{ role: 'user', content: 'hi' }] } }),
+    ).rejects.toMatchObject({ status: 400 });
+  });
+
   it('creates, retrieves, updates, lists and deletes assistants in the SDK shape', async () => {
     const { client } = bed;
     const assistant = await client.beta.assistants.create({

@@ -3,6 +3,7 @@ import { InvalidRequestError } from '../errors';
 import { nowSeconds } from '../internal/ids';
 import { silentLogger, type Logger } from '../internal/logger';
 import type { ListQuery } from '../internal/pagination';
+import { parseModelId } from '../models/model-id';
 import type { ChatAdapterContract } from '../models/types';
 import type { StoreSearcher } from '../vector/types';
 import { AssistantStore, type AssistantInput } from './assistant-store';
@@ -94,14 +95,23 @@ export class AssistantRunner {
     this.events.closeAll();
   }
 
+  /** A model id given on create/update/run must name a configured vendor: 400 now, not a failed run later. */
+  private checkModel(model: unknown): void {
+    const { chat } = this.deps;
+    if (model === undefined || model === null || model === '' || !chat.vendors) return;
+    parseModelId(model, chat.vendors());
+  }
+
   // Assistants
   createAssistant(accountId: string, input: AssistantInput) {
+    this.checkModel(input.model);
     return this.assistants.create(accountId, input);
   }
   retrieveAssistant(accountId: string, id: string) {
     return this.assistants.get(accountId, id);
   }
   updateAssistant(accountId: string, id: string, input: AssistantInput) {
+    this.checkModel(input.model);
     return this.assistants.update(accountId, id, input);
   }
   listAssistants(accountId: string, query: ListQuery) {
@@ -148,21 +158,25 @@ export class AssistantRunner {
   // Runs
   /** Creates a run on a thread and executes it in the background; answers the queued run. */
   createRun(accountId: string, threadId: string, input: RunInput, options: RunOptions = {}): Run {
+    this.checkModel(input.model);
     return this.prepareRun(accountId, threadId, input, options, () => undefined).run;
   }
 
   /** Like `createRun`, as OpenAI's event stream: `thread.run.created` ... `thread.run.completed`, then `done`. */
   streamRun(accountId: string, threadId: string, input: RunInput, options: RunOptions = {}): AsyncIterable<AssistantStreamEvent> {
+    this.checkModel(input.model);
     return this.prepareRun(accountId, threadId, input, options, (run) => this.events.watch(run.id)).events!;
   }
 
   /** Creates a thread (with its messages) and a run on it. */
   createThreadAndRun(accountId: string, input: ThreadAndRunInput, options: RunOptions = {}): Run {
+    this.checkModel(input.model);
     return this.prepareThreadAndRun(accountId, input, options, false).run;
   }
 
   /** Like `createThreadAndRun`, as an event stream starting with `thread.created`. */
   streamThreadAndRun(accountId: string, input: ThreadAndRunInput, options: RunOptions = {}): AsyncIterable<AssistantStreamEvent> {
+    this.checkModel(input.model);
     return this.prepareThreadAndRun(accountId, input, options, true).events!;
   }
 

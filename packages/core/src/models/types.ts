@@ -108,4 +108,6 @@ export interface UsageRow {
 export interface ChatAdapterContract {
   complete(request: ChatRequest, options?: ChatCallOptions): Promise<ChatResult>;
   stream(request: ChatRequest, options?: ChatCallOptions): AsyncIterable<ChatStreamPart>;
+  /** Configured vendors; when offered, callers check `<vendor>/<model>` ids up front (400 naming the field). */
+  vendors?(): string[];
 }
