@@ -61,6 +61,15 @@ describe('POST /v1/embeddings', () => {
     expect(floats.data[0]!.embedding[3]).toBeCloseTo(expected[3]!, 5);
   });
 
+  it('refuses an empty input with a 400 naming it instead of answering a zero vector', async () => {
+    const single = await server.client.embeddings.create({ model: 'fathom', input: '' }).catch((error) => error);
+    expect(single.status).toBe(400);
+    expect(single.error).toMatchObject({ param: 'input' });
+    const batch = await server.client.embeddings.create({ model: 'fathom', input: ['fine', '  '] }).catch((error) => error);
+    expect(batch.status).toBe(400);
+    expect(batch.message).toContain("'input[1]'");
+  });
+
   it('routes <vendor>/<model> to the provider and refuses vendors without embeddings', async () => {
     const result = await server.client.embeddings.create({ model: 'fake/embed-fake', input: 'hello world' });
     expect(result.model).toBe('fake/embed-fake');

@@ -23,6 +23,13 @@ export async function embedWithFathom(embedder: Embedder, inputs: string[] | num
     throw new InvalidRequestError(`Invalid 'dimensions': Fathom's embedder '${embedder.id}' produces ${embedder.dimensions} dimensions.`, 'dimensions');
   }
   const values = inputs as string[];
+  const empty = values.findIndex((value) => value.trim() === '');
+  if (empty !== -1) {
+    throw new InvalidRequestError(
+      `Invalid 'input${typeof inputs === 'string' || values.length === 1 ? '' : `[${empty}]`}': the input is empty; an empty string has no embedding.`,
+      'input',
+    );
+  }
   const { embeddings } = await embedder.embed({ values, signal });
   const tokens = values.reduce((sum, value) => sum + embedder.countTokens(value), 0);
   return { model: embedder.id, embeddings: embeddings.map((vector) => Array.from(vector)), usage: { prompt_tokens: tokens, total_tokens: tokens } };
