@@ -1,43 +1,5 @@
-import { FathomError } from '@fathom/core';
+import { describeSchemaIssues, FathomError, type SchemaIssue } from '@fathom/core';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-
-interface ValidationIssue {
-  keyword: string;
-  instancePath: string;
-  params: Record<string, any>;
-  message?: string;
-}
-
-/** Turns one ajv issue into an OpenAI-style sentence naming the field. */
-function describeIssue(issue: ValidationIssue): { message: string; param: string } {
-  const base = issue.instancePath.replace(/^\//, '').replace(/\//g, '.');
-  const join = (name: string) => (base ? `${base}.${name}` : name);
-  switch (issue.keyword) {
-    case 'required':
-      return { message: `Missing required parameter: '${join(issue.params.missingProperty)}'.`, param: join(issue.params.missingProperty) };
-    case 'additionalProperties':
-      return {
-        message: `Unrecognized request argument supplied: '${join(issue.params.additionalProperty)}'.`,
-        param: join(issue.params.additionalProperty),
-      };
-    case 'enum':
-      return {
-        message: `Invalid value for '${base}': expected one of ${(issue.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.`,
-        param: base,
-      };
-    default:
-      return { message: `Invalid '${base || 'body'}': ${issue.message ?? issue.keyword}.`, param: base };
-  }
-}
-
-/** Formats a list of ajv issues as one 400 message naming each field (deduplicated). */
-export function formatValidationIssues(issues: ValidationIssue[]): { message: string; param: string | null } {
-  const described = issues
-    .filter((issue) => !['anyOf', 'oneOf', 'if'].includes(issue.keyword) || issues.length === 1)
-    .map(describeIssue);
-  const messages = [...new Set(described.map((d) => d.message))];
-  return { message: messages.join(' '), param: described[0]?.param || null };
-}
 
 /**
  * The one error handler: every failure leaves as `{error: {message, type, param, code}}` with a status
@@ -53,9 +15,9 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
     reply.status(error.status).send(error.toJSON());
     return;
   }
-  const fastifyError = error as FastifyError & { validation?: ValidationIssue[] };
+  const fastifyError = error as FastifyError & { validation?: SchemaIssue[] };
   if (fastifyError.validation) {
-    const { message, param } = formatValidationIssues(fastifyError.validation);
+    const { message, param } = describeSchemaIssues(fastifyError.validation);
     reply.status(400).send({ error: { message, type: 'invalid_request_error', param, code: 'invalid_request_error' } });
     return;
   }

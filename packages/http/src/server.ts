@@ -31,6 +31,13 @@ export async function createServer(fathom: Fathom, options: CreateServerOptions 
     ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: true } },
     forceCloseConnections: true,
   });
+  // An empty body sent as application/json (common for DELETE and bodiless POSTs such as cancel) means no body.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if ((body as string).trim() === '') return done(null, undefined);
+    parseJson(request, body as string, done);
+  });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
   // Busboy truncates an oversized file and flags it; the files route checks the flag and answers 413.

@@ -27,8 +27,8 @@ describe('validateToolInput', () => {
   it('accepts website URLs and domains, and names a bad entry', () => {
     const contacts = findTool('website-contacts')!;
     expect(validateToolInput(contacts, { websites: ['acme.com', 'https://www.acme.de/kontakt', 'http://127.0.0.1:8080'] }).websites).toHaveLength(3);
-    expect(() => validateToolInput(contacts, { websites: ['acme.com', 'not a site'] })).toThrow("Invalid value for 'websites.1': expected website URL (http or https) or domain such as acme.com.");
-    expect(() => validateToolInput(contacts, { websites: ['ftp://acme.com'] })).toThrow(/'websites\.0'/);
+    expect(() => validateToolInput(contacts, { websites: ['acme.com', 'not a site'] })).toThrow("Invalid value for 'websites[1]': expected website URL (http or https) or domain such as acme.com.");
+    expect(() => validateToolInput(contacts, { websites: ['ftp://acme.com'] })).toThrow(/'websites\[0\]'/);
   });
 
   it('gives equivalent inputs one cache key', () => {

@@ -1,7 +1,7 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { createHash } from 'node:crypto';
-import { InvalidRequestError } from '../errors';
+import { describeSchemaIssues, InvalidRequestError, type SchemaIssue } from '../errors';
 import type { ToolDefinition } from './catalog';
 
 const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, verbose: true });
@@ -17,36 +17,6 @@ function validatorFor(definition: ToolDefinition): ValidateFunction {
   return validate;
 }
 
-function field(error: ErrorObject, name?: string): string {
-  const base = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
-  return name ? (base ? `${base}.${name}` : name) : base || 'body';
-}
-
-/** One sentence per issue, each naming the field, in the OpenAI wording. */
-function describe(error: ErrorObject, definition: ToolDefinition): string {
-  switch (error.keyword) {
-    case 'required':
-      return `Missing required parameter: '${field(error, error.params.missingProperty)}'.`;
-    case 'additionalProperties':
-      return `Unrecognized request argument supplied: '${field(error, error.params.additionalProperty)}'.`;
-    case 'type':
-      return `Invalid type for '${field(error)}': expected ${error.params.type}.`;
-    case 'enum':
-      return `Invalid value for '${field(error)}': expected one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.`;
-    case 'pattern':
-    case 'format': {
-      const description = (error.parentSchema as { description?: string } | undefined)?.description;
-      return `Invalid value for '${field(error)}': expected ${description ? description.replace(/\.$/, '').replace(/^./, (c) => c.toLowerCase()) : `a ${error.keyword === 'format' ? error.params.format : 'value matching ' + error.params.pattern}`}.`;
-    }
-    case 'anyOf': {
-      const names = ((definition.input_schema.anyOf as Array<{ required: string[] }>) ?? []).flatMap((option) => option.required);
-      return `Missing parameter: provide at least one of ${names.map((name) => `'${name}'`).join(', ')}.`;
-    }
-    default:
-      return `Invalid '${field(error)}': ${error.message ?? error.keyword}.`;
-  }
-}
-
 /**
  * Validates a tool input against its schema (defaults applied to a copy) and answers the input to run.
  * Throws 400 naming each missing, unknown or wrong field.
@@ -59,10 +29,8 @@ export function validateToolInput(definition: ToolDefinition, body: unknown): Re
   const validate = validatorFor(definition);
   if (!validate(input)) {
     const errors = (validate.errors ?? []).filter((error) => !error.schemaPath.startsWith('#/anyOf/'));
-    const messages = [...new Set(errors.map((error) => describe(error, definition)))];
-    const first = errors[0];
-    const param = first ? (first.params.missingProperty ?? first.params.additionalProperty ?? (field(first) === 'body' ? null : field(first))) : null;
-    throw new InvalidRequestError(`Invalid input for tool '${definition.name}': ${messages.join(' ')}`, param);
+    const { message, param } = describeSchemaIssues(errors as SchemaIssue[]);
+    throw new InvalidRequestError(`Invalid input for tool '${definition.name}': ${message}`, param === 'body' ? null : param);
   }
   return normaliseValue(input) as Record<string, any>;
 }
