@@ -4,6 +4,7 @@ import { HashEmbedder, type Embedder } from '../embeddings';
 import { ConflictError, InvalidRequestError } from '../errors';
 import type { Logger } from '../internal/logger';
 import { matchesAttributeFilter, validateAttributeFilter, type Attributes } from './attribute-filter';
+import { ChunkWrites } from './chunk-writes';
 import { fuseScore } from './fuse-rankings';
 import { StoreGraphs } from './store-graphs';
 import { KeywordIndex, keywordCoverage, type KeywordIndexOptions, type KeywordPlan } from './keyword-index';
@@ -32,7 +33,6 @@ export interface VectorIndexOptions {
 }
 
 
-const INSERT_BATCH = 256;
 /** Most neighbours asked of HNSW for a filtered search (the rest of the store is filtered out after). */
 const MAX_FILTERED_NEIGHBOURS = 1000;
 interface MetaRow {
@@ -69,6 +69,7 @@ export class VectorIndex implements VectorIndexContract {
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly queryEmbedders = new Map<string, Embedder>();
   private readonly sql;
+  private readonly writes: ChunkWrites;
 
   constructor(options: VectorIndexOptions) {
     if (!options?.db) throw new Error('VectorIndex needs a database (options.db).');
@@ -80,6 +81,7 @@ export class VectorIndex implements VectorIndexContract {
     this.efSearch = options.hnsw?.efSearch ?? 800;
     this.exactSearchLimit = options.exactSearchLimit ?? 4096;
     this.keywords = new KeywordIndex(this.db, options.keyword);
+    this.writes = new ChunkWrites(this.db);
     const db = this.db;
     this.sql = {
       meta: db.prepare<[string], MetaRow>('SELECT * FROM vector_index_meta WHERE store_id = ?'),
@@ -87,11 +89,6 @@ export class VectorIndex implements VectorIndexContract {
         `INSERT INTO vector_index_meta (store_id, embedder_id, dimensions, generation, chunk_count) VALUES (?, ?, ?, ?, 0)
          ON CONFLICT (store_id) DO UPDATE SET embedder_id = excluded.embedder_id, dimensions = excluded.dimensions`,
       ),
-      bump: db.prepare('UPDATE vector_index_meta SET generation = generation + 1, chunk_count = chunk_count + ? WHERE store_id = ?'),
-      generation: db.prepare<[string], { generation: number }>('SELECT generation FROM vector_index_meta WHERE store_id = ?'),
-      fileChunkIds: db.prepare<[string, string], { id: number }>('SELECT id FROM vector_chunks WHERE store_id = ? AND file_id = ?'),
-      deleteFileChunks: db.prepare('DELETE FROM vector_chunks WHERE store_id = ? AND file_id = ?'),
-      insertChunk: db.prepare('INSERT INTO vector_chunks (store_id, file_id, chunk_index, text, tokens, vector) VALUES (?, ?, ?, ?, ?, ?)'),
       upsertFile: db.prepare(
         `INSERT INTO vector_files (store_id, file_id, filename, attributes) VALUES (?, ?, ?, ?)
          ON CONFLICT (store_id, file_id) DO UPDATE SET filename = excluded.filename, attributes = excluded.attributes`,
@@ -157,27 +154,20 @@ export class VectorIndex implements VectorIndexContract {
         }
       }
       await this.graphs.ensure(storeId);
-      const { removed, added, generation } = this.db.transaction(() => {
-        const removed = this.sql.fileChunkIds.all(storeId, fileId).map((row) => row.id);
-        this.sql.deleteFileChunks.run(storeId, fileId);
-        this.sql.upsertFile.run(storeId, fileId, input.filename, input.attributes ? JSON.stringify(input.attributes) : null);
-        const added = chunks.map((chunk) =>
-          Number(this.sql.insertChunk.run(storeId, fileId, chunk.index, chunk.text, chunk.tokens, vectorToBlob(chunk.vector)).lastInsertRowid),
-        );
-        this.sql.bump.run(added.length - removed.length, storeId);
-        return { removed, added, generation: this.sql.generation.get(storeId)!.generation };
-      })();
-      // Intermediate messages carry generation -1 so a save in between never claims to be current.
-      if (removed.length) await this.graphs.delete(storeId, removed, added.length ? -1 : generation);
-      for (let start = 0; start < added.length; start += INSERT_BATCH) {
-        const labels = added.slice(start, start + INSERT_BATCH);
-        const flat = new Float32Array(labels.length * meta.dimensions);
-        labels.forEach((_, row) => flat.set(chunks[start + row]!.vector, row * meta.dimensions));
-        await this.graphs.add(storeId, labels, flat, start + INSERT_BATCH >= added.length ? generation : -1);
-      }
+      const attributes = input.attributes ? JSON.stringify(input.attributes) : null;
+      // Old rows out, new rows in, a few hundred per transaction; the file is hidden from searches
+      // meanwhile. Intermediate HNSW messages carry generation -1 so a save in between never claims to be current.
+      await this.writes.hidden(storeId, fileId, async () => {
+        const { removed, generation } = await this.writes.deleteFile(storeId, fileId, () => this.sql.upsertFile.run(storeId, fileId, input.filename, attributes));
+        if (removed.length) await this.graphs.delete(storeId, removed, chunks.length ? -1 : generation);
+        await this.writes.insert(storeId, fileId, chunks, async (labels, start, generation) => {
+          const flat = new Float32Array(labels.length * meta.dimensions);
+          labels.forEach((_, row) => flat.set(chunks[start + row]!.vector, row * meta.dimensions));
+          await this.graphs.add(storeId, labels, flat, start + labels.length >= chunks.length ? generation : -1);
+        });
+      });
     });
   }
-
 
   async removeFile(storeId: string, fileId: string): Promise<void> {
     await this.exclusive(storeId, async () => {
@@ -186,14 +176,10 @@ export class VectorIndex implements VectorIndexContract {
         return;
       }
       await this.graphs.ensure(storeId);
-      const { removed, generation } = this.db.transaction(() => {
-        const removed = this.sql.fileChunkIds.all(storeId, fileId).map((row) => row.id);
-        this.sql.deleteFileChunks.run(storeId, fileId);
-        this.sql.deleteFile.run(storeId, fileId);
-        this.sql.bump.run(-removed.length, storeId);
-        return { removed, generation: this.sql.generation.get(storeId)!.generation };
-      })();
-      await this.graphs.delete(storeId, removed, generation);
+      await this.writes.hidden(storeId, fileId, async () => {
+        const { removed, generation } = await this.writes.deleteFile(storeId, fileId, () => this.sql.deleteFile.run(storeId, fileId));
+        await this.graphs.delete(storeId, removed, generation);
+      });
     });
   }
 
@@ -248,6 +234,7 @@ export class VectorIndex implements VectorIndexContract {
       // Filters apply to the rows themselves; ranks are counted among the rows that pass.
       const passes = (row: CandidateRow) => {
         const files = allowed.get(row.store_id);
+        if (this.writes.isBusy(row.store_id, row.file_id)) return false;
         return !options.filters || files === undefined || (files !== null && files.has(row.file_id));
       };
       const rows = new Map(this.sql.candidates.all(JSON.stringify(ids)).filter(passes).map((row) => [row.id, row]));
@@ -435,8 +422,4 @@ export class VectorIndex implements VectorIndexContract {
       content: [{ type: 'text', text: row.text }],
     };
   }
-
-
-
-
 }
