@@ -331,7 +331,8 @@ export class Documents implements StoreSearcher {
   async waitForIngestion(accountId: string, storeIds: string[], timeoutMs: number): Promise<boolean> {
     for (const id of storeIds) this.stores.row(accountId, id);
     const deadline = Date.now() + timeoutMs;
-    while (this.storeFiles.countInProgress(storeIds) > 0) {
+    // While one of the stores' files runs here, counting rows (a scan of the store's queue) is not needed.
+    while (this.queue.isRunningIn(storeIds) || this.storeFiles.countInProgress(storeIds) > 0) {
       const left = deadline - Date.now();
       if (left <= 0) return false;
       await new Promise<void>((resolve) => {

@@ -86,7 +86,8 @@ export class IngestionQueue {
     if (!this.started || this.closing) return;
     const free = this.concurrency - this.running.size;
     if (free <= 0) return;
-    for (const row of this.options.storeFiles.queued(this.concurrency + this.running.size, this.owner)) {
+    // Rows this queue runs are leased to it, so they come back too: ask for them plus the free slots.
+    for (const row of this.options.storeFiles.queued(free + this.running.size, this.owner)) {
       if (this.running.size >= this.concurrency) break;
       const id = key(row.store_id, row.file_id);
       if (this.running.has(id)) continue;
@@ -110,6 +111,12 @@ export class IngestionQueue {
 
   get active(): number {
     return this.running.size;
+  }
+
+  /** Whether a file of one of these stores is running in this process (then the store is surely not done). */
+  isRunningIn(storeIds: string[]): boolean {
+    for (const id of this.running.keys()) if (storeIds.includes(id.slice(0, id.indexOf('\u0000')))) return true;
+    return false;
   }
 
   /** Resolves when nothing is queued or running (CLI, tests). */

@@ -7,6 +7,8 @@ import { vectorToBlob } from './vector-blob';
  * postings costs about 0.1 ms, so a batch holds the event loop for a few tens of ms at most.
  */
 export const WRITE_BATCH_ROWS = 200;
+/** ... and at most about this many ms of inserts. */
+export const WRITE_BATCH_MS = 12;
 
 export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -49,45 +51,45 @@ export class ChunkWrites {
     }
   }
 
-  /** Deletes the file's rows batch by batch; returns their ids (HNSW labels) and the last generation. */
-  async deleteFile(storeId: string, fileId: string, extra?: () => void): Promise<{ removed: number[]; generation: number }> {
-    const removed: number[] = [];
-    let generation = -1;
-    for (let first = true; ; first = false) {
-      if (!first) await yieldToEventLoop();
-      const done = this.db.transaction(() => {
-        const ids = this.sql.someIds.all(storeId, fileId, WRITE_BATCH_ROWS).map((row) => row.id);
-        if (ids.length) this.sql.deleteIds.run(JSON.stringify(ids));
-        if (ids.length < WRITE_BATCH_ROWS) extra?.();
-        this.sql.bump.run(-ids.length, storeId);
-        generation = this.sql.generation.get(storeId)?.generation ?? -1;
-        removed.push(...ids);
-        return ids.length < WRITE_BATCH_ROWS;
-      })();
-      if (done) return { removed, generation };
-    }
-  }
-
   /**
-   * Inserts `chunks` batch by batch, handing each batch's ids to `onBatch` with the generation after it
-   * (the caller queues the HNSW inserts). Returns every new id.
+   * Replaces the file's rows with `chunks`: old rows are deleted and new ones inserted at most
+   * `WRITE_BATCH_ROWS` per transaction (a small file takes one transaction: the last deletions, `fileRow`
+   * and the first insertions share it). After each transaction `graph` gets the removed and added ids
+   * (HNSW labels), and the store's generation when it was the last one, else -1.
    */
-  async insert(storeId: string, fileId: string, chunks: IndexedChunk[], onBatch: (ids: number[], start: number, generation: number) => Promise<void>): Promise<number[]> {
-    const added: number[] = [];
-    for (let start = 0; start < chunks.length; start += WRITE_BATCH_ROWS) {
-      await yieldToEventLoop();
-      const batch = chunks.slice(start, start + WRITE_BATCH_ROWS);
-      const { ids, generation } = this.db.transaction(() => {
-        const ids = batch.map((chunk) =>
-          Number(this.sql.insertChunk.run(storeId, fileId, chunk.index, chunk.text, chunk.tokens, vectorToBlob(chunk.vector)).lastInsertRowid),
-        );
-        this.sql.bump.run(ids.length, storeId);
-        return { ids, generation: this.sql.generation.get(storeId)!.generation };
+  async replace(
+    storeId: string,
+    fileId: string,
+    chunks: IndexedChunk[],
+    fileRow: () => void,
+    graph: (step: { removed: number[]; added: number[]; start: number; generation: number }) => Promise<void>,
+  ): Promise<void> {
+    let deleting = true;
+    for (let start = 0, turn = 0; deleting || start < chunks.length; turn++) {
+      if (turn > 0) await yieldToEventLoop();
+      const step = this.db.transaction(() => {
+        let removed: number[] = [];
+        if (deleting) {
+          removed = this.sql.someIds.all(storeId, fileId, WRITE_BATCH_ROWS).map((row) => row.id);
+          if (removed.length) this.sql.deleteIds.run(JSON.stringify(removed));
+          deleting = removed.length === WRITE_BATCH_ROWS;
+          if (!deleting) fileRow();
+        }
+        const from = start;
+        const room = deleting ? 0 : WRITE_BATCH_ROWS - removed.length;
+        const added: number[] = [];
+        const began = performance.now();
+        // Rows cost more as the FTS5 index grows and when other threads share the cores: stop at a time budget too.
+        while (added.length < room && start < chunks.length && (added.length < 8 || performance.now() - began < WRITE_BATCH_MS)) {
+          const chunk = chunks[start++]!;
+          added.push(Number(this.sql.insertChunk.run(storeId, fileId, chunk.index, chunk.text, chunk.tokens, vectorToBlob(chunk.vector)).lastInsertRowid));
+        }
+        if (added.length || removed.length) this.sql.bump.run(added.length - removed.length, storeId);
+        const last = !deleting && start >= chunks.length;
+        return { removed, added, start: from, generation: last ? (this.sql.generation.get(storeId)?.generation ?? -1) : -1 };
       })();
-      added.push(...ids);
-      await onBatch(ids, start, generation);
+      await graph(step);
     }
-    return added;
   }
 }
 

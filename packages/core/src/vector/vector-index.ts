@@ -157,15 +157,15 @@ export class VectorIndex implements VectorIndexContract {
       const attributes = input.attributes ? JSON.stringify(input.attributes) : null;
       // Old rows out, new rows in, a few hundred per transaction; the file is hidden from searches
       // meanwhile. Intermediate HNSW messages carry generation -1 so a save in between never claims to be current.
-      await this.writes.hidden(storeId, fileId, async () => {
-        const { removed, generation } = await this.writes.deleteFile(storeId, fileId, () => this.sql.upsertFile.run(storeId, fileId, input.filename, attributes));
-        if (removed.length) await this.graphs.delete(storeId, removed, chunks.length ? -1 : generation);
-        await this.writes.insert(storeId, fileId, chunks, async (labels, start, generation) => {
-          const flat = new Float32Array(labels.length * meta.dimensions);
-          labels.forEach((_, row) => flat.set(chunks[start + row]!.vector, row * meta.dimensions));
-          await this.graphs.add(storeId, labels, flat, start + labels.length >= chunks.length ? generation : -1);
-        });
-      });
+      await this.writes.hidden(storeId, fileId, () =>
+        this.writes.replace(storeId, fileId, chunks, () => this.sql.upsertFile.run(storeId, fileId, input.filename, attributes), async (step) => {
+          if (step.removed.length) await this.graphs.delete(storeId, step.removed, step.added.length ? -1 : step.generation);
+          if (!step.added.length) return;
+          const flat = new Float32Array(step.added.length * meta.dimensions);
+          step.added.forEach((_, row) => flat.set(chunks[step.start + row]!.vector, row * meta.dimensions));
+          await this.graphs.add(storeId, step.added, flat, step.generation);
+        }),
+      );
     });
   }
 
@@ -176,10 +176,11 @@ export class VectorIndex implements VectorIndexContract {
         return;
       }
       await this.graphs.ensure(storeId);
-      await this.writes.hidden(storeId, fileId, async () => {
-        const { removed, generation } = await this.writes.deleteFile(storeId, fileId, () => this.sql.deleteFile.run(storeId, fileId));
-        await this.graphs.delete(storeId, removed, generation);
-      });
+      await this.writes.hidden(storeId, fileId, () =>
+        this.writes.replace(storeId, fileId, [], () => this.sql.deleteFile.run(storeId, fileId), async (step) => {
+          if (step.removed.length || step.generation >= 0) await this.graphs.delete(storeId, step.removed, step.generation);
+        }),
+      );
     });
   }
 
