@@ -84,4 +84,23 @@ describe('indexing a file of 15,000 chunks', () => {
     await index.removeFile('vs_big', 'file-big');
     expect(index.storeInfo('vs_big')!.chunks).toBe(8);
   }, 60_000);
+
+  it('leaves a file interrupted mid-write in a state its re-run repairs', async () => {
+    await add('file-small', chunks(8, 'lighthouse', 1));
+    const broken = chunks(1_000, 'zeppelin', 4);
+    // A row SQLite refuses (text NOT NULL) stops the write after the batches before it were committed,
+    // as a crash would.
+    broken[700] = { ...broken[700]!, text: null as unknown as string };
+    await expect(add('file-big', broken)).rejects.toThrow(/NOT NULL/);
+    const left = index.fileChunks('vs_big', 'file-big').length;
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThan(700);
+    expect(index.storeInfo('vs_big')!.chunks).toBe(8 + left);
+
+    // The re-run (ingestion re-runs interrupted files) deletes the leftovers and writes every chunk.
+    await add('file-big', chunks(1_000, 'zeppelin', 4));
+    expect(index.storeInfo('vs_big')!.chunks).toBe(1_008);
+    expect(index.fileChunks('vs_big', 'file-big')).toHaveLength(1_000);
+    expect(new Set(await keyword('zeppelin lighthouse'))).toEqual(new Set(['file-big', 'file-small']));
+  }, 60_000);
 });
