@@ -68,7 +68,9 @@ describe('indexing a file of 15,000 chunks', () => {
 
     expect(took).toBeGreaterThan(200);
     expect(ticks).toBeGreaterThan(took / 50);
-    expect(maxLag).toBeLessThan(100);
+    // One transaction for the whole file stalls ~1.3 s; batched writes stay near 60 ms on a quiet machine.
+    // The bound leaves room for a CI machine busy with other test files without letting a regression pass.
+    expect(maxLag).toBeLessThan(400);
     // While the big file was being written, searches saw the small file and none of the big one.
     expect(searchesDuring.length).toBeGreaterThan(0);
     for (const files of searchesDuring) expect(new Set(files)).toEqual(new Set(['file-small']));
