@@ -66,6 +66,17 @@ describe('agents API: validation, drafts, publishing, ownership', () => {
     expect((await (await server.request('/v1/agents?limit=100')).json()).data.length).toBe(before);
   });
 
+  it('saves a draft whose model names an unconfigured vendor but refuses to publish it, naming the node', async () => {
+    const { agent } = await (await create(ordersWorkflow({ model: 'nobody/some-model' }))).json();
+    const response = await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' });
+    expect(response.status).toBe(400);
+    const body = await error(response);
+    expect(body.code).toBe('model_not_found');
+    expect(body.param).toMatch(/^workflow\.nodes\[\d+\]\.data\.model$/);
+    expect(body.message).toContain("unknown vendor 'nobody'");
+    expect(body.message).toContain("'fake'");
+  });
+
   it('publishes versions; only the published version runs; draft edits wait for the next publish', async () => {
     const { agent } = await (await create(ordersWorkflow({ systemPrompt: 'Version one for {{customer_name}}.' }))).json();
     const unpublished = await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'hi', variables: { customer_name: 'Ana' } } });

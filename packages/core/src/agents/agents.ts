@@ -1,6 +1,7 @@
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors';
 import type { ListPage, ListQuery } from '../internal/pagination';
 import type { Logger } from '../internal/logger';
+import { parseModelId } from '../models/model-id';
 import type { AgentsOptions } from './agent-deps';
 import type { AgentObject, AgentRunEvent, AgentRunObject } from './agent-objects';
 import { runWorkflow } from './agent-runner';
@@ -82,8 +83,28 @@ export class Agents {
 
   /** Snapshots the draft as the next published version. */
   publish(accountId: string, id: string): AgentObject {
-    validateWorkflow(this.get(accountId, id).workflow);
+    const workflow = validateWorkflow(this.get(accountId, id).workflow);
+    this.#checkModels(workflow);
     return this.#store.publish(accountId, id)!;
+  }
+
+  /**
+   * A draft may name a vendor the installation does not have yet; a published version may not:
+   * every agent node's model must be `<vendor>/<model>` with a configured vendor (400 naming the node).
+   */
+  #checkModels(workflow: Workflow): void {
+    const { chat } = this.#options;
+    if (!chat.vendors) return;
+    const vendors = chat.vendors();
+    workflow.nodes.forEach((node, index) => {
+      if (node.type !== 'agent') return;
+      try {
+        parseModelId(node.data.model, vendors, `workflow.nodes[${index}].data.model`);
+      } catch (error) {
+        if (!(error instanceof InvalidRequestError)) throw error;
+        throw new InvalidRequestError(`Agent node '${node.id}': ${error.message}`, error.param, 'model_not_found');
+      }
+    });
   }
 
   /**
