@@ -6,6 +6,11 @@
  *     raw embedding time of the same chunks (target <= 1.2).
  *  4. p99 latency of GET /v1/vector_stores/{id} while 1,000 files ingest (target < 50 ms).
  *  5. the longest event-loop stall while one big text file (BIG_MB, default 24) ingests.
+ *  6. 2 and 3 again through the real transformers.js path (FATHOM_EMBEDDER=transformers, local models
+ *     dir, remote models disabled) with a generated model of MiniLM-L6's compute per token
+ *     (`writeTinyModel` with 384 dimensions and 9 feed-forward blocks of 384x1536: 10.6M multiply-adds
+ *     per token, meaningless vectors), on the first MODEL_FILES (default 40) files of the same corpus,
+ *     since each chunk costs ~50 ms of model time here.
  *
  * Run: npm run bench -- ingest   (FILES=1000 BYTES=8000 to change the corpus)
  */
@@ -14,9 +19,10 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
-import { chunkText, Fathom, Ingestor, resolveChunking, silentLogger, type TextChunk } from '@fathom/core';
+import { chunkText, createEmbedder, Fathom, Ingestor, loadConfig, resolveChunking, silentLogger, type TextChunk } from '@fathom/core';
 import { createServer } from '../packages/http/src/server';
 import { seededRandom as random } from '../packages/core/src/test/seeded-random';
+import { writeTinyModel } from '../packages/core/src/test/tiny-model';
 
 const FILES = Number(process.env.FILES ?? 1000);
 const BYTES = Number(process.env.BYTES ?? 8000);
@@ -193,4 +199,76 @@ console.log(`one ${(Buffer.byteLength(bigText) / 1e6).toFixed(0)} MB text file: 
 
 await app.close();
 await fathom.close();
+
+// ---- 6: the same ratio with a model-cost embedder through the real transformers.js path ----
+// The stand-in model (see packages/core/src/test/tiny-model.ts): the tiny WordPiece tokenizer, a 384-d
+// lookup, then 9 residual blocks MatMul(384x1536) -> Relu -> MatMul(1536x384), i.e. the multiply-adds
+// per token of all-MiniLM-L6-v2's linear layers (no attention). Its vectors mean nothing; its cost is
+// the point. Window 512 tokens like MiniLM (auto chunking: 510/255).
+const MODEL_FILES = Math.min(FILES, Number(process.env.MODEL_FILES ?? 40));
+const modelsDir = join(root, 'models');
+const modelId = writeTinyModel(modelsDir, { modelId: 'fathom-bench/minilm-cost', dimensions: 384, maxLength: 512, layers: 9 });
+const modelEnv = {
+  FATHOM_DATA_DIR: join(root, 'data-model'),
+  FATHOM_EMBEDDER: 'transformers',
+  FATHOM_MODELS_DIR: modelsDir,
+  FATHOM_EMBEDDING_MODEL: modelId,
+  FATHOM_ALLOW_REMOTE_MODELS: 'false',
+  FATHOM_API_KEY: 'fth_bench_ingest',
+};
+// Raw embedding: the embedder alone (createEmbedder, as Fathom builds it), on the chunks the pipeline
+// makes, batched as the Ingestor batches them (per file, at most 64 texts and 8,192 tokens per call).
+const modelEmbedder = await createEmbedder(loadConfig(modelEnv), silentLogger);
+const modelChunking = resolveChunking(undefined, modelEmbedder.maxInputTokens);
+const modelFiles: TextChunk[][] = [];
+for (const text of texts.slice(0, MODEL_FILES)) {
+  const fileChunks: TextChunk[] = [];
+  for await (const chunk of chunkText(text, modelEmbedder, modelChunking)) fileChunks.push(chunk);
+  modelFiles.push(fileChunks);
+}
+const modelChunks = modelFiles.reduce((n, fileChunks) => n + fileChunks.length, 0);
+const modelTokens = modelFiles.reduce((n, fileChunks) => n + fileChunks.reduce((m, chunk) => m + chunk.tokens, 0), 0);
+await modelEmbedder.embed({ values: modelFiles[0]!.slice(0, 4).map((chunk) => chunk.text) }); // warm-up
+const embedCpu0 = process.cpuUsage();
+t0 = performance.now();
+for (const fileChunks of modelFiles) {
+  for (let i = 0; i < fileChunks.length; ) {
+    let end = i;
+    let tokens = 0;
+    while (end < fileChunks.length && end - i < 64 && (end === i || tokens + fileChunks[end]!.tokens <= 8192)) tokens += fileChunks[end++]!.tokens;
+    await modelEmbedder.embed({ values: fileChunks.slice(i, end).map((chunk) => chunk.text) });
+    i = end;
+  }
+}
+const modelEmbedMs = performance.now() - t0;
+const embedCpu = process.cpuUsage(embedCpu0);
+await modelEmbedder.close?.();
+console.log(`\nmodel-cost embedder (${modelId}: 384-d, 9 x 384x1536 feed-forward blocks = 10.6M multiply-adds per token, like MiniLM-L6; transformers.js + onnxruntime-node):`);
+console.log(`  corpus: first ${MODEL_FILES} files, ${modelChunks} chunks of ${modelChunking.max_chunk_size_tokens}/${modelChunking.chunk_overlap_tokens} tokens (${(modelTokens / modelChunks).toFixed(0)} tokens per chunk on average)`);
+console.log(`  raw embedding: ${(modelChunks / (modelEmbedMs / 1000)).toFixed(1)} chunks/s (${(modelEmbedMs / 1000).toFixed(2)} s, ${(modelEmbedMs / modelChunks).toFixed(1)} ms per chunk; CPU ${((embedCpu.user + embedCpu.system) / 1e6).toFixed(2)} s = ${((embedCpu.user + embedCpu.system) / 1e3 / modelEmbedMs).toFixed(2)} of ${availableParallelism()} cores busy)`);
+// End to end exactly as above: upload, one HTTP file batch, wait until every file is done.
+const modelFathom = await Fathom.open({ env: modelEnv, logger: silentLogger });
+const modelApp = await createServer(modelFathom);
+await modelApp.listen({ port: 0, host: '127.0.0.1' });
+const modelBase = `http://127.0.0.1:${(modelApp.server.address() as AddressInfo).port}/v1`;
+const modelAccount = modelFathom.bootstrap.accountId!;
+const modelFileIds = texts.slice(0, MODEL_FILES).map((text, i) => modelFathom.documents.createFile(modelAccount, { filename: `doc-${i}.txt`, purpose: 'assistants', data: Buffer.from(text) }).id);
+const modelStore = (await (await fetch(`${modelBase}/vector_stores`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench-model' }) })).json()) as { id: string };
+const modelCpu0 = process.cpuUsage();
+t0 = performance.now();
+await fetch(`${modelBase}/vector_stores/${modelStore.id}/file_batches`, { method: 'POST', headers, body: JSON.stringify({ file_ids: modelFileIds }) });
+await modelFathom.documents.waitForIngestion(modelAccount, [modelStore.id], 600_000);
+const modelE2eMs = performance.now() - t0;
+const modelCpu = process.cpuUsage(modelCpu0);
+const modelCounts = modelFathom.documents.getStore(modelAccount, modelStore.id).file_counts;
+const modelIndexed = modelFileIds.reduce((n, fileId) => n + modelFathom.vectorIndex.fileChunks(modelStore.id, fileId).length, 0);
+if (modelCounts.failed > 0 || modelIndexed !== modelChunks) {
+  console.error(`ERROR: ${modelCounts.failed} files failed, ${modelIndexed} chunks indexed of ${modelChunks}`);
+  process.exitCode = 1;
+}
+console.log(`  end-to-end: ${MODEL_FILES} files (${modelCounts.completed} completed, ${modelCounts.failed} failed, ${modelIndexed} chunks) in ${(modelE2eMs / 1000).toFixed(2)} s = ${(modelChunks / (modelE2eMs / 1000)).toFixed(1)} chunks/s`);
+console.log(`  CPU time of all threads meanwhile (onnxruntime's included): ${((modelCpu.user + modelCpu.system) / 1e6).toFixed(2)} s = ${((modelCpu.user + modelCpu.system) / 1e3 / modelE2eMs).toFixed(2)} of ${availableParallelism()} cores busy`);
+console.log(`  pipeline ratio (end-to-end / raw embedding): ${(modelE2eMs / modelEmbedMs).toFixed(2)}  (target <= 1.2)`);
+await modelApp.close();
+await modelFathom.close();
 rmSync(root, { recursive: true, force: true });

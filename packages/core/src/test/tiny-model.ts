@@ -4,6 +4,17 @@
  * prove the real loading path without any download. The ONNX graph is an embedding-table lookup:
  * `last_hidden_state = (Gather(words, input_ids) + Gather(types, token_type_ids)) * attention_mask`,
  * encoded with protobufjs from the subset of onnx.proto declared below.
+ *
+ * With `layers` > 0 it writes a compute-heavy variant for benchmarks: after the lookup, `layers`
+ * position-wise feed-forward blocks `h = h + MatMul(Relu(MatMul(h, W1[d x f])), W2[f x d])`
+ * (d = `dimensions`, f = `intermediateSize`, default 4d), with deterministic pseudo-random weights
+ * (seededRandom). It stands in for a real encoder's COMPUTE COST only: d=384, f=1536 costs 1.18M
+ * multiply-adds per token per block, so 9 blocks (10.6M) match the linear layers of all-MiniLM-L6-v2
+ * (6 x (4 x 384^2 + 2 x 384 x 1536) = 10.6M per token; MiniLM also has attention scores, ~0.2M per
+ * token per layer at 256 tokens, not modelled). It has no attention, no layer norm and no trained
+ * weights: its vectors carry no meaning (searches with it rank nothing sensibly), and its tokenizer is
+ * the same tiny WordPiece vocabulary (unknown words split into letters, so texts take more tokens than
+ * with a real 30k vocabulary).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +27,7 @@ package onnx;
 message OperatorSetIdProto { string domain = 1; int64 version = 2; }
 message AttributeProto { string name = 1; float f = 2; int64 i = 3; bytes s = 4; repeated int64 ints = 8; int32 type = 20; }
 message TensorProto {
-  repeated int64 dims = 1; int32 data_type = 2; repeated float float_data = 4; repeated int64 int64_data = 7; string name = 8;
+  repeated int64 dims = 1; int32 data_type = 2; repeated float float_data = 4; repeated int64 int64_data = 7; string name = 8; bytes raw_data = 9;
 }
 message TensorShapeProto { message Dimension { oneof value { int64 dim_value = 1; string dim_param = 2; } } repeated Dimension dim = 1; }
 message TypeProto { message Tensor { int32 elem_type = 1; TensorShapeProto shape = 2; } oneof value { Tensor tensor_type = 1; } }
@@ -48,6 +59,10 @@ export interface TinyModelOptions {
   dimensions?: number;
   /** Tokenizer `model_max_length`; default 128. */
   maxLength?: number;
+  /** Feed-forward blocks after the lookup (compute-cost stand-in, see the file comment); default 0. */
+  layers?: number;
+  /** Inner size of each feed-forward block; default 4 x `dimensions`. */
+  intermediateSize?: number;
 }
 
 function vocabulary(): string[] {
@@ -57,7 +72,36 @@ function vocabulary(): string[] {
 }
 
 
-function encodeModel(vocabSize: number, dimensions: number): Uint8Array {
+/** `layers` residual feed-forward blocks from `input` to `output`: initializers and nodes. */
+function feedForward(layers: number, dimensions: number, inner: number, input: string, output: string) {
+  const next = seededRandom(4242);
+  // Uniform weights scaled so each block changes the state by a bounded fraction (no normalisation).
+  const weights = (rows: number, cols: number, scale: number) => {
+    const data = new Float32Array(rows * cols);
+    for (let i = 0; i < data.length; i++) data[i] = (next() * 2 - 1) * scale;
+    return new Uint8Array(data.buffer); // raw_data: little-endian float32, as ONNX specifies
+  };
+  const initializer: object[] = [];
+  const node: object[] = [];
+  let state = input;
+  for (let layer = 0; layer < layers; layer++) {
+    const w1 = `ffn${layer}_w1`;
+    const w2 = `ffn${layer}_w2`;
+    initializer.push({ name: w1, dataType: FLOAT, dims: [dimensions, inner], rawData: weights(dimensions, inner, Math.sqrt(3 / dimensions)) });
+    initializer.push({ name: w2, dataType: FLOAT, dims: [inner, dimensions], rawData: weights(inner, dimensions, 0.5 * Math.sqrt(3 / inner)) });
+    const out = layer === layers - 1 ? output : `ffn${layer}_out`;
+    node.push(
+      { opType: 'MatMul', name: `ffn${layer}_up`, input: [state, w1], output: [`ffn${layer}_up`] },
+      { opType: 'Relu', name: `ffn${layer}_relu`, input: [`ffn${layer}_up`], output: [`ffn${layer}_act`] },
+      { opType: 'MatMul', name: `ffn${layer}_down`, input: [`ffn${layer}_act`, w2], output: [`ffn${layer}_down`] },
+      { opType: 'Add', name: `ffn${layer}_residual`, input: [state, `ffn${layer}_down`], output: [out] },
+    );
+    state = out;
+  }
+  return { initializer, node };
+}
+
+function encodeModel(vocabSize: number, dimensions: number, layers = 0, inner = 4 * dimensions): Uint8Array {
   const root = protobuf.parse(ONNX_PROTO).root;
   const Model = root.lookupType('onnx.ModelProto');
   const next = seededRandom(42);
@@ -94,6 +138,14 @@ function encodeModel(vocabSize: number, dimensions: number): Uint8Array {
       ],
     },
   });
+  if (layers > 0) {
+    // Compute-heavy variant: the feed-forward blocks run on the looked-up states, then the mask.
+    const { graph } = message as unknown as { graph: { node: Array<{ input: string[] }>; initializer: object[] } };
+    const blocks = feedForward(layers, dimensions, inner, 'states', 'encoded');
+    graph.node.at(-1)!.input[0] = 'encoded';
+    graph.initializer.push(...blocks.initializer);
+    graph.node.splice(-1, 0, ...(blocks.node as Array<{ input: string[] }>));
+  }
   return Model.encode(message).finish();
 }
 
@@ -139,7 +191,8 @@ export function writeTinyModel(modelsDir: string, options: TinyModelOptions = {}
   const vocab = vocabulary();
   const dir = join(modelsDir, modelId);
   mkdirSync(join(dir, 'onnx'), { recursive: true });
-  writeFileSync(join(dir, 'onnx', 'model.onnx'), encodeModel(vocab.length, dimensions));
+  const layers = options.layers ?? 0;
+  writeFileSync(join(dir, 'onnx', 'model.onnx'), encodeModel(vocab.length, dimensions, layers, options.intermediateSize ?? 4 * dimensions));
   writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(tokenizerJson(vocab)));
   writeFileSync(
     join(dir, 'config.json'),
@@ -148,8 +201,8 @@ export function writeTinyModel(modelsDir: string, options: TinyModelOptions = {}
       architectures: ['BertModel'],
       hidden_size: dimensions,
       num_attention_heads: 1,
-      num_hidden_layers: 1,
-      intermediate_size: dimensions,
+      num_hidden_layers: layers > 0 ? layers : 1,
+      intermediate_size: layers > 0 ? (options.intermediateSize ?? 4 * dimensions) : dimensions,
       vocab_size: vocab.length,
       max_position_embeddings: options.maxLength ?? 128,
       type_vocab_size: 2,
