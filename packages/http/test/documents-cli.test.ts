@@ -1,38 +1,19 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { captureOutput, useCliEnvironment } from './cli-harness';
 import { run as ingest } from '../src/commands/ingest';
 import { run as search } from '../src/commands/search';
 
 describe('fathom ingest and fathom search (embedded, no server)', () => {
-  const root = mkdtempSync(join(tmpdir(), 'fathom-cli-'));
-  const saved = { ...process.env };
-  beforeAll(() => {
-    Object.assign(process.env, { FATHOM_DATA_DIR: join(root, 'data'), FATHOM_EMBEDDER: 'hash', FATHOM_API_KEY: 'fth_cli_test', FATHOM_ALLOW_REMOTE_MODELS: 'false' });
+  const root = useCliEnvironment('fathom-cli-', (root) => ({ FATHOM_DATA_DIR: join(root, 'data'), FATHOM_EMBEDDER: 'hash', FATHOM_API_KEY: 'fth_cli_test', FATHOM_ALLOW_REMOTE_MODELS: 'false' }), (root) => {
     mkdirSync(join(root, 'docs', 'nested'), { recursive: true });
     writeFileSync(join(root, 'docs', 'tides.txt'), 'Spring tides happen at new and full moon, when the sun and moon align.');
     writeFileSync(join(root, 'docs', 'nested', 'bees.md'), '# Bees\n\nHoneybees communicate the location of flowers with a waggle dance.');
     writeFileSync(join(root, 'docs', 'broken.pdf'), '%PDF-1.4 not a pdf');
     writeFileSync(join(root, 'docs', '.hidden.txt'), 'never ingested');
   });
-  afterAll(() => {
-    process.env = saved;
-    rmSync(root, { recursive: true, force: true });
-  });
-
-  const capture = async (fn: () => Promise<void>) => {
-    const lines: string[] = [];
-    const log = vi.spyOn(console, 'log').mockImplementation((...parts) => void lines.push(parts.join(' ')));
-    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    try {
-      await fn();
-    } finally {
-      log.mockRestore();
-      write.mockRestore();
-    }
-    return lines.join('\n');
-  };
+  const capture = captureOutput;
 
   it('ingests a folder into a named store, summarises failures, then searches it', async () => {
     const out = await capture(() => ingest([join(root, 'docs'), '--store', 'notes']));

@@ -1,33 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeTinyModel } from '@fathom/core/test';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { captureOutput, useCliEnvironment } from '../../test/cli-harness';
 import { run as models } from './models';
 
 describe('fathom models', () => {
-  const root = mkdtempSync(join(tmpdir(), 'fathom-models-cli-'));
-  const saved = { ...process.env };
-  beforeAll(() => {
+  const root = useCliEnvironment('fathom-models-cli-', (root) => ({ FATHOM_DATA_DIR: join(root, 'data'), FATHOM_MODELS_DIR: join(root, 'models') }), (root) => {
     // Remote stays allowed as for a real `pull`, but the model is already local, so nothing is fetched.
-    Object.assign(process.env, { FATHOM_DATA_DIR: join(root, 'data'), FATHOM_MODELS_DIR: join(root, 'models') });
     writeTinyModel(join(root, 'models'), { modelId: 'local/tiny' });
   });
-  afterAll(() => {
-    process.env = saved;
-    rmSync(root, { recursive: true, force: true });
-  });
-
-  const capture = async (fn: () => Promise<void>) => {
-    const lines: string[] = [];
-    const log = vi.spyOn(console, 'log').mockImplementation((...parts) => void lines.push(parts.join(' ')));
-    try {
-      await fn();
-    } finally {
-      log.mockRestore();
-    }
-    return lines.join('\n');
-  };
+  const capture = captureOutput;
 
   it('pull loads the model through transformers.js and prints where it lives', async () => {
     const out = await capture(() => models(['pull', 'local/tiny']));

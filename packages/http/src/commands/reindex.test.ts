@@ -1,36 +1,17 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Fathom, HashEmbedder } from '@fathom/core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { captureOutput, useCliEnvironment } from '../../test/cli-harness';
 import { run as ingest } from './ingest';
 import { run as reindex } from './reindex';
 
 describe('fathom reindex', () => {
-  const root = mkdtempSync(join(tmpdir(), 'fathom-reindex-'));
-  const saved = { ...process.env };
-  beforeAll(() => {
-    Object.assign(process.env, { FATHOM_DATA_DIR: join(root, 'data'), FATHOM_EMBEDDER: 'hash', FATHOM_API_KEY: 'fth_reindex_test', FATHOM_ALLOW_REMOTE_MODELS: 'false' });
+  const root = useCliEnvironment('fathom-reindex-', (root) => ({ FATHOM_DATA_DIR: join(root, 'data'), FATHOM_EMBEDDER: 'hash', FATHOM_API_KEY: 'fth_reindex_test', FATHOM_ALLOW_REMOTE_MODELS: 'false' }), (root) => {
     mkdirSync(join(root, 'docs'), { recursive: true });
     writeFileSync(join(root, 'docs', 'tides.txt'), 'Spring tides happen at new and full moon, when the sun and moon align.');
   });
-  afterAll(() => {
-    process.env = saved;
-    rmSync(root, { recursive: true, force: true });
-  });
-
-  const capture = async (fn: () => Promise<void>) => {
-    const lines: string[] = [];
-    const log = vi.spyOn(console, 'log').mockImplementation((...parts) => void lines.push(parts.join(' ')));
-    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    try {
-      await fn();
-    } finally {
-      log.mockRestore();
-      write.mockRestore();
-    }
-    return lines.join('\n');
-  };
+  const capture = captureOutput;
 
   it('re-embeds a store built by another embedder with the current one, by id', async () => {
     const other = new HashEmbedder({ dimensions: 64 });
