@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 let tsxLoader: string | undefined;
 
@@ -25,4 +26,18 @@ export function workerExecArgv(filename: string | URL): string[] {
 export function siblingWorkerUrl(base: string, stem: string): URL {
   const ext = base.endsWith('.ts') ? '.ts' : '.js';
   return new URL(`./${stem}${ext}`, base);
+}
+
+/**
+ * Starts a plain worker thread from a `.js` file as is, or from a `.ts` source file by registering tsx
+ * inside the worker first: on Node 20, `--import` in a raw Worker's `execArgv` does not install the
+ * loader before the entry file loads, so a `.ts` entry fails with "Unknown file extension". (Piscina
+ * loads its task file after start-up, so `workerExecArgv` is enough there.)
+ */
+export function startWorker(url: URL): Worker {
+  if (!url.pathname.endsWith('.ts')) return new Worker(url);
+  const require = createRequire(import.meta.url);
+  const tsxApi = pathToFileURL(require.resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const source = `import(${JSON.stringify(tsxApi)}).then(({ register }) => { register(); return import(${JSON.stringify(url.href)}); })`;
+  return new Worker(source, { eval: true });
 }

@@ -1,6 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { siblingWorkerUrl } from '../internal/worker-options';
-import { startWorker } from './start-worker';
+import { siblingWorkerUrl, startWorker } from '../internal/worker-options';
 import type { HnswOpenResult, HnswReply, HnswRequest, HnswSearchResult } from './hnsw-protocol';
 
 /**
