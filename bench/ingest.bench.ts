@@ -42,7 +42,9 @@ function document(bytes: number): string {
     const sentence: string[] = [];
     const words = 8 + Math.floor(rand() * 14);
     for (let i = 0; i < words; i++) {
-      sentence.push(rand() < 0.4 ? FUNCTION_WORDS[Math.floor(rand() * FUNCTION_WORDS.length)]! : VOCAB[Math.floor(Math.pow(rand(), 2) * VOCAB.length)]!);
+      sentence.push(
+        rand() < 0.4 ? FUNCTION_WORDS[Math.floor(rand() * FUNCTION_WORDS.length)]! : VOCAB[Math.floor(rand() ** 2 * VOCAB.length)]!,
+      );
     }
     const text = `${sentence.join(' ')}.${rand() < 0.15 ? '\n\n' : ' '}`;
     parts.push(text);
@@ -67,7 +69,12 @@ for (let i = 0; i < FILES; i++) {
   paths.push(path);
   totalBytes += Buffer.byteLength(text);
 }
-const env = { FATHOM_DATA_DIR: join(root, 'data'), FATHOM_EMBEDDER: 'hash', FATHOM_ALLOW_REMOTE_MODELS: 'false', FATHOM_API_KEY: 'fth_bench_ingest' };
+const env = {
+  FATHOM_DATA_DIR: join(root, 'data'),
+  FATHOM_EMBEDDER: 'hash',
+  FATHOM_ALLOW_REMOTE_MODELS: 'false',
+  FATHOM_API_KEY: 'fth_bench_ingest',
+};
 console.log(`corpus: ${FILES} text files, ${(totalBytes / 1e6).toFixed(1)} MB`);
 
 // ---- 1 + 2: extract+chunk throughput, raw embedding throughput ----
@@ -86,7 +93,9 @@ for (const [i, text] of texts.entries()) {
   for await (const chunk of chunkText(text, embedder, chunking)) chunks.push(chunk), fileOfChunk.push(i);
 }
 const chunkMs = performance.now() - t1;
-console.log(`extract+chunk: ${((totalBytes / 1e6) / ((extractMs + chunkMs) / 1000)).toFixed(1)} MB/s  (extract ${(extractMs / 1000).toFixed(2)} s, chunk ${(chunkMs / 1000).toFixed(2)} s; ${chunks.length} chunks of ${chunking.max_chunk_size_tokens}/${chunking.chunk_overlap_tokens} tokens)`);
+console.log(
+  `extract+chunk: ${(totalBytes / 1e6 / ((extractMs + chunkMs) / 1000)).toFixed(1)} MB/s  (extract ${(extractMs / 1000).toFixed(2)} s, chunk ${(chunkMs / 1000).toFixed(2)} s; ${chunks.length} chunks of ${chunking.max_chunk_size_tokens}/${chunking.chunk_overlap_tokens} tokens)`,
+);
 // PDFs go through the worker pool (pdf-parse); their text per second, for comparison.
 const { PDFDocument, StandardFonts } = await import('pdf-lib');
 const pdfPaths: string[] = [];
@@ -107,24 +116,37 @@ t0 = performance.now();
 const pdfTexts = await Promise.all(pdfPaths.map((path) => ingestor.extract(path, 'doc.pdf')));
 const pdfMs = performance.now() - t0;
 const pdfBytes = pdfTexts.reduce((n, text) => n + Buffer.byteLength(text), 0);
-console.log(`PDF extraction (worker pool): ${((pdfBytes / 1e6) / (pdfMs / 1000)).toFixed(1)} MB/s of text, ${(pdfPaths.length / (pdfMs / 1000)).toFixed(0)} PDFs/s (4 pages each)`);
+console.log(
+  `PDF extraction (worker pool): ${(pdfBytes / 1e6 / (pdfMs / 1000)).toFixed(1)} MB/s of text, ${(pdfPaths.length / (pdfMs / 1000)).toFixed(0)} PDFs/s (4 pages each)`,
+);
 await ingestor.close();
 
 t0 = performance.now();
 const vectors: Float32Array[] = [];
-for (let i = 0; i < chunks.length; i += 64) vectors.push(...(await embedder.embed({ values: chunks.slice(i, i + 64).map((c) => c.text) })).embeddings);
+for (let i = 0; i < chunks.length; i += 64)
+  vectors.push(...(await embedder.embed({ values: chunks.slice(i, i + 64).map((c) => c.text) })).embeddings);
 const embedMs = performance.now() - t0;
-console.log(`raw embedding: ${(chunks.length / (embedMs / 1000)).toFixed(0)} chunks/s (${(embedMs / 1000).toFixed(2)} s for ${chunks.length} chunks, one thread)`);
+console.log(
+  `raw embedding: ${(chunks.length / (embedMs / 1000)).toFixed(0)} chunks/s (${(embedMs / 1000).toFixed(2)} s for ${chunks.length} chunks, one thread)`,
+);
 
 // The index's own cost for the same chunks (VectorIndex.addFileChunks, file by file), for the breakdown.
 t0 = performance.now();
 for (let file = 0, i = 0; file < FILES; file++) {
   const indexed = [];
   for (; i < chunks.length && fileOfChunk[i] === file; i++) indexed.push({ ...chunks[i]!, vector: vectors[i]! });
-  await fathom.vectorIndex.addFileChunks({ storeId: 'vs_bench_raw', fileId: `file-${file}`, filename: 'doc.txt', attributes: null, chunks: indexed });
+  await fathom.vectorIndex.addFileChunks({
+    storeId: 'vs_bench_raw',
+    fileId: `file-${file}`,
+    filename: 'doc.txt',
+    attributes: null,
+    chunks: indexed,
+  });
 }
 const indexMs = performance.now() - t0;
-console.log(`raw indexing (VectorIndex.addFileChunks): ${(chunks.length / (indexMs / 1000)).toFixed(0)} chunks/s (${(indexMs / 1000).toFixed(2)} s)`);
+console.log(
+  `raw indexing (VectorIndex.addFileChunks): ${(chunks.length / (indexMs / 1000)).toFixed(0)} chunks/s (${(indexMs / 1000).toFixed(2)} s)`,
+);
 // addFileChunks returns with HNSW inserts still queued in the graph worker; let them finish so they do
 // not share the cores with the end-to-end run below.
 t0 = performance.now();
@@ -137,8 +159,12 @@ await app.listen({ port: 0, host: '127.0.0.1' });
 const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1`;
 const headers = { authorization: 'Bearer fth_bench_ingest', 'content-type': 'application/json' };
 const account = fathom.bootstrap.accountId!;
-const fileIds = paths.map((path, i) => fathom.documents.createFile(account, { filename: `doc-${i}.txt`, purpose: 'assistants', data: Buffer.from(texts[i]!) }).id);
-const store = (await (await fetch(`${base}/vector_stores`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench' }) })).json()) as { id: string };
+const fileIds = paths.map(
+  (path, i) => fathom.documents.createFile(account, { filename: `doc-${i}.txt`, purpose: 'assistants', data: Buffer.from(texts[i]!) }).id,
+);
+const store = (await (
+  await fetch(`${base}/vector_stores`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench' }) })
+).json()) as { id: string };
 // The poller is another thread (like an external client), so its own fetch work does not queue behind
 // the server's tasks: the figures are the server's latency.
 const POLLER = `
@@ -153,7 +179,11 @@ parentPort.on('message', async (message) => {
   if (message === 'stop') stop = true;
 });`;
 const poller = new Worker(POLLER, { eval: true, workerData: { url: `${base}/vector_stores/${store.id}`, headers } });
-const ask = (message: string) => new Promise<number[]>((resolve) => { poller.once('message', resolve); poller.postMessage(message); });
+const ask = (message: string) =>
+  new Promise<number[]>((resolve) => {
+    poller.once('message', resolve);
+    poller.postMessage(message);
+  });
 const idle = await ask('idle');
 const cpu0 = process.cpuUsage();
 t0 = performance.now();
@@ -171,13 +201,21 @@ if (counts.failed > 0) {
   console.error(`ERROR: ${counts.failed} files failed, e.g. ${JSON.stringify(failed?.last_error)}`);
   process.exitCode = 1;
 }
-console.log(`end-to-end: ${FILES} files (${counts.completed} completed, ${counts.failed} failed) in ${(e2eMs / 1000).toFixed(2)} s = ${(chunks.length / (e2eMs / 1000)).toFixed(0)} chunks/s`);
+console.log(
+  `end-to-end: ${FILES} files (${counts.completed} completed, ${counts.failed} failed) in ${(e2eMs / 1000).toFixed(2)} s = ${(chunks.length / (e2eMs / 1000)).toFixed(0)} chunks/s`,
+);
 // CPU of every thread of this process (main, extraction workers, HNSW worker, poller) over the run.
-console.log(`  CPU time of all threads meanwhile: ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s = ${((cpu.user + cpu.system) / 1e3 / e2eMs).toFixed(2)} of ${availableParallelism()} cores busy`);
+console.log(
+  `  CPU time of all threads meanwhile: ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s = ${((cpu.user + cpu.system) / 1e3 / e2eMs).toFixed(2)} of ${availableParallelism()} cores busy`,
+);
 console.log(`pipeline ratio (end-to-end / raw embedding): ${(e2eMs / embedMs).toFixed(2)}  (target <= 1.2)`);
 console.log(`end-to-end / (raw embedding + raw indexing): ${(e2eMs / (embedMs + indexMs)).toFixed(2)}`);
-console.log(`GET /v1/vector_stores/{id} during ingestion: ${latencies.length} requests, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms  (target p99 < 50 ms; polled every 10 ms from another thread)`);
-console.log(`  same request on the idle server (machine noise baseline): p50 ${percentile(idle, 50).toFixed(1)} ms, p99 ${percentile(idle, 99).toFixed(1)} ms`);
+console.log(
+  `GET /v1/vector_stores/{id} during ingestion: ${latencies.length} requests, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms  (target p99 < 50 ms; polled every 10 ms from another thread)`,
+);
+console.log(
+  `  same request on the idle server (machine noise baseline): p50 ${percentile(idle, 50).toFixed(1)} ms, p99 ${percentile(idle, 99).toFixed(1)} ms`,
+);
 
 // ---- 5: one big text file (BIG_MB, default 24): the longest the event loop is held while it ingests ----
 const bigText = document(Number(process.env.BIG_MB ?? 24) * 1e6);
@@ -195,7 +233,9 @@ await fathom.documents.waitForIngestion(account, [store.id], 600_000);
 const bigMs = performance.now() - t0;
 clearInterval(lagTimer);
 const bigChunks = fathom.vectorIndex.fileChunks(store.id, bigId).length;
-console.log(`one ${(Buffer.byteLength(bigText) / 1e6).toFixed(0)} MB text file: ${bigChunks} chunks in ${(bigMs / 1000).toFixed(2)} s; longest event-loop stall ${maxLag.toFixed(0)} ms (5 ms timer on the main thread)`);
+console.log(
+  `one ${(Buffer.byteLength(bigText) / 1e6).toFixed(0)} MB text file: ${bigChunks} chunks in ${(bigMs / 1000).toFixed(2)} s; longest event-loop stall ${maxLag.toFixed(0)} ms (5 ms timer on the main thread)`,
+);
 
 await app.close();
 await fathom.close();
@@ -235,7 +275,8 @@ for (const fileChunks of modelFiles) {
   for (let i = 0; i < fileChunks.length; ) {
     let end = i;
     let tokens = 0;
-    while (end < fileChunks.length && end - i < 64 && (end === i || tokens + fileChunks[end]!.tokens <= 8192)) tokens += fileChunks[end++]!.tokens;
+    while (end < fileChunks.length && end - i < 64 && (end === i || tokens + fileChunks[end]!.tokens <= 8192))
+      tokens += fileChunks[end++]!.tokens;
     await modelEmbedder.embed({ values: fileChunks.slice(i, end).map((chunk) => chunk.text) });
     i = end;
   }
@@ -243,20 +284,37 @@ for (const fileChunks of modelFiles) {
 const modelEmbedMs = performance.now() - t0;
 const embedCpu = process.cpuUsage(embedCpu0);
 await modelEmbedder.close?.();
-console.log(`\nmodel-cost embedder (${modelId}: 384-d, 9 x 384x1536 feed-forward blocks = 10.6M multiply-adds per token, like MiniLM-L6; transformers.js + onnxruntime-node):`);
-console.log(`  corpus: first ${MODEL_FILES} files, ${modelChunks} chunks of ${modelChunking.max_chunk_size_tokens}/${modelChunking.chunk_overlap_tokens} tokens (${(modelTokens / modelChunks).toFixed(0)} tokens per chunk on average)`);
-console.log(`  raw embedding: ${(modelChunks / (modelEmbedMs / 1000)).toFixed(1)} chunks/s (${(modelEmbedMs / 1000).toFixed(2)} s, ${(modelEmbedMs / modelChunks).toFixed(1)} ms per chunk; CPU ${((embedCpu.user + embedCpu.system) / 1e6).toFixed(2)} s = ${((embedCpu.user + embedCpu.system) / 1e3 / modelEmbedMs).toFixed(2)} of ${availableParallelism()} cores busy)`);
+console.log(
+  `\nmodel-cost embedder (${modelId}: 384-d, 9 x 384x1536 feed-forward blocks = 10.6M multiply-adds per token, like MiniLM-L6; transformers.js + onnxruntime-node):`,
+);
+console.log(
+  `  corpus: first ${MODEL_FILES} files, ${modelChunks} chunks of ${modelChunking.max_chunk_size_tokens}/${modelChunking.chunk_overlap_tokens} tokens (${(modelTokens / modelChunks).toFixed(0)} tokens per chunk on average)`,
+);
+console.log(
+  `  raw embedding: ${(modelChunks / (modelEmbedMs / 1000)).toFixed(1)} chunks/s (${(modelEmbedMs / 1000).toFixed(2)} s, ${(modelEmbedMs / modelChunks).toFixed(1)} ms per chunk; CPU ${((embedCpu.user + embedCpu.system) / 1e6).toFixed(2)} s = ${((embedCpu.user + embedCpu.system) / 1e3 / modelEmbedMs).toFixed(2)} of ${availableParallelism()} cores busy)`,
+);
 // End to end exactly as above: upload, one HTTP file batch, wait until every file is done.
 const modelFathom = await Fathom.open({ env: modelEnv, logger: silentLogger });
 const modelApp = await createServer(modelFathom);
 await modelApp.listen({ port: 0, host: '127.0.0.1' });
 const modelBase = `http://127.0.0.1:${(modelApp.server.address() as AddressInfo).port}/v1`;
 const modelAccount = modelFathom.bootstrap.accountId!;
-const modelFileIds = texts.slice(0, MODEL_FILES).map((text, i) => modelFathom.documents.createFile(modelAccount, { filename: `doc-${i}.txt`, purpose: 'assistants', data: Buffer.from(text) }).id);
-const modelStore = (await (await fetch(`${modelBase}/vector_stores`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench-model' }) })).json()) as { id: string };
+const modelFileIds = texts
+  .slice(0, MODEL_FILES)
+  .map(
+    (text, i) =>
+      modelFathom.documents.createFile(modelAccount, { filename: `doc-${i}.txt`, purpose: 'assistants', data: Buffer.from(text) }).id,
+  );
+const modelStore = (await (
+  await fetch(`${modelBase}/vector_stores`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench-model' }) })
+).json()) as { id: string };
 const modelCpu0 = process.cpuUsage();
 t0 = performance.now();
-await fetch(`${modelBase}/vector_stores/${modelStore.id}/file_batches`, { method: 'POST', headers, body: JSON.stringify({ file_ids: modelFileIds }) });
+await fetch(`${modelBase}/vector_stores/${modelStore.id}/file_batches`, {
+  method: 'POST',
+  headers,
+  body: JSON.stringify({ file_ids: modelFileIds }),
+});
 await modelFathom.documents.waitForIngestion(modelAccount, [modelStore.id], 600_000);
 const modelE2eMs = performance.now() - t0;
 const modelCpu = process.cpuUsage(modelCpu0);
@@ -266,8 +324,12 @@ if (modelCounts.failed > 0 || modelIndexed !== modelChunks) {
   console.error(`ERROR: ${modelCounts.failed} files failed, ${modelIndexed} chunks indexed of ${modelChunks}`);
   process.exitCode = 1;
 }
-console.log(`  end-to-end: ${MODEL_FILES} files (${modelCounts.completed} completed, ${modelCounts.failed} failed, ${modelIndexed} chunks) in ${(modelE2eMs / 1000).toFixed(2)} s = ${(modelChunks / (modelE2eMs / 1000)).toFixed(1)} chunks/s`);
-console.log(`  CPU time of all threads meanwhile (onnxruntime's included): ${((modelCpu.user + modelCpu.system) / 1e6).toFixed(2)} s = ${((modelCpu.user + modelCpu.system) / 1e3 / modelE2eMs).toFixed(2)} of ${availableParallelism()} cores busy`);
+console.log(
+  `  end-to-end: ${MODEL_FILES} files (${modelCounts.completed} completed, ${modelCounts.failed} failed, ${modelIndexed} chunks) in ${(modelE2eMs / 1000).toFixed(2)} s = ${(modelChunks / (modelE2eMs / 1000)).toFixed(1)} chunks/s`,
+);
+console.log(
+  `  CPU time of all threads meanwhile (onnxruntime's included): ${((modelCpu.user + modelCpu.system) / 1e6).toFixed(2)} s = ${((modelCpu.user + modelCpu.system) / 1e3 / modelE2eMs).toFixed(2)} of ${availableParallelism()} cores busy`,
+);
 console.log(`  pipeline ratio (end-to-end / raw embedding): ${(modelE2eMs / modelEmbedMs).toFixed(2)}  (target <= 1.2)`);
 await modelApp.close();
 await modelFathom.close();

@@ -51,7 +51,11 @@ const headers = { authorization: 'Bearer fth_bench_key', 'content-type': 'applic
 let serial = 0;
 const start = async (): Promise<{ status: number; ms: number; id?: string }> => {
   const t0 = performance.now();
-  const response = await fetch(`${base}/v1/tools/pronet-jobs`, { method: 'POST', headers, body: JSON.stringify({ keyword: `engineer ${serial++}` }) });
+  const response = await fetch(`${base}/v1/tools/pronet-jobs`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ keyword: `engineer ${serial++}` }),
+  });
   const body = (await response.json()) as { data?: { job_id: string } };
   return { status: response.status, ms: performance.now() - t0, id: body.data?.job_id };
 };
@@ -59,7 +63,8 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 };
-const pending = () => (fathom.db.prepare(`SELECT COUNT(*) AS n FROM tool_jobs WHERE status IN ('queued','running')`).get() as { n: number }).n;
+const pending = () =>
+  (fathom.db.prepare(`SELECT COUNT(*) AS n FROM tool_jobs WHERE status IN ('queued','running')`).get() as { n: number }).n;
 const drain = async () => {
   while (pending() > 0) await new Promise((resolve) => setTimeout(resolve, 20));
 };
@@ -123,7 +128,9 @@ const coreSeconds = (performance.now() - c0) / 1000;
 await drain();
 
 const account = fathom.accounts.authenticate('fth_bench_key')!;
-const consistent = [account.id, coreAccount.id].every((id) => Math.abs(fathom.accounts.ledgerSum(id) - fathom.accounts.get(id).balance) < 1e-6);
+const consistent = [account.id, coreAccount.id].every(
+  (id) => Math.abs(fathom.accounts.ledgerSum(id) - fathom.accounts.get(id).balance) < 1e-6,
+);
 
 console.table({
   'POST->202 p50 (ms)': percentile(latencies, 50).toFixed(2),
@@ -135,7 +142,9 @@ console.table({
   'startJob()/s in core, no HTTP (5000 sequential)': (coreCount / coreSeconds).toFixed(0),
   'ledger equals balance': consistent,
 });
-console.log(`targets: p50 < 5 ms -> ${percentile(latencies, 50) < 5 ? 'met' : 'MISSED'}; 500 jobs/s started -> ${started / startedSeconds >= 500 ? 'met' : 'MISSED'}`);
+console.log(
+  `targets: p50 < 5 ms -> ${percentile(latencies, 50) < 5 ? 'met' : 'MISSED'}; 500 jobs/s started -> ${started / startedSeconds >= 500 ? 'met' : 'MISSED'}`,
+);
 
 await app.close();
 await fathom.close();

@@ -22,11 +22,15 @@ const KEY = 'fth_bench_key';
 function runUpstream(): void {
   const words = 'The tide rises and falls twice a day under the pull of the moon.'.split(/(?<= )/);
   const json = JSON.stringify({
-    id: 'chatcmpl-x', object: 'chat.completion', created: 0, model: 'm',
+    id: 'chatcmpl-x',
+    object: 'chat.completion',
+    created: 0,
+    model: 'm',
     choices: [{ index: 0, message: { role: 'assistant', content: words.join('') }, finish_reason: 'stop' }],
     usage: { prompt_tokens: 12, completion_tokens: 14, total_tokens: 26 },
   });
-  const chunk = (delta: object, finish: string | null = null) => `data: ${JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const chunk = (delta: object, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
   const frames = [chunk({ role: 'assistant', content: '' }), ...words.map((word) => chunk({ content: word })), chunk({}, 'stop')];
   const usage = `data: ${JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [], usage: { prompt_tokens: 12, completion_tokens: 14, total_tokens: 26 } })}\n\n`;
   const server = createServer((request, response) => {
@@ -92,7 +96,10 @@ async function runFathom(upstreamPort: string): Promise<void> {
 
 function start(args: string[]): Promise<{ child: ChildProcess; port: number }> {
   const profile = process.env.BENCH_CPU_PROF && args[0] === 'fathom' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = fork(fileURLToPath(import.meta.url), args, { execArgv: ['--conditions=fathom-source', '--import', 'tsx', '--expose-gc', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), args, {
+    execArgv: ['--conditions=fathom-source', '--import', 'tsx', '--expose-gc', ...profile],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('message', (message: any) => resolve({ child, port: message.port }));
     child.once('exit', (code) => reject(new Error(`child ${args[0]} exited with ${code}`)));
@@ -119,7 +126,12 @@ async function once(target: Target, stream: boolean, model = target.model): Prom
     method: 'POST',
     path: target.path,
     headers: target.headers,
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Tell me about tides.' }], stream, ...(stream ? { stream_options: { include_usage: true } } : {}) }),
+    body: JSON.stringify({
+      model,
+      messages: [{ role: 'user', content: 'Tell me about tides.' }],
+      stream,
+      ...(stream ? { stream_options: { include_usage: true } } : {}),
+    }),
   });
   if (response.statusCode !== 200) throw new Error(`status ${response.statusCode}: ${await response.body.text()}`);
   const text = await response.body.text();
@@ -151,7 +163,14 @@ async function throughputRound(target: Target, stream: boolean, concurrency: num
 }
 
 /** Alternates short rounds of both targets so background load on the machine hits both alike; req/s each. */
-async function throughputPair(a: Target, b: Target, stream: boolean, concurrency: number, rounds: number, perRound: number): Promise<[number, number]> {
+async function throughputPair(
+  a: Target,
+  b: Target,
+  stream: boolean,
+  concurrency: number,
+  rounds: number,
+  perRound: number,
+): Promise<[number, number]> {
   await throughputRound(a, stream, concurrency, perRound / 4);
   await throughputRound(b, stream, concurrency, perRound / 4);
   let timeA = 0;
@@ -167,7 +186,12 @@ async function main(): Promise<void> {
   const upstream = await start(['upstream']);
   const fathom = await start(['fathom', String(upstream.port)]);
   const connections = 1100;
-  const direct: Target = { pool: new Pool(`http://127.0.0.1:${upstream.port}`, { connections }), path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, model: 'm' };
+  const direct: Target = {
+    pool: new Pool(`http://127.0.0.1:${upstream.port}`, { connections }),
+    path: '/v1/chat/completions',
+    headers: { 'content-type': 'application/json' },
+    model: 'm',
+  };
   const through: Target = {
     pool: new Pool(`http://127.0.0.1:${fathom.port}`, { connections }),
     path: '/v1/chat/completions',
@@ -184,21 +208,29 @@ async function main(): Promise<void> {
     const f = await latency(through, stream, 2000);
     rows.push({ mode, direct: d, fathom: f });
     console.log(`${mode.padEnd(13)} direct  ${fmt(d.p50)}  ${fmt(d.p99)}`);
-    console.log(`${mode.padEnd(13)} fathom  ${fmt(f.p50)}  ${fmt(f.p99)}   added p50 ${fmt(f.p50 - d.p50)} ms ${f.p50 - d.p50 < 1 ? '(target < 1 ms: met)' : '(target < 1 ms: MISSED)'}`);
+    console.log(
+      `${mode.padEnd(13)} fathom  ${fmt(f.p50)}  ${fmt(f.p99)}   added p50 ${fmt(f.p50 - d.p50)} ms ${f.p50 - d.p50 < 1 ? '(target < 1 ms: met)' : '(target < 1 ms: MISSED)'}`,
+    );
   }
   console.log('\nthroughput, 64 concurrent (8 alternating rounds of 1,000 requests per path, req/s)');
   for (const stream of [false, true]) {
     const mode = stream ? 'streaming' : 'non-stream';
     const [d, f] = await throughputPair(direct, through, stream, 64, 8, 1000);
     const ratio = f / d;
-    console.log(`${mode.padEnd(13)} direct ${d.toFixed(0).padStart(7)}   fathom ${f.toFixed(0).padStart(7)}   ratio ${(ratio * 100).toFixed(1)}% ${ratio >= 0.8 ? '(target >= 80%: met)' : '(target >= 80%: MISSED)'}`);
+    console.log(
+      `${mode.padEnd(13)} direct ${d.toFixed(0).padStart(7)}   fathom ${f.toFixed(0).padStart(7)}   ratio ${(ratio * 100).toFixed(1)}% ${ratio >= 0.8 ? '(target >= 80%: met)' : '(target >= 80%: MISSED)'}`,
+    );
   }
-  console.log('\nthroughput with a model that thinks 50 ms before answering, 32 concurrent (4 alternating rounds of 500, req/s; ideal 640)');
+  console.log(
+    '\nthroughput with a model that thinks 50 ms before answering, 32 concurrent (4 alternating rounds of 500, req/s; ideal 640)',
+  );
   for (const stream of [false, true]) {
     const mode = stream ? 'streaming' : 'non-stream';
     const [d, f] = await throughputPair({ ...direct, model: 'think' }, { ...through, model: 'bench/think' }, stream, 32, 4, 500);
     const ratio = f / d;
-    console.log(`${mode.padEnd(13)} direct ${d.toFixed(0).padStart(7)}   fathom ${f.toFixed(0).padStart(7)}   ratio ${(ratio * 100).toFixed(1)}% ${ratio >= 0.8 ? '(target >= 80%: met)' : '(target >= 80%: MISSED)'}`);
+    console.log(
+      `${mode.padEnd(13)} direct ${d.toFixed(0).padStart(7)}   fathom ${f.toFixed(0).padStart(7)}   ratio ${(ratio * 100).toFixed(1)}% ${ratio >= 0.8 ? '(target >= 80%: met)' : '(target >= 80%: MISSED)'}`,
+    );
   }
   console.log('\nmemory of the Fathom process across waves of 1,000 concurrent streams (~0.5 s each, after GC)');
   const baseline = await ask<{ heapUsed: number; rss: number }>(fathom.child, 'memory');
@@ -214,7 +246,9 @@ async function main(): Promise<void> {
     console.log(`wave ${wave}        heap ${mb(memory.heapUsed)}   rss ${mb(memory.rss)}   (1,000 streams in ${elapsed.toFixed(0)} ms)`);
   }
   const growth = heaps[heaps.length - 1]! - heaps[1]!;
-  console.log(`heap growth wave 2 -> 4: ${(growth / 2 ** 20).toFixed(2)} MB ${Math.abs(growth) < 5 * 2 ** 20 ? '(flat: met)' : '(growing: MISSED)'}`);
+  console.log(
+    `heap growth wave 2 -> 4: ${(growth / 2 ** 20).toFixed(2)} MB ${Math.abs(growth) < 5 * 2 ** 20 ? '(flat: met)' : '(growing: MISSED)'}`,
+  );
   await direct.pool.close();
   await through.pool.close();
   fathom.child.disconnect();

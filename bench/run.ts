@@ -15,11 +15,15 @@ const files = readdirSync(here)
   .filter((name) => only.length === 0 || only.some((wanted) => name.includes(wanted)))
   .sort();
 
-console.log(`Fathom benchmarks — ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
+console.log(
+  `Fathom benchmarks — ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+);
 let failed = 0;
 for (const file of files) {
   console.log(`\n=== ${file} ===`);
-  const result = spawnSync(process.execPath, ['--conditions=fathom-source', '--import', 'tsx', '--expose-gc', join(here, file)], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, ['--conditions=fathom-source', '--import', 'tsx', '--expose-gc', join(here, file)], {
+    stdio: 'inherit',
+  });
   if (result.status !== 0) failed++;
 }
 process.exitCode = failed ? 1 : 0;

@@ -19,10 +19,15 @@ function pseudoWord(): string {
   const length = 2 + Math.floor(rand() * 3);
   return Array.from({ length }, () => pick(SYLLABLES)).join('');
 }
-const FUNCTION_WORDS = 'the of and to in a is that for it as with was on be by this are or from at which an not have has can will their been more when there all also into other'.split(' ');
+const FUNCTION_WORDS =
+  'the of and to in a is that for it as with was on be by this are or from at which an not have has can will their been more when there all also into other'.split(
+    ' ',
+  );
 const vocabulary = [...new Set(Array.from({ length: 30_000 }, pseudoWord))];
 // Each topic favours 150 words of the vocabulary; general words follow a global Zipf law.
-const topicWords = Array.from({ length: TOPICS }, () => Array.from({ length: 150 }, () => vocabulary[Math.floor(rand() * vocabulary.length)]!));
+const topicWords = Array.from({ length: TOPICS }, () =>
+  Array.from({ length: 150 }, () => vocabulary[Math.floor(rand() * vocabulary.length)]!),
+);
 
 /** Topic of each topical word (a word may serve several topics; the first one wins). */
 const wordTopic = new Map<string, number>();
@@ -109,6 +114,7 @@ export function queryText(topic: number): string {
     ['why', 'does', 'my', 'T', 'T', 'when', 'G', 'T'],
     ['where', 'can', 'I', 'find', 'T', 'and', 'T', 'T'],
   ]);
-  return frame.map((slot) => (slot === 'T' ? topicWords[topic]![zipf(40)]! : slot === 'G' ? vocabulary[zipf(vocabulary.length)]! : slot)).join(' ');
+  return frame
+    .map((slot) => (slot === 'T' ? topicWords[topic]![zipf(40)]! : slot === 'G' ? vocabulary[zipf(vocabulary.length)]! : slot))
+    .join(' ');
 }
-

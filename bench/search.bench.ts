@@ -37,7 +37,9 @@ async function main() {
   const efSearch = Number(process.env.EF ?? 0) || undefined; // default: VectorIndex's (800)
   const index = new VectorIndex({ db, embedder, dataDir: dir, log: silentLogger, hnsw: { efSearch } });
   const storeId = 'vs_bench';
-  console.log(`Corpus: ${TOTAL.toLocaleString()} chunks (${TOTAL / PER_FILE} files x ${PER_FILE}), ${TOPICS} topics of Zipf-distributed pseudo-words,`);
+  console.log(
+    `Corpus: ${TOTAL.toLocaleString()} chunks (${TOTAL / PER_FILE} files x ${PER_FILE}), ${TOPICS} topics of Zipf-distributed pseudo-words,`,
+  );
   console.log(
     EMBEDDER === 'hash'
       ? `embedded with ${embedder.id} (real vectors of the generated text; not uniform random).`
@@ -76,10 +78,18 @@ async function main() {
   const drainSeconds = (performance.now() - queuedAt) / 1000;
   const buildSeconds = (performance.now() - started) / 1000;
   process.stdout.write('\r');
-  console.log(`Build: ${buildSeconds.toFixed(1)} s total = ${(TOTAL / buildSeconds).toFixed(0)} chunks/s through embed + SQLite/FTS5 + HNSW (worker);`);
-  console.log(`  embedding alone (${embedder.id}): ${(TOTAL / (embedMs / 1000)).toFixed(0)} chunks/s (${((textChars / 2 ** 20) / (embedMs / 1000)).toFixed(1)} MB/s of text).`);
-  console.log(`  event-loop delay while ingesting (embedding + SQLite on the main thread, HNSW in the worker): p50 ${ms(delay.percentile(50) / 1e6)}, p99 ${ms(delay.percentile(99) / 1e6)}`);
-  console.log(`  event-loop delay while the worker drained the last ${drainSeconds.toFixed(1)} s of HNSW inserts: p99 ${ms(waiting.percentile(99) / 1e6)}, max ${ms(waiting.max / 1e6)}`);
+  console.log(
+    `Build: ${buildSeconds.toFixed(1)} s total = ${(TOTAL / buildSeconds).toFixed(0)} chunks/s through embed + SQLite/FTS5 + HNSW (worker);`,
+  );
+  console.log(
+    `  embedding alone (${embedder.id}): ${(TOTAL / (embedMs / 1000)).toFixed(0)} chunks/s (${(textChars / 2 ** 20 / (embedMs / 1000)).toFixed(1)} MB/s of text).`,
+  );
+  console.log(
+    `  event-loop delay while ingesting (embedding + SQLite on the main thread, HNSW in the worker): p50 ${ms(delay.percentile(50) / 1e6)}, p99 ${ms(delay.percentile(99) / 1e6)}`,
+  );
+  console.log(
+    `  event-loop delay while the worker drained the last ${drainSeconds.toFixed(1)} s of HNSW inserts: p99 ${ms(waiting.percentile(99) / 1e6)}, max ${ms(waiting.max / 1e6)}`,
+  );
 
   const queries = Array.from({ length: QUERIES }, (_, i) => queryText((i * 7) % TOPICS));
   console.log(`Queries: ${QUERIES} natural-language queries of 8 words, e.g. "${queries[0]}"`);
@@ -100,7 +110,9 @@ async function main() {
     await index.search([storeId], { query, mode: 'hybrid', maxNumResults: 10 });
     repeated.push(performance.now() - t0);
   }
-  rows.push(`  hybrid, same queries again (term statistics cached) p50 ${ms(percentile(repeated, 50))}   p99 ${ms(percentile(repeated, 99))}`);
+  rows.push(
+    `  hybrid, same queries again (term statistics cached) p50 ${ms(percentile(repeated, 50))}   p99 ${ms(percentile(repeated, 99))}`,
+  );
   const filtered: number[] = [];
   for (const [i, query] of queries.slice(0, 100).entries()) {
     const t0 = performance.now();
@@ -112,7 +124,11 @@ async function main() {
   console.log(rows.join('\n'));
 
   // HNSW recall@8 of the vector side against exact (brute-force) search over every stored vector.
-  const rowsAll = db.prepare('SELECT id, file_id, text, vector FROM vector_chunks WHERE store_id = ?').all(storeId) as Array<{ file_id: string; text: string; vector: Buffer }>;
+  const rowsAll = db.prepare('SELECT id, file_id, text, vector FROM vector_chunks WHERE store_id = ?').all(storeId) as Array<{
+    file_id: string;
+    text: string;
+    vector: Buffer;
+  }>;
   const dims = embedder.dimensions;
   const matrix = new Float32Array(rowsAll.length * dims);
   rowsAll.forEach((row, i) => matrix.set(new Float32Array(new Uint8Array(row.vector).buffer), i * dims));
@@ -136,7 +152,9 @@ async function main() {
     wanted += exact.size;
     found += hits.filter((hit) => exact.has(`${hit.file_id}|${hit.content[0]!.text}`)).length;
   }
-  console.log(`HNSW recall@8 vs exact search (100 queries, M=16, efConstruction=100, ef=${efSearch ?? 'default'}, ${dims}-d): ${(found / wanted).toFixed(3)} (target >= 0.95)`);
+  console.log(
+    `HNSW recall@8 vs exact search (100 queries, M=16, efConstruction=100, ef=${efSearch ?? 'default'}, ${dims}-d): ${(found / wanted).toFixed(3)} (target >= 0.95)`,
+  );
 
   await index.close();
   db.close();

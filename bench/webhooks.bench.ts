@@ -11,7 +11,17 @@ import { WebhookToolkit, type WebhookCard, type WebhookRoute } from '../packages
 
 const CALLS = 3_000;
 const WARMUP = 300;
-const payload = { order: { id: 'o-1', total: 12.5, items: [{ sku: 'A1', qty: 2 }, { sku: 'B2', qty: 1 }] }, status: 'paid' };
+const payload = {
+  order: {
+    id: 'o-1',
+    total: 12.5,
+    items: [
+      { sku: 'A1', qty: 2 },
+      { sku: 'B2', qty: 1 },
+    ],
+  },
+  status: 'paid',
+};
 
 function stats(samples: number[]): { mean: number; p50: number; p95: number } {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -79,7 +89,9 @@ const e = stats(executeSamples);
 console.log(`route call, ${CALLS} sequential calls each, local server (keep-alive both sides)`);
 console.log(`  bare undici request      mean ${b.mean.toFixed(3)} ms  p50 ${b.p50.toFixed(3)} ms  p95 ${b.p95.toFixed(3)} ms`);
 console.log(`  WebhookToolkit.execute   mean ${e.mean.toFixed(3)} ms  p50 ${e.p50.toFixed(3)} ms  p95 ${e.p95.toFixed(3)} ms`);
-console.log(`  overhead                 ${(e.mean - b.mean).toFixed(3)} ms per call; ratio execute/bare ${(e.mean / b.mean).toFixed(2)}x (p50 ${(e.p50 / b.p50).toFixed(2)}x)`);
+console.log(
+  `  overhead                 ${(e.mean - b.mean).toFixed(3)} ms per call; ratio execute/bare ${(e.mean / b.mean).toFixed(2)}x (p50 ${(e.p50 / b.p50).toFixed(2)}x)`,
+);
 
 function bigCard(routes: number): WebhookCard {
   const list: WebhookRoute[] = [];
@@ -117,7 +129,9 @@ for (let index = 0; index < 200; index++) {
 }
 const c = stats(compileSamples);
 console.log(`compile, card of 200 routes x 5 parameters (${tools} tools), 200 runs`);
-console.log(`  mean ${c.mean.toFixed(3)} ms  p50 ${c.p50.toFixed(3)} ms  p95 ${c.p95.toFixed(3)} ms  (${(c.mean / 200 * 1000).toFixed(1)} µs per route)`);
+console.log(
+  `  mean ${c.mean.toFixed(3)} ms  p50 ${c.p50.toFixed(3)} ms  p95 ${c.p95.toFixed(3)} ms  (${((c.mean / 200) * 1000).toFixed(1)} µs per route)`,
+);
 
 await bare.close();
 await guard.close();

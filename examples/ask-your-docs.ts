@@ -27,7 +27,29 @@ const client = new OpenAI({
   baseURL: process.env.FATHOM_BASE_URL ?? 'http://127.0.0.1:8080/v1',
 });
 
-const SUPPORTED = new Set(['.c', '.cs', '.cpp', '.csv', '.doc', '.docx', '.html', '.java', '.json', '.md', '.pdf', '.php', '.pptx', '.py', '.rb', '.tex', '.txt', '.css', '.js', '.sh', '.ts']);
+const SUPPORTED = new Set([
+  '.c',
+  '.cs',
+  '.cpp',
+  '.csv',
+  '.doc',
+  '.docx',
+  '.html',
+  '.java',
+  '.json',
+  '.md',
+  '.pdf',
+  '.php',
+  '.pptx',
+  '.py',
+  '.rb',
+  '.tex',
+  '.txt',
+  '.css',
+  '.js',
+  '.sh',
+  '.ts',
+]);
 const paths = fs
   .readdirSync(folder, { recursive: true, withFileTypes: true })
   .filter((entry) => entry.isFile() && SUPPORTED.has(path.extname(entry.name).toLowerCase()))
@@ -80,7 +102,8 @@ const annotations = answer?.type === 'text' ? answer.text.annotations : [];
 if (annotations.length) {
   console.log('\nSources:');
   for (const annotation of annotations) {
-    if (annotation.type === 'file_citation') console.log(`  ${annotation.text} ${fileNames.get(annotation.file_citation.file_id) ?? annotation.file_citation.file_id}`);
+    if (annotation.type === 'file_citation')
+      console.log(`  ${annotation.text} ${fileNames.get(annotation.file_citation.file_id) ?? annotation.file_citation.file_id}`);
   }
 }
 

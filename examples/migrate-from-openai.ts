@@ -55,7 +55,11 @@ const first = await client.chat.completions.create({ model, messages, tools });
 const call = first.choices[0]?.message.tool_calls?.[0];
 if (call && call.type === 'function') {
   console.log(`tool call: ${call.function.name}(${call.function.arguments})`);
-  messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: JSON.stringify({ port: 'Brest', low_tide: '06:12' }) });
+  messages.push(first.choices[0]!.message, {
+    role: 'tool',
+    tool_call_id: call.id,
+    content: JSON.stringify({ port: 'Brest', low_tide: '06:12' }),
+  });
   const answer = await client.chat.completions.create({ model, messages, tools });
   console.log(`after tool: ${answer.choices[0]?.message.content}`);
 } else {
@@ -63,5 +67,10 @@ if (call && call.type === 'function') {
 }
 
 // 4. The Responses API (stateless: no previous_response_id, no store).
-const response = await client.responses.create({ model, instructions: 'Be brief.', input: 'Say hello to a lighthouse keeper.', store: false });
+const response = await client.responses.create({
+  model,
+  instructions: 'Be brief.',
+  input: 'Say hello to a lighthouse keeper.',
+  store: false,
+});
 console.log(`responses: ${response.output_text}`);

@@ -12,10 +12,7 @@ const client = new OpenAI({
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fathom-quickstart-'));
 const handbook = path.join(dir, 'handbook.md');
-fs.writeFileSync(
-  handbook,
-  '# Handbook\n\nExpense reports are due on the 5th of each month.\n\nThe VPN gateway is vpn-eu-7.example.net.\n',
-);
+fs.writeFileSync(handbook, '# Handbook\n\nExpense reports are due on the 5th of each month.\n\nThe VPN gateway is vpn-eu-7.example.net.\n');
 
 const file = await client.files.create({ file: fs.createReadStream(handbook), purpose: 'assistants' });
 const store = await client.vectorStores.create({ name: 'handbook' });

@@ -20,9 +20,7 @@ function bearer(request: FastifyRequest): string | null {
 export function authenticateAccount(fathom: Fathom, request: FastifyRequest): Account {
   const key = bearer(request);
   if (!key) {
-    throw new AuthenticationError(
-      "You didn't provide an API key. Send it in the Authorization header: 'Authorization: Bearer <API_KEY>'.",
-    );
+    throw new AuthenticationError("You didn't provide an API key. Send it in the Authorization header: 'Authorization: Bearer <API_KEY>'.");
   }
   const account = fathom.accounts.authenticate(key);
   if (!account) throw new AuthenticationError('Incorrect API key provided.');

@@ -11,7 +11,6 @@ Commands:
 
 Settings come from the environment; see docs/configuration.md.`;
 
-
 async function main(argv: string[]): Promise<void> {
   const [name, ...args] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {

@@ -55,7 +55,13 @@ export async function sendSse(
       const events = options.onError?.(error) ?? [
         {
           event: 'error',
-          data: { error: { message: (error as Error).message ?? 'stream failed', type: 'server_error', code: (error as any).code ?? 'server_error' } },
+          data: {
+            error: {
+              message: (error as Error).message ?? 'stream failed',
+              type: 'server_error',
+              code: (error as any).code ?? 'server_error',
+            },
+          },
         },
       ];
       for (const event of events) reply.raw.write(encodeSse(event));

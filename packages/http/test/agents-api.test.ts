@@ -16,7 +16,8 @@ describe('agents API: validation, drafts, publishing, ownership', () => {
     await upstream.close();
   });
 
-  const create = (workflow: unknown, apiKey?: string) => server.request('/v1/agents', { method: 'POST', json: { name: 'Support bot', workflow }, apiKey });
+  const create = (workflow: unknown, apiKey?: string) =>
+    server.request('/v1/agents', { method: 'POST', json: { name: 'Support bot', workflow }, apiKey });
   const error = async (response: Response) => (await response.json()).error;
 
   it('validates and saves a draft', async () => {
@@ -79,53 +80,86 @@ describe('agents API: validation, drafts, publishing, ownership', () => {
 
   it('publishes versions; only the published version runs; draft edits wait for the next publish', async () => {
     const { agent } = await (await create(ordersWorkflow({ systemPrompt: 'Version one for {{customer_name}}.' }))).json();
-    const unpublished = await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'hi', variables: { customer_name: 'Ana' } } });
+    const unpublished = await server.request(`/v1/agents/${agent.id}/run`, {
+      method: 'POST',
+      json: { message: 'hi', variables: { customer_name: 'Ana' } },
+    });
     expect(unpublished.status).toBe(409);
     expect((await error(unpublished)).message).toMatch(/no published version.*publish/);
 
     const published = await (await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' })).json();
     expect(published.agent).toMatchObject({ id: agent.id, status: 'published', version: 1, has_unpublished_changes: false });
 
-    const edited = await server.request(`/v1/agents/${agent.id}`, { method: 'POST', json: { workflow: ordersWorkflow({ systemPrompt: 'Version two for {{customer_name}}.' }) } });
+    const edited = await server.request(`/v1/agents/${agent.id}`, {
+      method: 'POST',
+      json: { workflow: ordersWorkflow({ systemPrompt: 'Version two for {{customer_name}}.' }) },
+    });
     expect((await edited.json()).agent).toMatchObject({ status: 'published', version: 1, has_unpublished_changes: true });
     const refused = await server.request(`/v1/agents/${agent.id}`, { method: 'POST', json: { workflow: { nodes: [], edges: [] } } });
     expect((await error(refused)).code).toBe('missing_start_node');
 
-    const first = await (await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'hi', variables: { customer_name: 'Ana' } } })).json();
+    const first = await (
+      await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'hi', variables: { customer_name: 'Ana' } } })
+    ).json();
     expect(first.run).toMatchObject({ status: 'completed', version: 1, output: 'echo: hi' });
     expect(upstream.requests.at(-1).messages[0]).toEqual({ role: 'system', content: 'Version one for Ana.' });
 
     const second = await (await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' })).json();
     expect(second.agent).toMatchObject({ status: 'published', version: 2 });
-    const run = await (await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'again', variables: { customer_name: 'Bo' } } })).json();
+    const run = await (
+      await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'again', variables: { customer_name: 'Bo' } } })
+    ).json();
     expect(run.run).toMatchObject({ status: 'completed', version: 2 });
     expect(upstream.requests.at(-1).messages[0]).toEqual({ role: 'system', content: 'Version two for Bo.' });
 
     const runs = await (await server.request(`/v1/agents/${agent.id}/runs`)).json();
     expect(runs.data.map((item: any) => item.id)).toEqual([run.run.id, first.run.id]);
     const stored = await (await server.request(`/v1/agents/${agent.id}/runs/${first.run.id}`)).json();
-    expect(stored.run).toMatchObject({ id: first.run.id, status: 'completed', output: 'echo: hi', steps: [{ type: 'message', node_id: 'support', content: 'echo: hi' }] });
+    expect(stored.run).toMatchObject({
+      id: first.run.id,
+      status: 'completed',
+      output: 'echo: hi',
+      steps: [{ type: 'message', node_id: 'support', content: 'echo: hi' }],
+    });
   });
 
   it('answers 400 naming each missing required variable, and substitutes variables in the message', async () => {
-    const workflow = ordersWorkflow({ variables: [{ name: 'customer_name', required: true }, { name: 'plan', required: true }, { name: 'tone', required: false }] });
+    const workflow = ordersWorkflow({
+      variables: [
+        { name: 'customer_name', required: true },
+        { name: 'plan', required: true },
+        { name: 'tone', required: false },
+      ],
+    });
     const { agent } = await (await create(workflow)).json();
     await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' });
-    const response = await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'hi', variables: { plan: '' } } });
+    const response = await server.request(`/v1/agents/${agent.id}/run`, {
+      method: 'POST',
+      json: { message: 'hi', variables: { plan: '' } },
+    });
     expect(response.status).toBe(400);
     const body = await error(response);
     expect(body.code).toBe('missing_variables');
     expect(body.message).toContain("'customer_name'");
     expect(body.message).toContain("'plan'");
     expect(body.message).not.toContain("'tone'");
-    const ok = await (await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'I am {{customer_name}} on {{plan}}', variables: { customer_name: 'Ana', plan: 'pro' } } })).json();
+    const ok = await (
+      await server.request(`/v1/agents/${agent.id}/run`, {
+        method: 'POST',
+        json: { message: 'I am {{customer_name}} on {{plan}}', variables: { customer_name: 'Ana', plan: 'pro' } },
+      })
+    ).json();
     expect(ok.run.output).toBe('echo: I am Ana on pro');
   });
 
   it('keeps agents and runs private to their account (404 across accounts)', async () => {
     const { agent } = await (await create(ordersWorkflow())).json();
     await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' });
-    const run = (await (await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'x', variables: { customer_name: 'A' } } })).json()).run;
+    const run = (
+      await (
+        await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'x', variables: { customer_name: 'A' } } })
+      ).json()
+    ).run;
     const other = await server.newAccount();
     for (const [method, path] of [
       ['GET', `/v1/agents/${agent.id}`],
@@ -136,7 +170,11 @@ describe('agents API: validation, drafts, publishing, ownership', () => {
       ['GET', `/v1/agents/${agent.id}/runs/${run.id}`],
       ['DELETE', `/v1/agents/${agent.id}`],
     ] as const) {
-      const response = await server.request(path, { method, apiKey: other.apiKey, ...(method === 'POST' ? { json: { message: 'x', variables: { customer_name: 'A' } } } : {}) });
+      const response = await server.request(path, {
+        method,
+        apiKey: other.apiKey,
+        ...(method === 'POST' ? { json: { message: 'x', variables: { customer_name: 'A' } } } : {}),
+      });
       expect(response.status, `${method} ${path}`).toBe(404);
     }
     const list = await (await server.request('/v1/agents', { apiKey: other.apiKey })).json();

@@ -12,7 +12,12 @@ function pipeline(agents: Array<{ id: string; model: string; prompt?: string; fi
       ...agents.map((agent) => ({
         id: agent.id,
         type: 'agent',
-        data: { name: agent.id, model: agent.model, system_prompt: agent.prompt ?? `You are ${agent.id}.`, config: { tools_filter: agent.filter ?? [] } },
+        data: {
+          name: agent.id,
+          model: agent.model,
+          system_prompt: agent.prompt ?? `You are ${agent.id}.`,
+          config: { tools_filter: agent.filter ?? [] },
+        },
       })),
       { id: 'end', type: 'end', data: { label: 'End', status: 'success' } },
     ],
@@ -64,7 +69,12 @@ describe('agent runs: built-in tools and pipelines', () => {
   }
 
   it('feeds each agent the previous agent output along the pipeline', async () => {
-    const id = await publish(pipeline([{ id: 'drafter', model: 'fake/model-a' }, { id: 'editor', model: 'fake/model-b' }]));
+    const id = await publish(
+      pipeline([
+        { id: 'drafter', model: 'fake/model-a' },
+        { id: 'editor', model: 'fake/model-b' },
+      ]),
+    );
     const { run } = await (await server.request(`/v1/agents/${id}/run`, { method: 'POST', json: { message: 'hello' } })).json();
     expect(run).toMatchObject({ status: 'completed', output: '[model-b] [model-a] hello' });
     expect(run.steps.map((step: any) => [step.node_id, step.content])).toEqual([
@@ -75,12 +85,16 @@ describe('agent runs: built-in tools and pipelines', () => {
 
   it('offers web_search when a search source is configured and calls it with its key', async () => {
     const id = await publish(pipeline([{ id: 'researcher', model: 'fake/model-a' }]));
-    const events = parseSse(await (await server.request(`/v1/agents/${id}/run`, { method: 'POST', json: { message: 'please search', stream: true } })).text());
+    const events = parseSse(
+      await (await server.request(`/v1/agents/${id}/run`, { method: 'POST', json: { message: 'please search', stream: true } })).text(),
+    );
     expect(events.find((event) => event.event === 'tool_use')!.data).toMatchObject({ tool: 'web_search', input: { query: 'fathom docs' } });
     const output = events.find((event) => event.event === 'tool_result')!.data.output;
     expect(JSON.parse(output)).toEqual({ results: [{ title: 'About fathom docs', url: 'https://example.org/fathom' }] });
     expect(search.requests.at(-1)!.query.get('q')).toBe('fathom docs');
-    const tools = upstream.requests.find((request) => request.messages.at(-1).content === 'please search').tools.map((tool: any) => tool.function.name);
+    const tools = upstream.requests
+      .find((request) => request.messages.at(-1).content === 'please search')
+      .tools.map((tool: any) => tool.function.name);
     expect(tools).toEqual(['summarize', 'web_search']);
   });
 
@@ -103,7 +117,14 @@ describe('agent runs: built-in tools and pipelines', () => {
   it('refuses a card pointing at a loopback API when AGENT_EGRESS_ALLOW does not list it, and the run goes on', async () => {
     const id = await publish(ordersWorkflow({ baseUrl: `${search.url}/api`, model: 'fake/model-a' }));
     const before = search.requests.length;
-    const events = parseSse(await (await server.request(`/v1/agents/${id}/run`, { method: 'POST', json: { message: 'my order?', variables: { customer_name: 'Jo' }, stream: true } })).text());
+    const events = parseSse(
+      await (
+        await server.request(`/v1/agents/${id}/run`, {
+          method: 'POST',
+          json: { message: 'my order?', variables: { customer_name: 'Jo' }, stream: true },
+        })
+      ).text(),
+    );
     expect(events.find((event) => event.event === 'tool_result')!.data.output).toBe('Error: destination not allowed');
     expect(events.at(-1)).toMatchObject({ event: 'run.completed', data: { output: 'Tool said: Error: destination not allowed' } });
     expect(search.requests.length).toBe(before);

@@ -29,7 +29,8 @@ describe('agent runs with a Webhook card', () => {
       const last = request.messages.at(-1);
       if (user.includes('hang')) return { content: 'This answer never ends', hang: true };
       if (user.includes('model-error')) return { error: { status: 400, message: 'the model refused this request' } };
-      if (user.includes('loop')) return { toolCalls: [{ id: `call_${request.messages.length}`, name: 'get_order', arguments: { order_id: 'A-100' } }] };
+      if (user.includes('loop'))
+        return { toolCalls: [{ id: `call_${request.messages.length}`, name: 'get_order', arguments: { order_id: 'A-100' } }] };
       if (last.role === 'tool') return { content: `Result for you: ${last.content.slice(0, 60)}` };
       const orderId = /[AB]-\d+/.exec(user)?.[0] ?? 'A-100';
       return { toolCalls: [{ id: 'call_order_1', name: 'get_order', arguments: { order_id: orderId } }] };
@@ -62,7 +63,10 @@ describe('agent runs with a Webhook card', () => {
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const text = await response.text();
     const events = parseSse(text);
-    expect(events[0]).toMatchObject({ event: 'run.started', data: { run: { id: expect.stringMatching(/^agentrun_/), status: 'in_progress', version: 1 } } });
+    expect(events[0]).toMatchObject({
+      event: 'run.started',
+      data: { run: { id: expect.stringMatching(/^agentrun_/), status: 'in_progress', version: 1 } },
+    });
     const names = events.map((event) => event.event);
     expect(names.slice(1, 3)).toEqual(['tool_use', 'tool_result']);
     expect(names.at(-1)).toBe('run.completed');
@@ -75,7 +79,10 @@ describe('agent runs with a Webhook card', () => {
     expect(toolResult).toMatchObject({ id: 'call_order_1', tool: 'get_order' });
     expect(JSON.parse(toolResult.output)).toEqual({ id: 'A-100', status: 'shipped', carrier: 'DHL' });
 
-    const deltas = events.filter((event) => event.event === 'message.delta').map((event) => event.data.content).join('');
+    const deltas = events
+      .filter((event) => event.event === 'message.delta')
+      .map((event) => event.data.content)
+      .join('');
     expect(events.at(-1)!.data.output).toBe(deltas);
     expect(deltas).toMatch(/^Result for you: \{/);
 
@@ -123,9 +130,18 @@ describe('agent runs with a Webhook card', () => {
     const response = await run({ message: 'Where is A-100?', variables: { customer_name: 'Cy' } });
     expect(response.status).toBe(200);
     const { run: body } = await response.json();
-    expect(body).toMatchObject({ id: expect.stringMatching(/^agentrun_/), status: 'completed', output: expect.stringMatching(/^Result for you/) });
+    expect(body).toMatchObject({
+      id: expect.stringMatching(/^agentrun_/),
+      status: 'completed',
+      output: expect.stringMatching(/^Result for you/),
+    });
     expect(body.steps).toEqual([
-      expect.objectContaining({ type: 'tool_call', tool: 'get_order', input: { order_id: 'A-100' }, output: expect.stringContaining('"shipped"') }),
+      expect.objectContaining({
+        type: 'tool_call',
+        tool: 'get_order',
+        input: { order_id: 'A-100' },
+        output: expect.stringContaining('"shipped"'),
+      }),
       expect.objectContaining({ type: 'message', node_id: 'support' }),
     ]);
   });

@@ -4,7 +4,11 @@ import { startFathom } from './harness';
 
 const weatherTool = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather of a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 };
 
 describe('assistants API through the official SDK', () => {
@@ -25,7 +29,11 @@ describe('assistants API through the official SDK', () => {
     const assistant = await client.beta.assistants.create({ model: FAKE_MODEL });
     await expect(client.beta.assistants.update(assistant.id, { model: 'bad' })).rejects.toMatchObject({ status: 400 });
     await expect(
-      client.beta.threads.createAndRun({ assistant_id: assistant.id, model: 'nobody/x', thread: { messages: [{ role: 'user', content: 'hi' }] } }),
+      client.beta.threads.createAndRun({
+        assistant_id: assistant.id,
+        model: 'nobody/x',
+        thread: { messages: [{ role: 'user', content: 'hi' }] },
+      }),
     ).rejects.toMatchObject({ status: 400 });
   });
 
@@ -67,7 +75,10 @@ describe('assistants API through the official SDK', () => {
     const assistant = await client.beta.assistants.create({ model: FAKE_MODEL });
     const other = await server.newAccount();
     await expect(other.client.beta.assistants.retrieve(assistant.id)).rejects.toMatchObject({ status: 404 });
-    await expect(other.client.beta.threads.createAndRun({ assistant_id: assistant.id })).rejects.toMatchObject({ status: 404, param: 'assistant_id' });
+    await expect(other.client.beta.threads.createAndRun({ assistant_id: assistant.id })).rejects.toMatchObject({
+      status: 404,
+      param: 'assistant_id',
+    });
   });
 
   it('manages threads and messages', async () => {
@@ -109,7 +120,10 @@ describe('assistants API through the official SDK', () => {
     expect(done.status).toBe('completed');
     expect(upstream.requests[before].messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: call.id, content: 'sunny' });
     const steps = await client.beta.threads.runs.steps.list(done.id, { thread_id: thread.id, order: 'asc' });
-    expect(steps.data[0]!.step_details).toMatchObject({ type: 'tool_calls', tool_calls: [{ type: 'function', function: { name: 'get_weather', output: 'sunny' } }] });
+    expect(steps.data[0]!.step_details).toMatchObject({
+      type: 'tool_calls',
+      tool_calls: [{ type: 'function', function: { name: 'get_weather', output: 'sunny' } }],
+    });
 
     // The same with streams: the first stream ends at requires_action, submit streams the rest.
     const first = client.beta.threads.runs.stream(thread.id, { assistant_id: assistant.id });
@@ -163,8 +177,15 @@ describe('assistants API through the official SDK', () => {
     const { client } = bed;
     bed.behave(() => ({ content: 'never', delayMs: 20_000 }));
     const assistant = await client.beta.assistants.create({ model: FAKE_MODEL });
-    const run = await client.beta.threads.createAndRun({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } });
-    for (let i = 0; i < 100 && (await client.beta.threads.runs.retrieve(run.id, { thread_id: run.thread_id })).status !== 'in_progress'; i++) {
+    const run = await client.beta.threads.createAndRun({
+      assistant_id: assistant.id,
+      thread: { messages: [{ role: 'user', content: 'hi' }] },
+    });
+    for (
+      let i = 0;
+      i < 100 && (await client.beta.threads.runs.retrieve(run.id, { thread_id: run.thread_id })).status !== 'in_progress';
+      i++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     const cancelling = await client.beta.threads.runs.cancel(run.id, { thread_id: run.thread_id });
@@ -178,12 +199,18 @@ describe('assistants API through the official SDK', () => {
     const { client } = bed;
     const assistant = await client.beta.assistants.create({ model: FAKE_MODEL });
     bed.behave(() => ({ error: { status: 429, message: 'Too many requests, slow down' } }));
-    const limited = await client.beta.threads.createAndRunPoll({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } });
+    const limited = await client.beta.threads.createAndRunPoll({
+      assistant_id: assistant.id,
+      thread: { messages: [{ role: 'user', content: 'hi' }] },
+    });
     expect(limited.status).toBe('failed');
     expect(limited.last_error?.code).toBe('rate_limit_exceeded');
     expect(limited.last_error?.message).toContain('Too many requests, slow down');
     bed.behave(() => ({ error: { status: 500, message: 'model exploded' } }));
-    const stream = client.beta.threads.createAndRunStream({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } });
+    const stream = client.beta.threads.createAndRunStream({
+      assistant_id: assistant.id,
+      thread: { messages: [{ role: 'user', content: 'hi' }] },
+    });
     const failed = await stream.finalRun();
     expect(failed.status).toBe('failed');
     expect(failed.last_error).toMatchObject({ code: 'server_error', message: expect.stringContaining('model exploded') });
@@ -195,8 +222,15 @@ describe('restart', () => {
     const bed = await startAssistantsTestBed(() => ({ content: 'slow', delayMs: 20_000 }));
     const { client } = bed;
     const assistant = await client.beta.assistants.create({ model: FAKE_MODEL });
-    const run = await client.beta.threads.createAndRun({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } });
-    for (let i = 0; i < 100 && (await client.beta.threads.runs.retrieve(run.id, { thread_id: run.thread_id })).status !== 'in_progress'; i++) {
+    const run = await client.beta.threads.createAndRun({
+      assistant_id: assistant.id,
+      thread: { messages: [{ role: 'user', content: 'hi' }] },
+    });
+    for (
+      let i = 0;
+      i < 100 && (await client.beta.threads.runs.retrieve(run.id, { thread_id: run.thread_id })).status !== 'in_progress';
+      i++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     await bed.server.close({ keepData: true });

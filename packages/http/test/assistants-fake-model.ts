@@ -32,7 +32,10 @@ export interface AssistantsTestBed {
 }
 
 /** Fathom wired to a scripted OpenAI-wire upstream on 127.0.0.1 (vendor `fake`). */
-export async function startAssistantsTestBed(behaviour: Behaviour = searchThenCite, options: StartOptions = {}): Promise<AssistantsTestBed> {
+export async function startAssistantsTestBed(
+  behaviour: Behaviour = searchThenCite,
+  options: StartOptions = {},
+): Promise<AssistantsTestBed> {
   let current = behaviour;
   const upstream = await createFakeOpenAIUpstream((request, index) => current(request, index));
   const server = await startFathom({

@@ -118,7 +118,11 @@ describe('assistants with file_search over real vector stores', () => {
     expect(content.annotations[0].file_citation.file_id).toBe(fileIds[0]);
     const steps = await stream.finalRunSteps();
     const search = steps.find((step) => step.type === 'tool_calls')!.step_details as any;
-    expect(search.tool_calls[0].file_search.results[0]).toMatchObject({ file_id: fileIds[0], file_name: 'refunds.md', score: expect.any(Number) });
+    expect(search.tool_calls[0].file_search.results[0]).toMatchObject({
+      file_id: fileIds[0],
+      file_name: 'refunds.md',
+      score: expect.any(Number),
+    });
 
     // runs.stream on an existing thread works the same way.
     const thread = await client.beta.threads.create({ messages: [{ role: 'user', content: 'and refunds again?' }] });
@@ -154,7 +158,10 @@ describe('assistants with file_search over real vector stores', () => {
 
   it('returns at most 8 passages per search, fewer when max_num_results says so', async () => {
     const { client } = bed;
-    const files: Array<[string, string]> = Array.from({ length: 12 }, (_, i) => [`note-${i}.txt`, `Refund note ${i}: refunds within 14 days for order ${i}.`]);
+    const files: Array<[string, string]> = Array.from({ length: 12 }, (_, i) => [
+      `note-${i}.txt`,
+      `Refund note ${i}: refunds within 14 days for order ${i}.`,
+    ]);
     const { store } = await storeWith(files);
     const resultsFor = async (maxNumResults?: number) => {
       const assistant = await client.beta.assistants.create({

@@ -6,13 +6,25 @@ import { run as ingest } from '../src/commands/ingest';
 import { run as search } from '../src/commands/search';
 
 describe('fathom ingest and fathom search (embedded, no server)', () => {
-  const root = useCliEnvironment('fathom-cli-', (root) => ({ FATHOM_DATA_DIR: join(root, 'data'), FATHOM_EMBEDDER: 'hash', FATHOM_API_KEY: 'fth_cli_test', FATHOM_ALLOW_REMOTE_MODELS: 'false' }), (root) => {
-    mkdirSync(join(root, 'docs', 'nested'), { recursive: true });
-    writeFileSync(join(root, 'docs', 'tides.txt'), 'Spring tides happen at new and full moon, when the sun and moon align.');
-    writeFileSync(join(root, 'docs', 'nested', 'bees.md'), '# Bees\n\nHoneybees communicate the location of flowers with a waggle dance.');
-    writeFileSync(join(root, 'docs', 'broken.pdf'), '%PDF-1.4 not a pdf');
-    writeFileSync(join(root, 'docs', '.hidden.txt'), 'never ingested');
-  });
+  const root = useCliEnvironment(
+    'fathom-cli-',
+    (root) => ({
+      FATHOM_DATA_DIR: join(root, 'data'),
+      FATHOM_EMBEDDER: 'hash',
+      FATHOM_API_KEY: 'fth_cli_test',
+      FATHOM_ALLOW_REMOTE_MODELS: 'false',
+    }),
+    (root) => {
+      mkdirSync(join(root, 'docs', 'nested'), { recursive: true });
+      writeFileSync(join(root, 'docs', 'tides.txt'), 'Spring tides happen at new and full moon, when the sun and moon align.');
+      writeFileSync(
+        join(root, 'docs', 'nested', 'bees.md'),
+        '# Bees\n\nHoneybees communicate the location of flowers with a waggle dance.',
+      );
+      writeFileSync(join(root, 'docs', 'broken.pdf'), '%PDF-1.4 not a pdf');
+      writeFileSync(join(root, 'docs', '.hidden.txt'), 'never ingested');
+    },
+  );
   const capture = captureOutput;
 
   it('ingests a folder into a named store, summarises failures, then searches it', async () => {
@@ -25,7 +37,7 @@ describe('fathom ingest and fathom search (embedded, no server)', () => {
 
     const found = await capture(() => search(['notes', 'how', 'do', 'bees', 'talk', 'about', 'flowers']));
     const [first] = found.split('\n');
-    expect(first).toMatch(/^1\. [01]\.\d{3}  bees\.md  \(file-\w+\)$/);
+    expect(first).toMatch(/^1\. [01]\.\d{3} {2}bees\.md {2}\(file-\w+\)$/);
     expect(found).toContain('waggle dance');
 
     const again = await capture(() => ingest([join(root, 'docs', 'tides.txt'), '--store', 'notes']));

@@ -14,7 +14,10 @@ describe('documents: limits, validation, bad files and ownership', () => {
   });
   afterAll(() => server.close({ keepData: false }));
 
-  const storedFiles = () => readdirSync(join(server.dataDir, 'files'), { recursive: true }).filter((name) => !String(name).startsWith('.tmp') || String(name).includes('/'));
+  const storedFiles = () =>
+    readdirSync(join(server.dataDir, 'files'), { recursive: true }).filter(
+      (name) => !String(name).startsWith('.tmp') || String(name).includes('/'),
+    );
   const upload = async (data: Uint8Array | string, name: string) =>
     client.files.create({ file: await toFile(Buffer.from(data), name), purpose: 'assistants' });
 
@@ -49,7 +52,9 @@ describe('documents: limits, validation, bad files and ownership', () => {
     const noPurpose = await server.request('/v1/files', { method: 'POST', body: onlyFile });
     expect(noPurpose.status).toBe(400);
     expect((await noPurpose.json()).error).toMatchObject({ param: 'purpose', message: "Missing required parameter: 'purpose'." });
-    await expect(client.files.create({ file: await toFile(Buffer.from('x'), 'a.txt'), purpose: 'nonsense' as 'assistants' })).rejects.toMatchObject({
+    await expect(
+      client.files.create({ file: await toFile(Buffer.from('x'), 'a.txt'), purpose: 'nonsense' as 'assistants' }),
+    ).rejects.toMatchObject({
       status: 400,
       param: 'purpose',
     });
@@ -110,7 +115,11 @@ describe('documents: limits, validation, bad files and ownership', () => {
     await bad('/v1/vector_stores', { metadata: { k: 5 } }, 'metadata.k');
     await bad('/v1/vector_stores', { expires_after: { anchor: 'created_at', days: 3 } }, 'expires_after.anchor');
     await bad('/v1/vector_stores', { file_ids: ['file-missing'] }, 'file_ids', 404);
-    await bad('/v1/vector_stores', { chunking_strategy: { type: 'static', static: { max_chunk_size_tokens: 5000, chunk_overlap_tokens: 0 } } }, 'chunking_strategy.static.max_chunk_size_tokens');
+    await bad(
+      '/v1/vector_stores',
+      { chunking_strategy: { type: 'static', static: { max_chunk_size_tokens: 5000, chunk_overlap_tokens: 0 } } },
+      'chunking_strategy.static.max_chunk_size_tokens',
+    );
     await bad(`/v1/vector_stores/${store.id}/files`, {}, 'file_id');
     await bad(`/v1/vector_stores/${store.id}/files`, { file_id: 'file-missing' }, 'file_id', 404);
     await bad(`/v1/vector_stores/${store.id}/file_batches`, {}, 'file_ids');
@@ -120,7 +129,20 @@ describe('documents: limits, validation, bad files and ownership', () => {
     await bad(search, { query: 'x', max_num_results: 0 }, 'max_num_results');
     await bad(search, { query: 'x', max_num_results: 51 }, 'max_num_results');
     await bad(search, { query: 'x', ranking_options: { score_threshold: 1.5 } }, 'ranking_options.score_threshold');
-    await bad(search, { query: 'x', filters: { type: 'and', filters: [{ type: 'eq', key: 'a', value: 1 }, { type: 'like', key: 'b', value: 2 }] } }, 'filters.filters[1].type');
+    await bad(
+      search,
+      {
+        query: 'x',
+        filters: {
+          type: 'and',
+          filters: [
+            { type: 'eq', key: 'a', value: 1 },
+            { type: 'like', key: 'b', value: 2 },
+          ],
+        },
+      },
+      'filters.filters[1].type',
+    );
     const both = await server.request(search, { method: 'POST', json: { query: 5, max_num_results: 99 } });
     expect((await both.json()).error.message).toMatch(/'query'.*'max_num_results'/);
     const list = await server.request(`/v1/vector_stores/${store.id}/files?filter=done`);
@@ -151,16 +173,21 @@ describe('documents: limits, validation, bad files and ownership', () => {
     ];
     for (const [method, path, json] of paths) {
       const theirs = await server.request(path, { method, json, apiKey: other.apiKey });
-      const missing = await server.request(path.replaceAll(store.id, 'vs_missing').replaceAll(file.id, 'file-missing').replaceAll(batch.id, 'vsfb_missing'), {
-        method,
-        json,
-        apiKey: other.apiKey,
-      });
+      const missing = await server.request(
+        path.replaceAll(store.id, 'vs_missing').replaceAll(file.id, 'file-missing').replaceAll(batch.id, 'vsfb_missing'),
+        {
+          method,
+          json,
+          apiKey: other.apiKey,
+        },
+      );
       expect(theirs.status, `${method} ${path}`).toBe(404);
       expect(missing.status, `${method} ${path} (missing)`).toBe(404);
       const [a, b] = [(await theirs.json()).error, (await missing.json()).error];
       expect(a.code).toBe('not_found');
-      expect(a.message.replaceAll(store.id, 'vs_missing').replaceAll(file.id, 'file-missing').replaceAll(batch.id, 'vsfb_missing')).toBe(b.message);
+      expect(a.message.replaceAll(store.id, 'vs_missing').replaceAll(file.id, 'file-missing').replaceAll(batch.id, 'vsfb_missing')).toBe(
+        b.message,
+      );
     }
     await expect(other.client.vectorStores.files.create(store.id, { file_id: file.id })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
     const theirStore = await other.client.vectorStores.create({ name: 'theirs' });

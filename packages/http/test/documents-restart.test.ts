@@ -8,8 +8,14 @@ describe('ingestion survives a restart', () => {
     const first = await startFathom();
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const data = i % 2 ? await makePdf([`Restart document ${i} mentions the code RST-${i}`]) : Buffer.from(`Restart document ${i} mentions the code RST-${i}`);
-      const file = await first.client.files.create({ file: await toFile(Buffer.from(data), `doc-${i}.${i % 2 ? 'pdf' : 'txt'}`), purpose: 'assistants' });
+      const data =
+        i % 2
+          ? await makePdf([`Restart document ${i} mentions the code RST-${i}`])
+          : Buffer.from(`Restart document ${i} mentions the code RST-${i}`);
+      const file = await first.client.files.create({
+        file: await toFile(Buffer.from(data), `doc-${i}.${i % 2 ? 'pdf' : 'txt'}`),
+        purpose: 'assistants',
+      });
       ids.push(file.id);
     }
     const store = await first.client.vectorStores.create({ name: 'restart', file_ids: ids });
@@ -23,7 +29,13 @@ describe('ingestion survives a restart', () => {
         const file = await second.client.vectorStores.files.poll(store.id, id, { pollIntervalMs: 50 });
         expect(file.status).toBe('completed');
       }
-      expect((await second.client.vectorStores.retrieve(store.id)).file_counts).toEqual({ in_progress: 0, completed: 6, failed: 0, cancelled: 0, total: 6 });
+      expect((await second.client.vectorStores.retrieve(store.id)).file_counts).toEqual({
+        in_progress: 0,
+        completed: 6,
+        failed: 0,
+        cancelled: 0,
+        total: 6,
+      });
       const hits = await second.client.vectorStores.search(store.id, { query: 'RST-3' });
       expect(hits.data[0]!.file_id).toBe(ids[3]);
     } finally {
@@ -33,7 +45,10 @@ describe('ingestion survives a restart', () => {
 
   it('resumes work queued while background processing was off', async () => {
     const first = await startFathom({ start: false });
-    const file = await first.client.files.create({ file: await toFile(Buffer.from('Queued while stopped: glacier survey'), 'queued.txt'), purpose: 'assistants' });
+    const file = await first.client.files.create({
+      file: await toFile(Buffer.from('Queued while stopped: glacier survey'), 'queued.txt'),
+      purpose: 'assistants',
+    });
     const store = await first.client.vectorStores.create({ name: 'queued', file_ids: [file.id] });
     expect((await first.client.vectorStores.files.retrieve(file.id, { vector_store_id: store.id })).status).toBe('in_progress');
     await first.close({ keepData: true });

@@ -45,8 +45,17 @@ describe('documents through the openai SDK', () => {
     expect(store).toMatchObject({ object: 'vector_store', name: 'handbook', metadata: { team: 'ops' }, status: 'in_progress' });
     expect(store.file_counts.total).toBe(2);
     const added = await client.vectorStores.files.createAndPoll(store.id, { file_id: html.id, attributes: { kind: 'web', year: 2024 } });
-    expect(added).toMatchObject({ object: 'vector_store.file', id: html.id, status: 'completed', attributes: { kind: 'web', year: 2024 }, vector_store_id: store.id });
-    expect(added.chunking_strategy).toEqual({ type: 'static', static: { max_chunk_size_tokens: expect.any(Number), chunk_overlap_tokens: expect.any(Number) } });
+    expect(added).toMatchObject({
+      object: 'vector_store.file',
+      id: html.id,
+      status: 'completed',
+      attributes: { kind: 'web', year: 2024 },
+      vector_store_id: store.id,
+    });
+    expect(added.chunking_strategy).toEqual({
+      type: 'static',
+      static: { max_chunk_size_tokens: expect.any(Number), chunk_overlap_tokens: expect.any(Number) },
+    });
     const batch = await client.vectorStores.fileBatches.createAndPoll(store.id, { file_ids: [md.id] });
     expect(batch).toMatchObject({ object: 'vector_store.files_batch', status: 'completed', file_counts: { completed: 1, total: 1 } });
     const pdfFile = await client.vectorStores.files.poll(store.id, pdf.id, { pollIntervalMs: 50 });
@@ -64,7 +73,13 @@ describe('documents through the openai SDK', () => {
     const filtered = await client.vectorStores.search(store.id, {
       query: ['parking weekends', 'refunds'],
       max_num_results: 5,
-      filters: { type: 'and', filters: [{ type: 'eq', key: 'kind', value: 'web' }, { type: 'gte', key: 'year', value: 2020 }] },
+      filters: {
+        type: 'and',
+        filters: [
+          { type: 'eq', key: 'kind', value: 'web' },
+          { type: 'gte', key: 'year', value: 2020 },
+        ],
+      },
     });
     expect(filtered.data.map((hit) => hit.file_id)).toEqual([html.id]);
     expect(filtered.data[0]!.content[0]!.text).not.toContain('evil');
@@ -80,7 +95,10 @@ describe('documents through the openai SDK', () => {
 
   it('uploads and polls with the SDK helpers, lists and filters store files and batch files', async () => {
     const store = await client.vectorStores.create({ name: 'helpers' });
-    const single = await client.vectorStores.files.uploadAndPoll(store.id, await toFile(Buffer.from('Solo document about lighthouses.'), 'solo.txt'));
+    const single = await client.vectorStores.files.uploadAndPoll(
+      store.id,
+      await toFile(Buffer.from('Solo document about lighthouses.'), 'solo.txt'),
+    );
     expect(single.status).toBe('completed');
     const batch = await client.vectorStores.fileBatches.uploadAndPoll(store.id, {
       files: [
@@ -105,7 +123,10 @@ describe('documents through the openai SDK', () => {
   });
 
   it('updates, lists and deletes stores; deleting a file updates every store', async () => {
-    const file = await client.files.create({ file: await toFile(Buffer.from('shared text about dolphins'), 'shared.txt'), purpose: 'assistants' });
+    const file = await client.files.create({
+      file: await toFile(Buffer.from('shared text about dolphins'), 'shared.txt'),
+      purpose: 'assistants',
+    });
     const a = await client.vectorStores.create({ name: 'a', file_ids: [file.id] });
     const b = await client.vectorStores.create({ name: 'b', file_ids: [file.id], expires_after: { anchor: 'last_active_at', days: 7 } });
     expect(b.expires_after).toEqual({ anchor: 'last_active_at', days: 7 });
@@ -131,7 +152,10 @@ describe('documents through the openai SDK', () => {
     const store = await client.vectorStores.create({ name: 'concurrent' });
     const files = await Promise.all(
       Array.from({ length: 24 }, async (_, i) =>
-        client.files.create({ file: await toFile(Buffer.from(`Concurrent file ${i} about topic ${i % 5}.`), `c${i}.txt`), purpose: 'assistants' }),
+        client.files.create({
+          file: await toFile(Buffer.from(`Concurrent file ${i} about topic ${i % 5}.`), `c${i}.txt`),
+          purpose: 'assistants',
+        }),
       ),
     );
     const snapshots: Array<{ file_counts: OpenAI.VectorStores.VectorStore['file_counts']; usage_bytes: number }> = [];

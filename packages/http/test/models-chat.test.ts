@@ -5,7 +5,11 @@ import { startFathom, type TestFathom } from './harness';
 
 const weatherTool = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Current weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Current weather of a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 };
 
 let openai: FakeUpstream;
@@ -36,7 +40,10 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
     openai.push({ content: 'Hello from upstream.', usage: { prompt_tokens: 9, completion_tokens: 3 } });
     const completion = await server.client.chat.completions.create({
       model: 'fake/gpt-test',
-      messages: [{ role: 'system', content: 'Be kind.' }, { role: 'user', content: 'Hi' }],
+      messages: [
+        { role: 'system', content: 'Be kind.' },
+        { role: 'user', content: 'Hi' },
+      ],
       temperature: 0.3,
       max_completion_tokens: 64,
       stop: ['\n\n'],
@@ -51,7 +58,15 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
     expect(completion.choices[0]!.finish_reason).toBe('stop');
     expect(completion.usage).toEqual({ prompt_tokens: 9, completion_tokens: 3, total_tokens: 12 });
     const sent = openai.requests.at(-1);
-    expect(sent).toMatchObject({ model: 'gpt-test', temperature: 0.3, max_completion_tokens: 64, stop: ['\n\n'], seed: 42, user: 'u-1', response_format: { type: 'json_object' } });
+    expect(sent).toMatchObject({
+      model: 'gpt-test',
+      temperature: 0.3,
+      max_completion_tokens: 64,
+      stop: ['\n\n'],
+      seed: 42,
+      user: 'u-1',
+      response_format: { type: 'json_object' },
+    });
     expect(openai.server.requests.at(-1)!.headers.authorization).toBe('Bearer sk-upstream');
   });
 
@@ -74,7 +89,10 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
     expect(chunks.at(-1)!.usage).toEqual({ prompt_tokens: 4, completion_tokens: 5, total_tokens: 9 });
 
     openai.push({ content: 'raw wire' });
-    const raw = await server.request('/v1/chat/completions', { method: 'POST', json: { model: 'fake/m', messages: [{ role: 'user', content: 'x' }], stream: true } });
+    const raw = await server.request('/v1/chat/completions', {
+      method: 'POST',
+      json: { model: 'fake/m', messages: [{ role: 'user', content: 'x' }], stream: true },
+    });
     expect(raw.headers.get('content-type')).toMatch(/text\/event-stream/);
     const text = await raw.text();
     expect(text.startsWith('data: {')).toBe(true);
@@ -89,7 +107,12 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
       { content: 'Checking. ', toolCalls: [{ id: 'call_w2', name: 'get_weather', arguments: { city: 'Oslo' } }] },
     );
     const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Lisbon?' }];
-    const first = await server.client.chat.completions.create({ model: 'fake/gpt-test', messages, tools: [weatherTool], tool_choice: 'auto' });
+    const first = await server.client.chat.completions.create({
+      model: 'fake/gpt-test',
+      messages,
+      tools: [weatherTool],
+      tool_choice: 'auto',
+    });
     const call = first.choices[0]!.message.tool_calls![0]!;
     expect(first.choices[0]!.finish_reason).toBe('tool_calls');
     expect(call).toEqual({ id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Lisbon"}' } });
@@ -101,20 +124,30 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
     expect(sent.messages.at(-2).tool_calls[0].id).toBe('call_w1');
     expect(sent.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_w1', content: '{"celsius":21}' });
 
-    const stream = server.client.chat.completions.stream({ model: 'fake/gpt-test', messages: [{ role: 'user', content: 'Oslo?' }], tools: [weatherTool] });
+    const stream = server.client.chat.completions.stream({
+      model: 'fake/gpt-test',
+      messages: [{ role: 'user', content: 'Oslo?' }],
+      tools: [weatherTool],
+    });
     const final = await stream.finalChatCompletion();
     expect(final.choices[0]!.message.content).toBe('Checking. ');
-    expect(final.choices[0]!.message.tool_calls).toEqual([{ id: 'call_w2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }]);
+    expect(final.choices[0]!.message.tool_calls).toEqual([
+      { id: 'call_w2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+    ]);
     expect(final.choices[0]!.finish_reason).toBe('tool_calls');
   });
 
   it('answers 400 listing configured vendors for an unknown vendor or malformed id', async () => {
-    const unknown = await server.client.chat.completions.create({ model: 'mystery/x', messages: [{ role: 'user', content: 'hi' }] }).catch((error) => error);
+    const unknown = await server.client.chat.completions
+      .create({ model: 'mystery/x', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error) => error);
     expect(unknown).toBeInstanceOf(OpenAI.BadRequestError);
     expect(unknown.param).toBe('model');
     expect(unknown.message).toContain("'fake'");
     expect(unknown.message).toContain("'claude'");
-    const malformed = await server.client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }).catch((error) => error);
+    const malformed = await server.client.chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error) => error);
     expect(malformed).toBeInstanceOf(OpenAI.BadRequestError);
     expect(malformed.message).toContain('<vendor>/<model_name>');
     const missing = await server.request('/v1/chat/completions', { method: 'POST', json: { model: 'fake/x' } });
@@ -123,15 +156,25 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
   });
 
   it('keeps an upstream 429 as 429 and turns a 500 into 502 with the upstream message, streaming too', async () => {
-    openai.push({ error: { status: 429, message: 'Rate limit reached for fake' } }, { error: { status: 500, message: 'upstream exploded' } }, { error: { status: 503, message: 'overloaded' } });
-    const limited = await server.client.chat.completions.create({ model: 'fake/m', messages: [{ role: 'user', content: 'a' }] }).catch((error) => error);
+    openai.push(
+      { error: { status: 429, message: 'Rate limit reached for fake' } },
+      { error: { status: 500, message: 'upstream exploded' } },
+      { error: { status: 503, message: 'overloaded' } },
+    );
+    const limited = await server.client.chat.completions
+      .create({ model: 'fake/m', messages: [{ role: 'user', content: 'a' }] })
+      .catch((error) => error);
     expect(limited).toBeInstanceOf(OpenAI.RateLimitError);
     expect(limited.message).toContain('Rate limit reached for fake');
-    const failed = await server.client.chat.completions.create({ model: 'fake/m', messages: [{ role: 'user', content: 'b' }] }).catch((error) => error);
+    const failed = await server.client.chat.completions
+      .create({ model: 'fake/m', messages: [{ role: 'user', content: 'b' }] })
+      .catch((error) => error);
     expect(failed).toBeInstanceOf(OpenAI.APIError);
     expect(failed.status).toBe(502);
     expect(failed.message).toContain('upstream exploded');
-    const streamed = await server.client.chat.completions.create({ model: 'fake/m', messages: [{ role: 'user', content: 'c' }], stream: true }).catch((error) => error);
+    const streamed = await server.client.chat.completions
+      .create({ model: 'fake/m', messages: [{ role: 'user', content: 'c' }], stream: true })
+      .catch((error) => error);
     expect(streamed.status).toBe(502);
     expect(streamed.message).toContain('overloaded');
   });
@@ -141,7 +184,9 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
     const own = await startFathom({ env: { FATHOM_PROVIDERS: JSON.stringify({ slow: { type: 'openai', baseUrl: slow.baseUrl } }) } });
     try {
       const controller = new AbortController();
-      const pending = own.client.chat.completions.create({ model: 'slow/m', messages: [{ role: 'user', content: 'wait' }] }, { signal: controller.signal }).catch((caught) => caught);
+      const pending = own.client.chat.completions
+        .create({ model: 'slow/m', messages: [{ role: 'user', content: 'wait' }] }, { signal: controller.signal })
+        .catch((caught) => caught);
       while (slow.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       controller.abort();
       expect(await pending).toBeInstanceOf(OpenAI.APIUserAbortError);
@@ -161,9 +206,15 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
         setTimeout(() => response.destroy(), 50);
       },
     });
-    const own = await startFathom({ env: { FATHOM_PROVIDERS: JSON.stringify({ broken: { type: 'openai', baseUrl: `${broken.url}/v1` } }) } });
+    const own = await startFathom({
+      env: { FATHOM_PROVIDERS: JSON.stringify({ broken: { type: 'openai', baseUrl: `${broken.url}/v1` } }) },
+    });
     try {
-      const stream = await own.client.chat.completions.create({ model: 'broken/m', messages: [{ role: 'user', content: 'go' }], stream: true });
+      const stream = await own.client.chat.completions.create({
+        model: 'broken/m',
+        messages: [{ role: 'user', content: 'go' }],
+        stream: true,
+      });
       let text = '';
       const error = await (async () => {
         for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
@@ -180,9 +231,13 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
 
   it('answers 504 when the upstream does not answer within FATHOM_MODEL_TIMEOUT_MS', async () => {
     const stuck = await createFakeOpenAIUpstream([{ hang: true }]);
-    const own = await startFathom({ env: { FATHOM_MODEL_TIMEOUT_MS: '300', FATHOM_PROVIDERS: JSON.stringify({ stuck: { type: 'openai', baseUrl: stuck.baseUrl } }) } });
+    const own = await startFathom({
+      env: { FATHOM_MODEL_TIMEOUT_MS: '300', FATHOM_PROVIDERS: JSON.stringify({ stuck: { type: 'openai', baseUrl: stuck.baseUrl } }) },
+    });
     try {
-      const error = await own.client.chat.completions.create({ model: 'stuck/m', messages: [{ role: 'user', content: 'hello?' }] }).catch((caught) => caught);
+      const error = await own.client.chat.completions
+        .create({ model: 'stuck/m', messages: [{ role: 'user', content: 'hello?' }] })
+        .catch((caught) => caught);
       expect(error).toBeInstanceOf(OpenAI.APIError);
       expect(error.status).toBe(504);
       expect(error.code).toBe('timeout');
@@ -197,7 +252,10 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
     const own = await startFathom({ env: { FATHOM_PROVIDERS: JSON.stringify({ slow: { type: 'openai', baseUrl: slow.baseUrl } }) } });
     try {
       const controller = new AbortController();
-      const stream = await own.client.chat.completions.create({ model: 'slow/m', messages: [{ role: 'user', content: 'count' }], stream: true }, { signal: controller.signal });
+      const stream = await own.client.chat.completions.create(
+        { model: 'slow/m', messages: [{ role: 'user', content: 'count' }], stream: true },
+        { signal: controller.signal },
+      );
       let seen = 0;
       // The SDK ends the iteration quietly (or throws an abort error) once the signal fires.
       await (async () => {
@@ -217,18 +275,33 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
 
 describe('Anthropic vendor through /v1/chat/completions', () => {
   it('translates a tool round trip both ways, non-streaming', async () => {
-    anthropic.push({ toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Rome' } }], usage: { prompt_tokens: 30, completion_tokens: 8 } }, { content: 'Rome is sunny.' });
-    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'system', content: 'Answer briefly.' }, { role: 'user', content: 'Weather in Rome?' }];
+    anthropic.push(
+      {
+        toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Rome' } }],
+        usage: { prompt_tokens: 30, completion_tokens: 8 },
+      },
+      { content: 'Rome is sunny.' },
+    );
+    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+      { role: 'system', content: 'Answer briefly.' },
+      { role: 'user', content: 'Weather in Rome?' },
+    ];
     const first = await server.client.chat.completions.create({ model: 'claude/claude-test', messages, tools: [weatherTool] });
     expect(first.choices[0]!.finish_reason).toBe('tool_calls');
-    expect(first.choices[0]!.message.tool_calls).toEqual([{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } }]);
+    expect(first.choices[0]!.message.tool_calls).toEqual([
+      { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+    ]);
     expect(first.usage).toEqual({ prompt_tokens: 30, completion_tokens: 8, total_tokens: 38 });
     messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: 'toolu_1', content: 'sunny, 25C' });
     const second = await server.client.chat.completions.create({ model: 'claude/claude-test', messages, tools: [weatherTool] });
     expect(second.choices[0]!.message.content).toBe('Rome is sunny.');
     const sent = anthropic.requests.at(-1);
     expect(sent.system).toBe('Answer briefly.');
-    expect(sent.tools[0]).toEqual({ name: 'get_weather', description: weatherTool.function.description, input_schema: weatherTool.function.parameters });
+    expect(sent.tools[0]).toEqual({
+      name: 'get_weather',
+      description: weatherTool.function.description,
+      input_schema: weatherTool.function.parameters,
+    });
     expect(sent.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'Weather in Rome?' }] },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Rome' } }] },
@@ -238,17 +311,35 @@ describe('Anthropic vendor through /v1/chat/completions', () => {
   });
 
   it('translates a streamed tool call and its answer', async () => {
-    anthropic.push({ content: 'Let me look. ', toolCalls: [{ id: 'toolu_2', name: 'get_weather', arguments: { city: 'Kyoto' } }], usage: { prompt_tokens: 12, completion_tokens: 7 } }, { content: 'Kyoto: light rain.' });
-    const stream = server.client.chat.completions.stream({ model: 'claude/claude-test', messages: [{ role: 'user', content: 'Kyoto?' }], tools: [weatherTool], stream_options: { include_usage: true } });
+    anthropic.push(
+      {
+        content: 'Let me look. ',
+        toolCalls: [{ id: 'toolu_2', name: 'get_weather', arguments: { city: 'Kyoto' } }],
+        usage: { prompt_tokens: 12, completion_tokens: 7 },
+      },
+      { content: 'Kyoto: light rain.' },
+    );
+    const stream = server.client.chat.completions.stream({
+      model: 'claude/claude-test',
+      messages: [{ role: 'user', content: 'Kyoto?' }],
+      tools: [weatherTool],
+      stream_options: { include_usage: true },
+    });
     const final = await stream.finalChatCompletion();
     expect(final.choices[0]!.message.content).toBe('Let me look. ');
-    expect(final.choices[0]!.message.tool_calls).toEqual([{ id: 'toolu_2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Kyoto"}' } }]);
+    expect(final.choices[0]!.message.tool_calls).toEqual([
+      { id: 'toolu_2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Kyoto"}' } },
+    ]);
     expect(final.choices[0]!.finish_reason).toBe('tool_calls');
     expect(final.usage).toEqual({ prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 });
     const answer = await server.client.chat.completions.create({
       model: 'claude/claude-test',
       stream: true,
-      messages: [{ role: 'user', content: 'Kyoto?' }, final.choices[0]!.message as OpenAI.Chat.ChatCompletionMessageParam, { role: 'tool', tool_call_id: 'toolu_2', content: 'light rain' }],
+      messages: [
+        { role: 'user', content: 'Kyoto?' },
+        final.choices[0]!.message as OpenAI.Chat.ChatCompletionMessageParam,
+        { role: 'tool', tool_call_id: 'toolu_2', content: 'light rain' },
+      ],
       tools: [weatherTool],
     });
     let text = '';
@@ -260,6 +351,9 @@ describe('Anthropic vendor through /v1/chat/completions', () => {
     expect(text).toBe('Kyoto: light rain.');
     expect(finish).toBe('stop');
     expect(anthropic.requests.at(-1).stream).toBe(true);
-    expect(anthropic.requests.at(-1).messages[1].content).toEqual([{ type: 'text', text: 'Let me look. ' }, { type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: { city: 'Kyoto' } }]);
+    expect(anthropic.requests.at(-1).messages[1].content).toEqual([
+      { type: 'text', text: 'Let me look. ' },
+      { type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: { city: 'Kyoto' } },
+    ]);
   });
 });

@@ -8,10 +8,13 @@ let anthropic: FakeUpstream;
 let server: TestFathom;
 
 beforeAll(async () => {
-  openai = await createFakeOpenAIUpstream((request) => ({ content: `echo ${request.messages.at(-1).content}`, usage: { prompt_tokens: 10, completion_tokens: 4 } }), {
-    models: ['gpt-fake', 'embed-fake'],
-    embeddingDimensions: 6,
-  });
+  openai = await createFakeOpenAIUpstream(
+    (request) => ({ content: `echo ${request.messages.at(-1).content}`, usage: { prompt_tokens: 10, completion_tokens: 4 } }),
+    {
+      models: ['gpt-fake', 'embed-fake'],
+      embeddingDimensions: 6,
+    },
+  );
   anthropic = await createFakeAnthropicUpstream([], { models: ['claude-fake'] });
   server = await startFathom({
     env: {
@@ -90,7 +93,11 @@ describe('GET /v1/usage', () => {
     const other = await server.newAccount();
     await other.client.chat.completions.create({ model: 'fake/gpt-fake', messages: [{ role: 'user', content: 'one' }] });
     await other.client.chat.completions.create({ model: 'fake/gpt-fake', messages: [{ role: 'user', content: 'two' }] });
-    const stream = await other.client.chat.completions.create({ model: 'fake/gpt-fake', messages: [{ role: 'user', content: 'three' }], stream: true });
+    const stream = await other.client.chat.completions.create({
+      model: 'fake/gpt-fake',
+      messages: [{ role: 'user', content: 'three' }],
+      stream: true,
+    });
     for await (const _chunk of stream) void _chunk;
     await other.client.embeddings.create({ model: 'fake/embed-fake', input: 'a b c' });
     const today = new Date().toISOString().slice(0, 10);
@@ -102,7 +109,9 @@ describe('GET /v1/usage', () => {
       { date: today, model: 'fake/embed-fake', requests: 1, prompt_tokens: 3, completion_tokens: 0, total_tokens: 3 },
       { date: today, model: 'fake/gpt-fake', requests: 3, prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 },
     ]);
-    const filtered = (await (await server.request(`/v1/usage?model=fake/gpt-fake&start_date=${today}&end_date=${today}`, { apiKey: other.apiKey })).json()) as any;
+    const filtered = (await (
+      await server.request(`/v1/usage?model=fake/gpt-fake&start_date=${today}&end_date=${today}`, { apiKey: other.apiKey })
+    ).json()) as any;
     expect(filtered.data).toHaveLength(1);
     const empty = (await (await server.request('/v1/usage?end_date=2000-01-01', { apiKey: other.apiKey })).json()) as any;
     expect(empty.data).toEqual([]);

@@ -14,7 +14,10 @@ beforeAll(async () => {
   upstream = await createFakeOpenAIUpstream((request) => {
     const last = request.messages.at(-1);
     if (request.tools?.length && last.role === 'user') return { toolCalls: [{ name: 'get_tide', arguments: { port: 'Brest' } }] };
-    return { content: last.role === 'tool' ? 'Low tide in Brest at 06:12.' : `Answer to: ${typeof last.content === 'string' ? last.content : 'parts'}` };
+    return {
+      content:
+        last.role === 'tool' ? 'Low tide in Brest at 06:12.' : `Answer to: ${typeof last.content === 'string' ? last.content : 'parts'}`,
+    };
   });
   server = await startFathom({ env: { FATHOM_PROVIDERS: JSON.stringify({ openai: { type: 'openai', baseUrl: upstream.baseUrl } }) } });
 });

@@ -32,7 +32,10 @@ afterAll(async () => {
 
 describe('/v1/responses with the hosted file_search tool over Fathom search', () => {
   it('searches the vector store when the model calls file_search, then answers from the passages', async () => {
-    upstream.push({ toolCalls: [{ id: 'call_fs1', name: 'file_search', arguments: { query: 'refund cancelled boat tour' } }] }, { content: 'Refunds arrive within five working days.' });
+    upstream.push(
+      { toolCalls: [{ id: 'call_fs1', name: 'file_search', arguments: { query: 'refund cancelled boat tour' } }] },
+      { content: 'Refunds arrive within five working days.' },
+    );
     const response = await server.client.responses.create({
       model: 'fake/gpt-test',
       input: 'How long do refunds take?',
@@ -52,15 +55,32 @@ describe('/v1/responses with the hosted file_search tool over Fathom search', ()
   });
 
   it('streams the file_search_call events and keeps results null unless included', async () => {
-    upstream.push({ toolCalls: [{ name: 'file_search', arguments: { query: 'lighthouse opening hours' } }] }, { content: 'Saturdays, 10 to 16.' });
-    const stream = await server.client.responses.create({ model: 'fake/gpt-test', input: 'When can I visit the lighthouse?', tools: [{ type: 'file_search', vector_store_ids: [storeId] }], stream: true });
+    upstream.push(
+      { toolCalls: [{ name: 'file_search', arguments: { query: 'lighthouse opening hours' } }] },
+      { content: 'Saturdays, 10 to 16.' },
+    );
+    const stream = await server.client.responses.create({
+      model: 'fake/gpt-test',
+      input: 'When can I visit the lighthouse?',
+      tools: [{ type: 'file_search', vector_store_ids: [storeId] }],
+      stream: true,
+    });
     const types: string[] = [];
     let completed: OpenAI.Responses.Response | undefined;
     for await (const event of stream) {
       types.push(event.type);
       if (event.type === 'response.completed') completed = event.response;
     }
-    expect(types).toEqual(expect.arrayContaining(['response.created', 'response.file_search_call.in_progress', 'response.file_search_call.searching', 'response.file_search_call.completed', 'response.output_text.delta', 'response.completed']));
+    expect(types).toEqual(
+      expect.arrayContaining([
+        'response.created',
+        'response.file_search_call.in_progress',
+        'response.file_search_call.searching',
+        'response.file_search_call.completed',
+        'response.output_text.delta',
+        'response.completed',
+      ]),
+    );
     expect(types.indexOf('response.file_search_call.completed')).toBeLessThan(types.indexOf('response.output_text.delta'));
     expect(completed!.output[0]).toMatchObject({ type: 'file_search_call', results: null });
     expect(completed!.output_text).toBe('Saturdays, 10 to 16.');
@@ -70,9 +90,13 @@ describe('/v1/responses with the hosted file_search tool over Fathom search', ()
   it("answers 404 for another account's vector store before calling the model", async () => {
     const other = await server.newAccount();
     const before = upstream.requests.length;
-    const error = await other.client.responses.create({ model: 'fake/gpt-test', input: 'Refunds?', tools: [{ type: 'file_search', vector_store_ids: [storeId] }] }).catch((caught) => caught);
+    const error = await other.client.responses
+      .create({ model: 'fake/gpt-test', input: 'Refunds?', tools: [{ type: 'file_search', vector_store_ids: [storeId] }] })
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(OpenAI.NotFoundError);
-    const streamed = await other.client.responses.create({ model: 'fake/gpt-test', input: 'Refunds?', tools: [{ type: 'file_search', vector_store_ids: [storeId] }], stream: true }).catch((caught) => caught);
+    const streamed = await other.client.responses
+      .create({ model: 'fake/gpt-test', input: 'Refunds?', tools: [{ type: 'file_search', vector_store_ids: [storeId] }], stream: true })
+      .catch((caught) => caught);
     expect(streamed).toBeInstanceOf(OpenAI.NotFoundError);
     expect(upstream.requests.length).toBe(before);
   });

@@ -13,7 +13,8 @@ function exampleWorkflow(server: TestFathom): any {
   return JSON.parse(text);
 }
 
-const toolResults = (request: any) => request.messages.filter((message: any) => message.role === 'tool').map((message: any) => JSON.parse(message.content));
+const toolResults = (request: any) =>
+  request.messages.filter((message: any) => message.role === 'tool').map((message: any) => JSON.parse(message.content));
 
 describe('examples/data-tools-agent.json: an agent uses the data tools through a Webhook card (spec rule 4)', () => {
   let server: TestFathom;
@@ -24,10 +25,12 @@ describe('examples/data-tools-agent.json: an agent uses the data tools through a
     osm = await createFakeOsm({ delayMs: 100 });
     upstream = await createFakeOpenAIUpstream((request) => {
       const results = toolResults(request);
-      if (results.length === 0) return { toolCalls: [{ name: 'find_local_businesses', arguments: { query: 'bakery', location: 'Berlin', limit: 2 } }] };
+      if (results.length === 0)
+        return { toolCalls: [{ name: 'find_local_businesses', arguments: { query: 'bakery', location: 'Berlin', limit: 2 } }] };
       const jobId = results[0].job_id;
       const last = results.at(-1);
-      if (last.status === 'succeeded') return { content: `Found ${last.items.map((item: any) => item.value).join(' and ')} for ${last.cost}.` };
+      if (last.status === 'succeeded')
+        return { content: `Found ${last.items.map((item: any) => item.value).join(' and ')} for ${last.cost}.` };
       return { toolCalls: [{ name: 'get_job_result', arguments: { job_id: jobId } }], delayMs: 150 }; // a model takes a moment per turn (10 rounds = 1.5 s of margin)
     });
     server = await startFathom({
@@ -51,7 +54,10 @@ describe('examples/data-tools-agent.json: an agent uses the data tools through a
     expect(created.status).toBe(200);
     const { agent } = await created.json();
     expect((await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' })).status).toBe(200);
-    const response = await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'Find bakeries', variables: { market: 'bakeries', city: 'Berlin' } } });
+    const response = await server.request(`/v1/agents/${agent.id}/run`, {
+      method: 'POST',
+      json: { message: 'Find bakeries', variables: { market: 'bakeries', city: 'Berlin' } },
+    });
     const { run } = await response.json();
     expect(run, JSON.stringify(run).slice(0, 1500)).toMatchObject({ status: 'completed' });
     expect(run.output).toBe('Found Near Bakery and Bread Hotel for 0.04.');

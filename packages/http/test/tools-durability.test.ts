@@ -18,7 +18,11 @@ describe('data tools: durable queue, restart, timeout and concurrency', () => {
     await osm.close();
     await slowOsm.close();
   });
-  const osmEnv = (fake: TestServer) => ({ FATHOM_TOOLS_NOMINATIM_URL: fake.url, FATHOM_TOOLS_OVERPASS_URL: `${fake.url}/api/interpreter`, FATHOM_TOOLS_SWEEP_MS: '50' });
+  const osmEnv = (fake: TestServer) => ({
+    FATHOM_TOOLS_NOMINATIM_URL: fake.url,
+    FATHOM_TOOLS_OVERPASS_URL: `${fake.url}/api/interpreter`,
+    FATHOM_TOOLS_SWEEP_MS: '50',
+  });
 
   it('runs queued jobs after a restart, re-runs interrupted ones, fails those out of attempts, and bills each once', async () => {
     const first = await startFathom({ env: osmEnv(osm), start: false });
@@ -57,7 +61,9 @@ describe('data tools: durable queue, restart, timeout and concurrency', () => {
     try {
       await new Promise((resolve) => setTimeout(resolve, 150));
       for (const id of ids) expect(ledgerRows(third, id).length).toBeLessThanOrEqual(3);
-      const count = third.fathom.db.prepare(`SELECT COUNT(*) AS n FROM tool_jobs WHERE status IN ('queued','running')`).get() as { n: number };
+      const count = third.fathom.db.prepare(`SELECT COUNT(*) AS n FROM tool_jobs WHERE status IN ('queued','running')`).get() as {
+        n: number;
+      };
       expect(count.n).toBe(0);
     } finally {
       await third.close({ keepData: false });
@@ -84,7 +90,11 @@ describe('data tools: durable queue, restart, timeout and concurrency', () => {
       const account = await server.newAccount(20);
       const responses = await Promise.all(
         Array.from({ length: 50 }, (_, index) =>
-          server.request('/v1/tools/maps', { method: 'POST', apiKey: account.apiKey, json: { query: `shop ${index}`, location: 'Berlin', limit: 1 } }),
+          server.request('/v1/tools/maps', {
+            method: 'POST',
+            apiKey: account.apiKey,
+            json: { query: `shop ${index}`, location: 'Berlin', limit: 1 },
+          }),
         ),
       );
       const statuses = responses.map((response) => response.status);

@@ -11,7 +11,12 @@ describe('nl-data: model plan, pages through the egress guard, items validated a
   beforeAll(async () => {
     pages = await createTestServer({
       'GET /museums': (_, response) =>
-        respond.text(response, 200, '<html><body><ul><li>Pergamon Museum: open 10-18</li><li>Neues Museum: open 10-20</li></ul><script>ignored()</script></body></html>', 'text/html'),
+        respond.text(
+          response,
+          200,
+          '<html><body><ul><li>Pergamon Museum: open 10-18</li><li>Neues Museum: open 10-20</li></ul><script>ignored()</script></body></html>',
+          'text/html',
+        ),
     });
     upstream = await createFakeOpenAIUpstream((request) => {
       const system = String(request.messages[0].content);
@@ -20,7 +25,11 @@ describe('nl-data: model plan, pages through the egress guard, items validated a
         return {
           content: JSON.stringify({
             item_type: 'museum',
-            item_schema: { type: 'object', properties: { value: { type: 'string' }, opening_hours: { type: 'string' } }, required: ['value', 'opening_hours'] },
+            item_schema: {
+              type: 'object',
+              properties: { value: { type: 'string' }, opening_hours: { type: 'string' } },
+              required: ['value', 'opening_hours'],
+            },
             instructions: 'One item per museum.',
             ...(proposes ? { urls: [`${pages.url}/museums`, 'ftp://not-http.example/list'] } : {}),
           }),
@@ -31,7 +40,16 @@ describe('nl-data: model plan, pages through the egress guard, items validated a
       expect(page).toContain('Pergamon Museum: open 10-18');
       expect(page).not.toContain('ignored()');
       return {
-        content: '```json\n' + JSON.stringify({ items: [{ value: 'Pergamon Museum', opening_hours: '10-18' }, { value: 'Neues Museum', opening_hours: '10-20' }, { value: 'Broken', opening_hours: 7 }] }) + '\n```',
+        content:
+          '```json\n' +
+          JSON.stringify({
+            items: [
+              { value: 'Pergamon Museum', opening_hours: '10-18' },
+              { value: 'Neues Museum', opening_hours: '10-20' },
+              { value: 'Broken', opening_hours: 7 },
+            ],
+          }) +
+          '\n```',
         usage: { prompt_tokens: 900, completion_tokens: 100 },
       };
     });
@@ -69,10 +87,15 @@ describe('nl-data: model plan, pages through the egress guard, items validated a
   });
 
   it('reads the pages the plan proposes when none are given', async () => {
-    const response = await server.request('/v1/tools/nl-data', { method: 'POST', json: { description: 'Opening hours of Berlin museums', limit: 1 } });
+    const response = await server.request('/v1/tools/nl-data', {
+      method: 'POST',
+      json: { description: 'Opening hours of Berlin museums', limit: 1 },
+    });
     const job = await pollJob(server.request, (await response.json()).data.poll_url);
     expect(job.status).toBe('succeeded');
-    expect(job.result.items).toEqual([{ type: 'museum', value: 'Pergamon Museum', opening_hours: '10-18', source_url: `${pages.url}/museums` }]);
+    expect(job.result.items).toEqual([
+      { type: 'museum', value: 'Pergamon Museum', opening_hours: '10-18', source_url: `${pages.url}/museums` },
+    ]);
     expect(job.result.pages).toEqual([{ url: `${pages.url}/museums`, status: 'read' }]);
   });
 

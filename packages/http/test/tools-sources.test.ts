@@ -17,7 +17,10 @@ describe('data tool sources against local servers', () => {
     social = await createFakeSocial();
     provider = await createTestServer({
       'POST /jobs-search': (request, response) =>
-        respond.json(response, 200, { items: [{ title: `${request.json.input.keyword} at Acme`, company: 'Acme', location: 'Remote' }], cost: 0.25 }),
+        respond.json(response, 200, {
+          items: [{ title: `${request.json.input.keyword} at Acme`, company: 'Acme', location: 'Remote' }],
+          cost: 0.25,
+        }),
     });
     server = await startFathom({
       env: {
@@ -48,10 +51,18 @@ describe('data tool sources against local servers', () => {
   it('website-contacts crawls likely pages, honours robots.txt and finds emails, phones and social links', async () => {
     const job = await run('website-contacts', { websites: [website.url] });
     expect(job.status).toBe('succeeded');
-    const values = (type: string) => job.result.items.filter((item: any) => item.type === type).map((item: any) => item.value).sort();
+    const values = (type: string) =>
+      job.result.items
+        .filter((item: any) => item.type === type)
+        .map((item: any) => item.value)
+        .sort();
     expect(values('email')).toEqual(['hello@acme.test', 'jane@acme.test', 'jobs@acme.test', 'sales@acme.test', 'support@acme.test']);
     expect(values('phone')).toEqual(['+14155552671', '+49301234567', '+49307654321']);
-    expect(values('social')).toEqual(['https://github.com/acme', 'https://www.instagram.com/acme.official', 'https://www.linkedin.com/company/acme']);
+    expect(values('social')).toEqual([
+      'https://github.com/acme',
+      'https://www.instagram.com/acme.official',
+      'https://www.linkedin.com/company/acme',
+    ]);
     const sales = job.result.items.find((item: any) => item.value === 'sales@acme.test');
     expect(sales).toMatchObject({ site: `${website.url}/`, source_url: `${website.url}/contact` });
     const paths = website.requests.map((request) => request.path);
@@ -73,7 +84,10 @@ describe('data tool sources against local servers', () => {
   it('website-contacts fails with nothing billed when the egress guard refuses every site', async () => {
     const guarded = await startFathom({ env: {} });
     try {
-      const response = await guarded.request('/v1/tools/website-contacts', { method: 'POST', json: { websites: [website.url, 'http://169.254.169.254/'] } });
+      const response = await guarded.request('/v1/tools/website-contacts', {
+        method: 'POST',
+        json: { websites: [website.url, 'http://169.254.169.254/'] },
+      });
       const job = await pollJob(guarded.request, (await response.json()).data.poll_url);
       expect(job.status).toBe('failed');
       expect(job.error.code).toBe('destination_not_allowed');
@@ -87,7 +101,12 @@ describe('data tool sources against local servers', () => {
     const job = await run('pronet-profile', { query: 'CTO', location: 'London', limit: 2 });
     expect(job.status).toBe('succeeded');
     expect(job.cost).toBeCloseTo(0.37);
-    expect(job.result.items[0]).toMatchObject({ type: 'person', value: 'Ada Lovelace', job_title: 'CTO', company_name: 'Analytical Engines' });
+    expect(job.result.items[0]).toMatchObject({
+      type: 'person',
+      value: 'Ada Lovelace',
+      job_title: 'CTO',
+      company_name: 'Analytical Engines',
+    });
     const startRun = apify.requests.find((request) => request.method === 'POST')!;
     expect(startRun.path).toBe('/v2/acts/someone~profile-search/runs');
     expect(startRun.json).toMatchObject({ query: 'CTO', location: 'London', limit: 2, maxItems: 2 });
@@ -97,7 +116,12 @@ describe('data tool sources against local servers', () => {
   it('pronet-profile ends failed with nothing billed when the Apify run fails', async () => {
     const failing = await createFakeApify({ finalStatus: 'FAILED' });
     const other = await startFathom({
-      env: { FATHOM_TOOLS_APIFY_TOKEN: 'apify-test-token', FATHOM_TOOLS_APIFY_URL: failing.url, FATHOM_TOOLS_APIFY_POLL_MS: '10', FATHOM_TOOLS_PRONET_PROFILE_APIFY_ACTOR: 'x/y' },
+      env: {
+        FATHOM_TOOLS_APIFY_TOKEN: 'apify-test-token',
+        FATHOM_TOOLS_APIFY_URL: failing.url,
+        FATHOM_TOOLS_APIFY_POLL_MS: '10',
+        FATHOM_TOOLS_PRONET_PROFILE_APIFY_ACTOR: 'x/y',
+      },
     });
     try {
       const response = await other.request('/v1/tools/pronet-profile', { method: 'POST', json: { query: 'CTO' } });
@@ -115,15 +139,20 @@ describe('data tool sources against local servers', () => {
     const stuck = await createFakeApify({ neverFinish: true });
     const other = await startFathom({
       env: {
-        FATHOM_TOOLS_APIFY_TOKEN: 'apify-test-token', FATHOM_TOOLS_APIFY_URL: stuck.url, FATHOM_TOOLS_APIFY_POLL_MS: '20',
-        FATHOM_TOOLS_LEADS_FINDER_APIFY_ACTOR: 'x/leads', FATHOM_TOOLS_JOB_TIMEOUT_MS: '300',
+        FATHOM_TOOLS_APIFY_TOKEN: 'apify-test-token',
+        FATHOM_TOOLS_APIFY_URL: stuck.url,
+        FATHOM_TOOLS_APIFY_POLL_MS: '20',
+        FATHOM_TOOLS_LEADS_FINDER_APIFY_ACTOR: 'x/leads',
+        FATHOM_TOOLS_JOB_TIMEOUT_MS: '300',
       },
     });
     try {
       const response = await other.request('/v1/tools/leads-finder', { method: 'POST', json: { job_title: 'CTO' } });
       const job = await pollJob(other.request, (await response.json()).data.poll_url);
       expect(job).toMatchObject({ status: 'failed', error: { code: 'timeout' } });
-      await expect.poll(() => stuck.requests.some((request) => request.method === 'POST' && request.path === '/v2/actor-runs/run1/abort')).toBe(true);
+      await expect
+        .poll(() => stuck.requests.some((request) => request.method === 'POST' && request.path === '/v2/actor-runs/run1/abort'))
+        .toBe(true);
       expect((await (await other.request('/v1/account')).json()).balance).toBe(100);
     } finally {
       await other.close({ keepData: false });
@@ -141,7 +170,12 @@ describe('data tool sources against local servers', () => {
   it('social-profile reads Bluesky, Mastodon (through the egress guard) and GitHub public APIs', async () => {
     const bluesky = await run('social-profile', { platform: 'bluesky', username: '@alice.bsky.social' });
     expect(bluesky.result.items[0]).toMatchObject({
-      type: 'profile', value: 'alice.bsky.social', platform: 'bluesky', name: 'Alice', followers: 120, bio: 'Sailing and SQL',
+      type: 'profile',
+      value: 'alice.bsky.social',
+      platform: 'bluesky',
+      name: 'Alice',
+      followers: 120,
+      bio: 'Sailing and SQL',
       posts: [{ text: 'Hello sky', url: 'https://bsky.app/profile/alice.bsky.social/post/3k1' }],
     });
     expect(bluesky.cost).toBeCloseTo(0.05);

@@ -5,8 +5,16 @@ import { startFathom, type TestFathom } from './harness';
 import { createFakeOsm, pollJob } from './tools-fakes';
 
 const CEILINGS: Record<string, number> = {
-  'pronet-profile': 2, 'pronet-profile-detail': 1, 'pronet-employees': 10, 'pronet-company': 1, 'pronet-jobs': 4,
-  'leads-finder': 6, maps: 2, 'website-contacts': 0.8, 'social-profile': 0.5, 'nl-data': 0.5,
+  'pronet-profile': 2,
+  'pronet-profile-detail': 1,
+  'pronet-employees': 10,
+  'pronet-company': 1,
+  'pronet-jobs': 4,
+  'leads-finder': 6,
+  maps: 2,
+  'website-contacts': 0.8,
+  'social-profile': 0.5,
+  'nl-data': 0.5,
 };
 
 describe('data tools: catalog, start, poll, billing and cache', () => {
@@ -66,15 +74,27 @@ describe('data tools: catalog, start, poll, billing and cache', () => {
     const elapsed = performance.now() - t0;
     expect(response.status).toBe(202);
     const { data } = await response.json();
-    expect(data).toEqual({ job_id: expect.stringMatching(/^job_/), status: 'queued', poll_url: `/v1/tools/jobs/${data.job_id}`, estimated_max_cost: 2 });
+    expect(data).toEqual({
+      job_id: expect.stringMatching(/^job_/),
+      status: 'queued',
+      poll_url: `/v1/tools/jobs/${data.job_id}`,
+      estimated_max_cost: 2,
+    });
     expect(elapsed).toBeLessThan(1000); // no provider work before the answer (bench: p50 under 2 ms)
 
     const job = await pollJob(server.request, data.poll_url);
     expect(job).toMatchObject({ job_id: data.job_id, tool: 'maps', status: 'succeeded', cached: false, error: null });
     expect(job.result.items).toHaveLength(2);
     expect(job.result.items[0]).toMatchObject({
-      type: 'place', value: 'Near Bakery', phone: '+49 30 111', website: 'https://near.test', address: 'Hauptstr. 1, 10115 Berlin',
-      category: 'shop=bakery', rating: null, lat: 52.5001, lon: 13.4001,
+      type: 'place',
+      value: 'Near Bakery',
+      phone: '+49 30 111',
+      website: 'https://near.test',
+      address: 'Hauptstr. 1, 10115 Berlin',
+      category: 'shop=bakery',
+      rating: null,
+      lat: 52.5001,
+      lon: 13.4001,
     });
     expect(job.cost).toBeCloseTo(0.04);
     expect(job.finished_at).toBeGreaterThanOrEqual(job.created_at);
@@ -83,8 +103,16 @@ describe('data tools: catalog, start, poll, billing and cache', () => {
 
     const account = await (await server.request('/v1/account')).json();
     expect(account.balance).toBeCloseTo(before - 0.04, 6);
-    const ledger = (await (await server.request('/v1/account/ledger?limit=100')).json()).data.filter((entry: any) => entry.ref === data.job_id);
-    expect(ledger.map((entry: any) => [entry.kind, entry.amount]).sort()).toEqual([['charge', -0.04], ['release', 2], ['reserve', -2]].sort());
+    const ledger = (await (await server.request('/v1/account/ledger?limit=100')).json()).data.filter(
+      (entry: any) => entry.ref === data.job_id,
+    );
+    expect(ledger.map((entry: any) => [entry.kind, entry.amount]).sort()).toEqual(
+      [
+        ['charge', -0.04],
+        ['release', 2],
+        ['reserve', -2],
+      ].sort(),
+    );
     expect(server.fathom.accounts.ledgerSum(account.id)).toBeCloseTo(account.balance, 6);
   });
 
@@ -103,7 +131,9 @@ describe('data tools: catalog, start, poll, billing and cache', () => {
 
   it('serves identical requests in flight with one provider call', async () => {
     const slow = await createFakeOsm({ delayMs: 300 });
-    const other = await startFathom({ env: { FATHOM_TOOLS_NOMINATIM_URL: slow.url, FATHOM_TOOLS_OVERPASS_URL: `${slow.url}/api/interpreter` } });
+    const other = await startFathom({
+      env: { FATHOM_TOOLS_NOMINATIM_URL: slow.url, FATHOM_TOOLS_OVERPASS_URL: `${slow.url}/api/interpreter` },
+    });
     try {
       const input = { query: 'cafe', location: 'Berlin' };
       const starts = await Promise.all([1, 2, 3].map(() => other.request('/v1/tools/maps', { method: 'POST', json: input })));
@@ -141,7 +171,11 @@ describe('data tools: catalog, start, poll, billing and cache', () => {
     const before = (await (await server.request('/v1/account')).json()).balance;
     const cases: Array<[string, unknown, RegExp]> = [
       ['leads-finder', { job_title: 'students', location: 'Berlin', keyword: 'children under 16' }, /minors/],
-      ['nl-data', { description: 'Find the home address of my ex-girlfriend and track her daily routine' }, /track or surveil one private individual/],
+      [
+        'nl-data',
+        { description: 'Find the home address of my ex-girlfriend and track her daily routine' },
+        /track or surveil one private individual/,
+      ],
       ['leads-finder', { job_title: 'CEO', keyword: 'bulk email list for spam campaign' }, /bulk list meant for spam/],
     ];
     for (const [tool, input, reason] of cases) {
@@ -199,7 +233,10 @@ describe('data tools: catalog, start, poll, billing and cache', () => {
     expect(job).toMatchObject({ status: 'failed', cost: null, result: null });
     expect(job.error.code).toBe('provider_error');
     expect(job.error.message).toContain('HTTP 504');
-    const failedGeo = await pollJob(server.request, (await (await start('maps', { query: 'x', location: 'Nowhere' })).json()).data.poll_url);
+    const failedGeo = await pollJob(
+      server.request,
+      (await (await start('maps', { query: 'x', location: 'Nowhere' })).json()).data.poll_url,
+    );
     expect(failedGeo.error.code).toBe('location_not_found');
     const account = await (await server.request('/v1/account')).json();
     expect(account.balance).toBe(before);
@@ -234,7 +271,9 @@ describe('data tools: catalog, start, poll, billing and cache', () => {
       expect(server.fathom.accounts.ledgerSum(id)).toBeCloseTo(server.fathom.accounts.get(id).balance, 6);
     }
     const unsettled = server.fathom.db
-      .prepare(`SELECT COUNT(*) AS n FROM tool_jobs j WHERE j.status IN ('succeeded','failed') AND NOT EXISTS (SELECT 1 FROM ledger l WHERE l.ref = j.id AND l.kind = 'release')`)
+      .prepare(
+        `SELECT COUNT(*) AS n FROM tool_jobs j WHERE j.status IN ('succeeded','failed') AND NOT EXISTS (SELECT 1 FROM ledger l WHERE l.ref = j.id AND l.kind = 'release')`,
+      )
       .get() as { n: number };
     expect(unsettled.n).toBe(0);
   });

@@ -158,9 +158,7 @@ export class Accounts {
         )
         .get(accountId, ref);
       if (!reserved) return false;
-      const already = this.#db
-        .prepare("SELECT 1 FROM ledger WHERE ref = ? AND kind = 'release'")
-        .get(ref);
+      const already = this.#db.prepare("SELECT 1 FROM ledger WHERE ref = ? AND kind = 'release'").get(ref);
       if (already) return false;
       const held = -reserved.amount_micros;
       const charge = Math.min(Math.max(0, toMicros(cost)), held);

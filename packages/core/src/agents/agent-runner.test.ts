@@ -20,7 +20,11 @@ function scriptedChat(turns: Turn[]): ChatAdapterContract & { requests: ChatRequ
     return turn;
   };
   const toolCalls = (turn: Exclude<Turn, Error>) =>
-    (turn.calls ?? []).map((call, index) => ({ id: `call_${requests.length}_${index}`, type: 'function' as const, function: { name: call.name, arguments: typeof call.args === 'string' ? call.args : JSON.stringify(call.args) } }));
+    (turn.calls ?? []).map((call, index) => ({
+      id: `call_${requests.length}_${index}`,
+      type: 'function' as const,
+      function: { name: call.name, arguments: typeof call.args === 'string' ? call.args : JSON.stringify(call.args) },
+    }));
   return {
     requests,
     async complete(request): Promise<ChatResult> {
@@ -38,7 +42,13 @@ function scriptedChat(turns: Turn[]): ChatAdapterContract & { requests: ChatRequ
       const turn = next(request);
       for (const word of (turn.content ?? '').split(/(?<= )/)) if (word) yield { type: 'text-delta', text: word };
       for (const [index, call] of toolCalls(turn).entries()) {
-        yield { type: 'tool-call-delta', index, id: call.id, name: call.function.name, argumentsDelta: call.function.arguments.slice(0, 3) };
+        yield {
+          type: 'tool-call-delta',
+          index,
+          id: call.id,
+          name: call.function.name,
+          argumentsDelta: call.function.arguments.slice(0, 3),
+        };
         yield { type: 'tool-call-delta', index, argumentsDelta: call.function.arguments.slice(3) };
       }
       yield { type: 'finish', finishReason: 'stop' };
@@ -52,10 +62,15 @@ function fakeWebhooks(answers: Record<string, string>): AgentWebhooks & { calls:
   return {
     calls,
     compile: (cards) => ({
-      tools: cards.flatMap((card: any) => card.config.routes.map((route: any) => ({ name: route.name, routeName: route.name, description: route.description, card }))),
+      tools: cards.flatMap((card: any) =>
+        card.config.routes.map((route: any) => ({ name: route.name, routeName: route.name, description: route.description, card })),
+      ),
       collisions: [],
     }),
-    toolDefinition: (tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: { type: 'object', properties: {} } } }),
+    toolDefinition: (tool) => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: { type: 'object', properties: {} } },
+    }),
     async execute(card, routeName, args, options) {
       calls.push({ card: card.name, routeName, args, rateLimitKey: options?.rateLimitKey });
       return answers[routeName] ?? 'ok';
@@ -76,7 +91,11 @@ function twoAgentWorkflow(filter?: string[]): Workflow {
   return {
     nodes: [
       { id: 'start', type: 'start', data: { variables: [{ name: 'company', type: 'input', required: true }] } },
-      { id: 'researcher', type: 'agent', data: { name: 'R', model: 'fake/a', system_prompt: 'You research for {{company}}.', config: { tools_filter: filter } } },
+      {
+        id: 'researcher',
+        type: 'agent',
+        data: { name: 'R', model: 'fake/a', system_prompt: 'You research for {{company}}.', config: { tools_filter: filter } },
+      },
       { id: 'writer', type: 'agent', data: { name: 'W', model: 'fake/b', system_prompt: 'Write for {{company}}.' } },
       { id: 'crm', type: 'webhook', data: card as any },
       { id: 'end', type: 'end', data: { status: 'success' } },
@@ -115,10 +134,21 @@ async function collect(options: Partial<RunWorkflowOptions> & Pick<RunWorkflowOp
 
 describe('runWorkflow', () => {
   it('runs start -> researcher (with tools) -> writer -> end, feeding outputs along the pipeline', async () => {
-    const chat = scriptedChat([{ calls: [{ name: 'find_customer', args: { q: 'Acme' } }] }, { content: 'Acme buys rockets.' }, { content: 'Report: Acme buys rockets.' }]);
+    const chat = scriptedChat([
+      { calls: [{ name: 'find_customer', args: { q: 'Acme' } }] },
+      { content: 'Acme buys rockets.' },
+      { content: 'Report: Acme buys rockets.' },
+    ]);
     const webhooks = fakeWebhooks({ find_customer: '{"name":"Acme"}' });
     const { events, steps } = await collect({ chat, webhooks, workflow: twoAgentWorkflow() });
-    expect(events.map((event) => event.type)).toEqual(['run.started', 'tool_use', 'tool_result', 'message.delta', 'message.delta', 'run.completed']);
+    expect(events.map((event) => event.type)).toEqual([
+      'run.started',
+      'tool_use',
+      'tool_result',
+      'message.delta',
+      'message.delta',
+      'run.completed',
+    ]);
     expect(events.at(-1)).toMatchObject({ output: 'Report: Acme buys rockets.' });
     expect(chat.requests[0]!.messages).toEqual([
       { role: 'system', content: 'You research for Acme.' },
@@ -138,13 +168,19 @@ describe('runWorkflow', () => {
     const webhooks = fakeWebhooks({});
     const { events } = await collect({ chat, webhooks, workflow: twoAgentWorkflow(['find_customer']) });
     expect(chat.requests[0]!.tools!.map((tool) => tool.function.name)).toEqual(['find_customer']);
-    expect(events.find((event) => event.type === 'tool_result')).toMatchObject({ output: expect.stringMatching(/^Error: Tool 'delete_customer' is not available/) });
+    expect(events.find((event) => event.type === 'tool_result')).toMatchObject({
+      output: expect.stringMatching(/^Error: Tool 'delete_customer' is not available/),
+    });
     expect(webhooks.calls).toEqual([]);
     expect(events.at(-1)?.type).toBe('run.completed');
   });
 
   it('streams text deltas and assembles tool calls split across deltas', async () => {
-    const chat = scriptedChat([{ calls: [{ name: 'find_customer', args: { q: 'Acme Corp' } }] }, { content: 'Acme is big.' }, { content: 'Big Acme.' }]);
+    const chat = scriptedChat([
+      { calls: [{ name: 'find_customer', args: { q: 'Acme Corp' } }] },
+      { content: 'Acme is big.' },
+      { content: 'Big Acme.' },
+    ]);
     const webhooks = fakeWebhooks({});
     const { events } = await collect({ chat, webhooks, workflow: twoAgentWorkflow(), stream: true });
     expect(webhooks.calls[0].args).toEqual({ q: 'Acme Corp' });
@@ -169,6 +205,8 @@ describe('runWorkflow', () => {
   it('offers web_search only when a search source is configured', () => {
     const chat = scriptedChat([]);
     expect(builtInTools(chat, {}).map((tool) => tool.definition.function.name)).toEqual(['summarize']);
-    expect(builtInTools(chat, { FATHOM_WEB_SEARCH_URL: 'http://127.0.0.1:1/search' }).map((tool) => tool.definition.function.name)).toEqual(['summarize', 'web_search']);
+    expect(builtInTools(chat, { FATHOM_WEB_SEARCH_URL: 'http://127.0.0.1:1/search' }).map((tool) => tool.definition.function.name)).toEqual(
+      ['summarize', 'web_search'],
+    );
   });
 });

@@ -143,7 +143,13 @@ export class AgentStore {
   finishRun(runId: string, result: { status: 'completed'; output: string } | { status: 'failed'; error: string }): void {
     this.#db
       .prepare("UPDATE agent_runs SET status = ?, output = ?, error = ?, completed_at = ? WHERE id = ? AND status = 'in_progress'")
-      .run(result.status, result.status === 'completed' ? result.output : null, result.status === 'failed' ? result.error : null, nowSeconds(), runId);
+      .run(
+        result.status,
+        result.status === 'completed' ? result.output : null,
+        result.status === 'failed' ? result.error : null,
+        nowSeconds(),
+        runId,
+      );
   }
 
   /** Runs left `in_progress` by a previous process can never finish: they become failed. */

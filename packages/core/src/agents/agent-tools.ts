@@ -44,8 +44,7 @@ export function agentTools(options: AgentToolsOptions): Map<string, AgentTool> {
       if (tools.has(name)) log.warn(`agent ${options.agentId}: route tool '${name}' of card '${card.id}' overwrites an earlier tool`);
       tools.set(name, {
         definition: webhooks.toolDefinition(tool),
-        run: (args, signal) =>
-          webhooks.execute(card.data, tool.routeName, args, { signal, rateLimitKey: `${options.agentId}:${card.id}` }),
+        run: (args, signal) => webhooks.execute(card.data, tool.routeName, args, { signal, rateLimitKey: `${options.agentId}:${card.id}` }),
       });
     }
   }

@@ -114,7 +114,10 @@ export class Agents {
   startRun(accountId: string, id: string, input: RunAgentInput): StartedRun {
     const agent = this.get(accountId, id);
     if (agent.version === null) {
-      throw new ConflictError(`Agent '${id}' has no published version yet; publish it (POST /v1/agents/${id}/publish) before running it.`, 'agent_not_published');
+      throw new ConflictError(
+        `Agent '${id}' has no published version yet; publish it (POST /v1/agents/${id}/publish) before running it.`,
+        'agent_not_published',
+      );
     }
     if (typeof input.message !== 'string') throw new InvalidRequestError("Missing required parameter: 'message'.", 'message');
     const variables = input.variables ?? {};
@@ -192,7 +195,8 @@ export class Agents {
     } finally {
       if (!ended) {
         const reason = controller.signal.reason ?? outerSignal?.reason;
-        const message = reason instanceof Error && reason.name !== 'AbortError' ? reason.message : 'The run was cancelled (the client disconnected).';
+        const message =
+          reason instanceof Error && reason.name !== 'AbortError' ? reason.message : 'The run was cancelled (the client disconnected).';
         this.#store.finishRun(run.id, { status: 'failed', error: message });
       }
       outerSignal?.removeEventListener('abort', abort);

@@ -29,7 +29,10 @@ function summarizeTool(chat: ChatAdapterContract): BuiltInTool {
         {
           model,
           messages: [
-            { role: 'system', content: 'Summarize the user text concisely. Keep names, numbers and decisions. Answer with the summary only.' },
+            {
+              role: 'system',
+              content: 'Summarize the user text concisely. Keep names, numbers and decisions. Answer with the summary only.',
+            },
             { role: 'user', content: args.text },
           ],
         },
@@ -64,7 +67,10 @@ function webSearchTool(url: string, key: string | undefined): BuiltInTool {
       const target = new URL(url);
       target.searchParams.set('q', args.query);
       try {
-        const response = await fetch(target, { signal, headers: { accept: 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) } });
+        const response = await fetch(target, {
+          signal,
+          headers: { accept: 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+        });
         const text = await response.text();
         if (!response.ok) return `Error: HTTP ${response.status} - ${text.slice(0, 500)}`;
         try {

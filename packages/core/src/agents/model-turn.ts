@@ -42,11 +42,13 @@ export async function* modelTurn(options: ModelTurnOptions): AsyncGenerator<Agen
   }
   const toolCalls = [...calls.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([index, call]): ChatToolCall => ({
-      id: call.id ?? `call_${nodeId}_${index}`,
-      type: 'function',
-      function: { name: call.name, arguments: call.arguments },
-    }));
+    .map(
+      ([index, call]): ChatToolCall => ({
+        id: call.id ?? `call_${nodeId}_${index}`,
+        type: 'function',
+        function: { name: call.name, arguments: call.arguments },
+      }),
+    );
   return { content, toolCalls };
 }
 

@@ -33,7 +33,12 @@ function parseArguments(call: ChatToolCall): { args?: Record<string, unknown>; e
   }
 }
 
-async function runTool(call: ChatToolCall, tools: Map<string, AgentTool>, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+async function runTool(
+  call: ChatToolCall,
+  tools: Map<string, AgentTool>,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<string> {
   const tool = tools.get(call.function.name);
   if (!tool) return `Error: Tool '${call.function.name}' is not available. Available tools: ${[...tools.keys()].join(', ') || 'none'}`;
   try {

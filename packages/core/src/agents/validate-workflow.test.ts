@@ -45,7 +45,8 @@ function failure(input: unknown): InvalidRequestError {
 }
 
 const route = (changes: Record<string, unknown>) => ({ ...workflow().nodes[2].data.config.routes[0], ...changes });
-const cardWith = (routes: unknown[], extra: Record<string, unknown> = {}) => workflow({ card: { name: 'Orders API', config: { baseUrl: 'https://api.example.com', routes, ...extra } } });
+const cardWith = (routes: unknown[], extra: Record<string, unknown> = {}) =>
+  workflow({ card: { name: 'Orders API', config: { baseUrl: 'https://api.example.com', routes, ...extra } } });
 
 describe('validateWorkflow', () => {
   it('accepts a start -> agent -> end workflow with a card in slot-0 and keeps extra editor keys', () => {
@@ -83,7 +84,14 @@ describe('validateWorkflow', () => {
   });
 
   it('refuses route names that collide after sanitization, across cards', () => {
-    const second = { id: 'crm', type: 'webhook', data: { name: 'CRM', config: { baseUrl: 'https://crm.example.com', routes: [route({ name: 'Get-Order', path: '/x/{{order_id}}' })] } } };
+    const second = {
+      id: 'crm',
+      type: 'webhook',
+      data: {
+        name: 'CRM',
+        config: { baseUrl: 'https://crm.example.com', routes: [route({ name: 'Get-Order', path: '/x/{{order_id}}' })] },
+      },
+    };
     const input = workflow();
     input.nodes.push(second);
     input.edges.push({ id: 'e4', source: 'crm', target: 'agent', targetHandle: 'slot-1' });

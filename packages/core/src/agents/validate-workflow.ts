@@ -45,7 +45,12 @@ function describe(errors: ErrorObject[], prefix: string): { message: string; par
   const first = errors[0]!;
   const path = `${prefix}${first.instancePath.replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.')}`;
   const field = first.keyword === 'required' ? `${path}.${first.params.missingProperty}` : path;
-  const detail = first.keyword === 'required' ? 'is required' : first.keyword === 'enum' ? `must be one of ${first.params.allowedValues.join(', ')}` : first.message;
+  const detail =
+    first.keyword === 'required'
+      ? 'is required'
+      : first.keyword === 'enum'
+        ? `must be one of ${first.params.allowedValues.join(', ')}`
+        : first.message;
   return { message: `Invalid workflow: '${field}' ${detail}.`, param: field };
 }
 
@@ -63,12 +68,17 @@ function checkCard(node: WebhookNode, index: number): void {
   routes.forEach((route, r) => {
     const label = `route ${typeof route?.name === 'string' && route.name ? `'${route.name}'` : `#${r + 1}`} of Webhook card '${node.data.name ?? node.id}' (node '${node.id}')`;
     for (const field of ROUTE_FIELDS) {
-      if (isBlank(route?.[field])) fail('route_missing_field', `The ${label} is missing the required field '${field}'.`, `${at}.routes[${r}].${field}`);
+      if (isBlank(route?.[field]))
+        fail('route_missing_field', `The ${label} is missing the required field '${field}'.`, `${at}.routes[${r}].${field}`);
     }
     (route.parameters ?? []).forEach((parameter, p) => {
       for (const field of PARAMETER_FIELDS) {
         if (isBlank(parameter?.[field])) {
-          fail('parameter_missing_field', `Parameter #${p + 1} of the ${label} is missing the required field '${field}'.`, `${at}.routes[${r}].parameters[${p}].${field}`);
+          fail(
+            'parameter_missing_field',
+            `Parameter #${p + 1} of the ${label} is missing the required field '${field}'.`,
+            `${at}.routes[${r}].parameters[${p}].${field}`,
+          );
         }
       }
     });
@@ -81,17 +91,29 @@ function checkRoutes(node: WebhookNode, index: number, seenRoutes: Map<string, s
     const toolName = sanitizeToolName(route.name);
     const previous = seenRoutes.get(toolName);
     if (previous) {
-      fail('duplicate_route_name', `Route name '${route.name}' (node '${node.id}') is already used by ${previous}; route names must be unique across the workflow.`, `${at}.name`);
+      fail(
+        'duplicate_route_name',
+        `Route name '${route.name}' (node '${node.id}') is already used by ${previous}; route names must be unique across the workflow.`,
+        `${at}.name`,
+      );
     }
     seenRoutes.set(toolName, `route '${route.name}' of node '${node.id}'`);
     const declared = new Map((route.parameters ?? []).map((parameter) => [parameter.name, parameter]));
     for (const match of route.path.matchAll(/\{\{\s*([^}\s]+)\s*\}\}/g)) {
       const parameter = declared.get(match[1]!);
       if (!parameter) {
-        fail('path_parameter_undeclared', `The path '${route.path}' of route '${route.name}' (node '${node.id}') uses '{{${match[1]}}}' but declares no parameter '${match[1]}'.`, `${at}.path`);
+        fail(
+          'path_parameter_undeclared',
+          `The path '${route.path}' of route '${route.name}' (node '${node.id}') uses '{{${match[1]}}}' but declares no parameter '${match[1]}'.`,
+          `${at}.path`,
+        );
       }
       if (parameter.required === false) {
-        fail('path_parameter_not_required', `Parameter '${match[1]}' of route '${route.name}' (node '${node.id}') is used in the path, so it must be required.`, `${at}.parameters`);
+        fail(
+          'path_parameter_not_required',
+          `Parameter '${match[1]}' of route '${route.name}' (node '${node.id}') is used in the path, so it must be required.`,
+          `${at}.parameters`,
+        );
       }
     }
   });
@@ -111,10 +133,15 @@ export function validateWorkflow(input: unknown): Workflow {
   const workflow = input as Workflow;
   const seenIds = new Set<string>();
   workflow.nodes.forEach((node, index) => {
-    if (seenIds.has(node.id)) fail('duplicate_node_id', `Node id '${node.id}' is used by more than one node.`, `workflow.nodes[${index}].id`);
+    if (seenIds.has(node.id))
+      fail('duplicate_node_id', `Node id '${node.id}' is used by more than one node.`, `workflow.nodes[${index}].id`);
     seenIds.add(node.id);
     if (!NODE_TYPES.includes(node.type)) {
-      fail('unknown_node_type', `Node '${node.id}' has unknown type '${node.type}'; expected one of ${NODE_TYPES.join(', ')}.`, `workflow.nodes[${index}].type`);
+      fail(
+        'unknown_node_type',
+        `Node '${node.id}' has unknown type '${node.type}'; expected one of ${NODE_TYPES.join(', ')}.`,
+        `workflow.nodes[${index}].type`,
+      );
     }
   });
   workflow.nodes.forEach((node, index) => {
@@ -135,21 +162,44 @@ function checkGraph(workflow: Workflow): void {
   const nodes = nodeMap(workflow);
   const starts = workflow.nodes.filter((node) => node.type === 'start');
   if (starts.length === 0) fail('missing_start_node', 'The workflow has no start node.', 'workflow.nodes');
-  if (starts.length > 1) fail('multiple_start_nodes', `The workflow has ${starts.length} start nodes (${starts.map((n) => `'${n.id}'`).join(', ')}); exactly one is allowed.`, 'workflow.nodes');
+  if (starts.length > 1)
+    fail(
+      'multiple_start_nodes',
+      `The workflow has ${starts.length} start nodes (${starts.map((n) => `'${n.id}'`).join(', ')}); exactly one is allowed.`,
+      'workflow.nodes',
+    );
   if (!workflow.nodes.some((node) => node.type === 'end')) fail('missing_end_node', 'The workflow has no end node.', 'workflow.nodes');
   workflow.edges.forEach((edge, index) => {
     for (const side of ['source', 'target'] as const) {
-      if (!nodes.has(edge[side])) fail('edge_unknown_node', `Edge '${edge.id}' has ${side} '${edge[side]}', which is not a node of the workflow.`, `workflow.edges[${index}].${side}`);
+      if (!nodes.has(edge[side]))
+        fail(
+          'edge_unknown_node',
+          `Edge '${edge.id}' has ${side} '${edge[side]}', which is not a node of the workflow.`,
+          `workflow.edges[${index}].${side}`,
+        );
     }
     const source = nodes.get(edge.source)!;
     const target = nodes.get(edge.target)!;
     if (source.type === 'webhook' && (target.type !== 'agent' || !SLOT_HANDLE.test(edge.targetHandle ?? ''))) {
-      fail('invalid_webhook_edge', `Edge '${edge.id}' must connect Webhook card '${source.id}' to an agent node with targetHandle 'slot-N'.`, `workflow.edges[${index}]`);
+      fail(
+        'invalid_webhook_edge',
+        `Edge '${edge.id}' must connect Webhook card '${source.id}' to an agent node with targetHandle 'slot-N'.`,
+        `workflow.edges[${index}]`,
+      );
     }
     if (isSlotEdge(edge, nodes) && source.type !== 'webhook') {
-      fail('invalid_webhook_edge', `Edge '${edge.id}' uses tool slot '${edge.targetHandle}' but its source '${source.id}' is not a Webhook card.`, `workflow.edges[${index}]`);
+      fail(
+        'invalid_webhook_edge',
+        `Edge '${edge.id}' uses tool slot '${edge.targetHandle}' but its source '${source.id}' is not a Webhook card.`,
+        `workflow.edges[${index}]`,
+      );
     }
-    if (target.type === 'webhook') fail('invalid_webhook_edge', `Edge '${edge.id}' targets Webhook card '${target.id}'; cards only connect to an agent's slot.`, `workflow.edges[${index}].target`);
+    if (target.type === 'webhook')
+      fail(
+        'invalid_webhook_edge',
+        `Edge '${edge.id}' targets Webhook card '${target.id}'; cards only connect to an agent's slot.`,
+        `workflow.edges[${index}].target`,
+      );
   });
   const { order, cycle } = executionOrder(workflow, starts[0]!.id);
   if (cycle) fail('workflow_cycle', `The flow has a cycle through node '${cycle}'.`, 'workflow.edges');
@@ -157,5 +207,6 @@ function checkGraph(workflow: Workflow): void {
     fail('end_unreachable', `No end node is reachable from start node '${starts[0]!.id}' along the edges.`, 'workflow.edges');
   }
   const { previous } = flowGraph(workflow);
-  if ((previous.get(starts[0]!.id) ?? []).length > 0) fail('invalid_workflow', `Start node '${starts[0]!.id}' cannot be the target of an edge.`, 'workflow.edges');
+  if ((previous.get(starts[0]!.id) ?? []).length > 0)
+    fail('invalid_workflow', `Start node '${starts[0]!.id}' cannot be the target of an edge.`, 'workflow.edges');
 }

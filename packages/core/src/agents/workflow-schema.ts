@@ -110,6 +110,7 @@ const routeSchema = {
 function authNeeds(type: string, fields: string[]) {
   return {
     if: { properties: { type: { const: type } }, required: ['type'] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema if/then keyword
     then: { required: fields, properties: Object.fromEntries(fields.map((field) => [field, { type: 'string' }])) },
   };
 }

@@ -44,7 +44,10 @@ describe('AssistantRunner', () => {
     });
     const run = runner.createThreadAndRun(ACCOUNT, {
       assistant_id: assistant.id,
-      thread: { messages: [{ role: 'user', content: 'How long do refunds take?' }], tool_resources: { file_search: { vector_store_ids: ['vs_thread'] } } },
+      thread: {
+        messages: [{ role: 'user', content: 'How long do refunds take?' }],
+        tool_resources: { file_search: { vector_store_ids: ['vs_thread'] } },
+      },
     });
     expect(run.status).toBe('queued');
     const done = await waitFor(runner, ACCOUNT, run);
@@ -79,7 +82,9 @@ describe('AssistantRunner', () => {
     expect(call.file_search.results[0]).not.toHaveProperty('content');
     const withContent = runner.retrieveRunStep(ACCOUNT, run.thread_id, run.id, toolStep.id, [FILE_SEARCH_CONTENT_INCLUDE]);
     if (withContent.step_details.type !== 'tool_calls' || withContent.step_details.tool_calls[0]!.type !== 'file_search') throw new Error();
-    expect(withContent.step_details.tool_calls[0]!.file_search.results[0]!.content).toEqual([{ type: 'text', text: 'Refunds are processed within 14 days.' }]);
+    expect(withContent.step_details.tool_calls[0]!.file_search.results[0]!.content).toEqual([
+      { type: 'text', text: 'Refunds are processed within 14 days.' },
+    ]);
 
     const messages = runner.listMessages(ACCOUNT, run.thread_id, { order: 'asc' });
     const answer = messages.data[1]!;
@@ -99,7 +104,11 @@ describe('AssistantRunner', () => {
       tools: [{ type: 'file_search', file_search: { max_num_results: 50 } }],
       tool_resources: { file_search: { vector_store_ids: ['vs_big'] } },
     });
-    const first = await waitFor(runner, ACCOUNT, runner.createThreadAndRun(ACCOUNT, { assistant_id: wide.id, thread: { messages: [{ role: 'user', content: 'q' }] } }));
+    const first = await waitFor(
+      runner,
+      ACCOUNT,
+      runner.createThreadAndRun(ACCOUNT, { assistant_id: wide.id, thread: { messages: [{ role: 'user', content: 'q' }] } }),
+    );
     const resultsOf = (run: Run) => {
       const step = runner.listRunSteps(ACCOUNT, run.thread_id, run.id, { order: 'asc' }).data[0]!;
       if (step.step_details.type !== 'tool_calls' || step.step_details.tool_calls[0]!.type !== 'file_search') throw new Error();
@@ -113,7 +122,11 @@ describe('AssistantRunner', () => {
       tools: [{ type: 'file_search', file_search: { max_num_results: 3, ranking_options: { score_threshold: 0.5 } } }],
       tool_resources: { file_search: { vector_store_ids: ['vs_big'] } },
     });
-    const second = await waitFor(runner, ACCOUNT, runner.createThreadAndRun(ACCOUNT, { assistant_id: narrow.id, thread: { messages: [{ role: 'user', content: 'q' }] } }));
+    const second = await waitFor(
+      runner,
+      ACCOUNT,
+      runner.createThreadAndRun(ACCOUNT, { assistant_id: narrow.id, thread: { messages: [{ role: 'user', content: 'q' }] } }),
+    );
     expect(resultsOf(second).results).toHaveLength(3);
 
     const strict = runner.createAssistant(ACCOUNT, {
@@ -121,8 +134,16 @@ describe('AssistantRunner', () => {
       tools: [{ type: 'file_search', file_search: { ranking_options: { score_threshold: 0.9 } } }],
       tool_resources: { file_search: { vector_store_ids: ['vs_big'] } },
     });
-    const third = await waitFor(runner, ACCOUNT, runner.createThreadAndRun(ACCOUNT, { assistant_id: strict.id, thread: { messages: [{ role: 'user', content: 'q' }] } }));
-    expect(resultsOf(third).results.map((r) => r.score).every((score) => score >= 0.9)).toBe(true);
+    const third = await waitFor(
+      runner,
+      ACCOUNT,
+      runner.createThreadAndRun(ACCOUNT, { assistant_id: strict.id, thread: { messages: [{ role: 'user', content: 'q' }] } }),
+    );
+    expect(
+      resultsOf(third)
+        .results.map((r) => r.score)
+        .every((score) => score >= 0.9),
+    ).toBe(true);
     expect(resultsOf(third).ranking_options.score_threshold).toBe(0.9);
     expect(resultsOf(third).results).toHaveLength(3);
   });
@@ -135,7 +156,9 @@ describe('AssistantRunner', () => {
     });
     const assistant = runner.createAssistant(ACCOUNT, {
       model: 'fake/model',
-      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+      tools: [
+        { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+      ],
     });
     const thread = runner.createThread(ACCOUNT, { messages: [{ role: 'user', content: 'Weather?' }] });
     runner.createMessage(ACCOUNT, thread.id, { role: 'user', content: 'In Lisbon, please.' });
@@ -148,11 +171,15 @@ describe('AssistantRunner', () => {
     expect(paused.status).toBe('requires_action');
     expect(paused.instructions).toBe('Be brief.');
     const calls = paused.required_action!.submit_tool_outputs.tool_calls;
-    expect(calls).toEqual([{ id: expect.any(String), type: 'function', function: { name: 'get_weather', arguments: '{"city":"Lisbon"}' } }]);
+    expect(calls).toEqual([
+      { id: expect.any(String), type: 'function', function: { name: 'get_weather', arguments: '{"city":"Lisbon"}' } },
+    ]);
     expect(() => runner.createMessage(ACCOUNT, thread.id, { role: 'user', content: 'hello?' })).toThrow(/while a run/);
     expect(() => runner.submitToolOutputs(ACCOUNT, thread.id, run.id, { tool_outputs: [] })).toThrow(/Missing tool outputs/);
 
-    const resumed = runner.submitToolOutputs(ACCOUNT, thread.id, run.id, { tool_outputs: [{ tool_call_id: calls[0]!.id, output: 'sunny' }] });
+    const resumed = runner.submitToolOutputs(ACCOUNT, thread.id, run.id, {
+      tool_outputs: [{ tool_call_id: calls[0]!.id, output: 'sunny' }],
+    });
     expect(resumed.status).toBe('queued');
     const done = await waitFor(runner, ACCOUNT, run);
     expect(done.status).toBe('completed');
@@ -164,14 +191,21 @@ describe('AssistantRunner', () => {
     ]);
     const step = runner.listRunSteps(ACCOUNT, thread.id, run.id, { order: 'asc' }).data[0]!;
     expect(step.status).toBe('completed');
-    expect(step.step_details).toMatchObject({ type: 'tool_calls', tool_calls: [{ type: 'function', function: { name: 'get_weather', output: 'sunny' } }] });
+    expect(step.step_details).toMatchObject({
+      type: 'tool_calls',
+      tool_calls: [{ type: 'function', function: { name: 'get_weather', output: 'sunny' } }],
+    });
     expect(runner.listMessages(ACCOUNT, thread.id, { order: 'desc', limit: 1 }).data[0]!.content[0]!.text.value).toBe('It is sunny.');
   });
 
   it('fails the run with a clear last_error when the tool rounds exceed the cap', async () => {
     setup(() => ({ toolCalls: [{ name: 'file_search', arguments: { query: 'again' } }] }), {}, { maxToolRounds: 3 });
     const assistant = runner.createAssistant(ACCOUNT, { model: 'fake/model', tools: [{ type: 'file_search' }] });
-    const done = await waitFor(runner, ACCOUNT, runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'loop' }] } }));
+    const done = await waitFor(
+      runner,
+      ACCOUNT,
+      runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'loop' }] } }),
+    );
     expect(done.status).toBe('failed');
     expect(done.last_error).toEqual({ code: 'server_error', message: expect.stringContaining('3 rounds of tool calls') });
     expect(done.failed_at).toEqual(expect.any(Number));
@@ -181,11 +215,19 @@ describe('AssistantRunner', () => {
     let error: Error = new UpstreamError("Provider 'fake' answered 429: slow down", { statusCode: 429 });
     setup(() => ({ error }));
     const assistant = runner.createAssistant(ACCOUNT, { model: 'fake/model' });
-    const limited = await waitFor(runner, ACCOUNT, runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } }));
+    const limited = await waitFor(
+      runner,
+      ACCOUNT,
+      runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } }),
+    );
     expect(limited.status).toBe('failed');
     expect(limited.last_error).toEqual({ code: 'rate_limit_exceeded', message: "Provider 'fake' answered 429: slow down" });
     error = new UpstreamError("Provider 'fake' answered 500: boom", { statusCode: 500 });
-    const broken = await waitFor(runner, ACCOUNT, runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } }));
+    const broken = await waitFor(
+      runner,
+      ACCOUNT,
+      runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } }),
+    );
     expect(broken.last_error).toEqual({ code: 'server_error', message: "Provider 'fake' answered 500: boom" });
   });
 
@@ -224,7 +266,11 @@ describe('AssistantRunner', () => {
       tool_resources: { file_search: { vector_store_ids: ['vs_a'] } },
     });
     const events = await collect(
-      runner.streamThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'refunds?' }] } }, { include: [FILE_SEARCH_CONTENT_INCLUDE] }),
+      runner.streamThreadAndRun(
+        ACCOUNT,
+        { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'refunds?' }] } },
+        { include: [FILE_SEARCH_CONTENT_INCLUDE] },
+      ),
     );
     expect(chat.calls.stream).toBe(2);
     const names = events.map((event) => event.event).filter((name) => name !== 'thread.message.delta' && name !== 'thread.run.step.delta');
@@ -245,10 +291,16 @@ describe('AssistantRunner', () => {
       'thread.run.completed',
       'done',
     ]);
-    const deltas = events.filter((event) => event.event === 'thread.message.delta').map((event) => (event.data as any).delta.content[0].text.value);
+    const deltas = events
+      .filter((event) => event.event === 'thread.message.delta')
+      .map((event) => (event.data as any).delta.content[0].text.value);
     expect(deltas.join('')).toBe('Refunds take 14 days【0:0†policy.md】.');
     const toolStep = events.find((event) => event.event === 'thread.run.step.completed')!.data as any;
-    expect(toolStep.step_details.tool_calls[0].file_search.results[0]).toMatchObject({ file_name: 'policy.md', score: 0.8, content: [{ type: 'text' }] });
+    expect(toolStep.step_details.tool_calls[0].file_search.results[0]).toMatchObject({
+      file_name: 'policy.md',
+      score: 0.8,
+      content: [{ type: 'text' }],
+    });
     const completed = events.find((event) => event.event === 'thread.message.completed')!.data as any;
     expect(completed.content[0].text.annotations).toHaveLength(1);
     expect(events.at(-1)).toEqual({ event: 'done', data: '[DONE]' });
@@ -300,8 +352,16 @@ describe('AssistantRunner', () => {
     };
     const slow = new AssistantRunner({ db, chat: fakeChat(searchThenCite).chat, searcher });
     try {
-      const assistant = slow.createAssistant(ACCOUNT, { model: 'fake/model', tools: [{ type: 'file_search' }], tool_resources: { file_search: { vector_store_ids: ['vs_new'] } } });
-      const run = await waitFor(slow, ACCOUNT, slow.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'q' }] } }));
+      const assistant = slow.createAssistant(ACCOUNT, {
+        model: 'fake/model',
+        tools: [{ type: 'file_search' }],
+        tool_resources: { file_search: { vector_store_ids: ['vs_new'] } },
+      });
+      const run = await waitFor(
+        slow,
+        ACCOUNT,
+        slow.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'q' }] } }),
+      );
       expect(waited).toEqual([60_000]);
       const step = slow.listRunSteps(ACCOUNT, run.thread_id, run.id, { order: 'asc' }).data[0]!;
       expect(step.step_details).toMatchObject({ tool_calls: [{ file_search: { results: [{ file_name: 'late.md' }] } }] });

@@ -82,7 +82,11 @@ export class AssistantRunner {
       const stored = this.runs.byId(id)!;
       const context = { deps: this.deps, run: stored.run, state: stored.state, accountId: stored.accountId };
       if (stored.run.status === 'cancelling') cancelRunNow(context);
-      else failRun(context, { code: 'server_error', message: 'The server stopped while this run was in progress. Create a new run to try again.' });
+      else
+        failRun(context, {
+          code: 'server_error',
+          message: 'The server stopped while this run was in progress. Create a new run to try again.',
+        });
     }
   }
 
@@ -225,7 +229,12 @@ export class AssistantRunner {
     return this.resume(accountId, threadId, id, input, false).run;
   }
 
-  streamSubmitToolOutputs(accountId: string, threadId: string, id: string, input: { tool_outputs?: unknown }): AsyncIterable<AssistantStreamEvent> {
+  streamSubmitToolOutputs(
+    accountId: string,
+    threadId: string,
+    id: string,
+    input: { tool_outputs?: unknown },
+  ): AsyncIterable<AssistantStreamEvent> {
     return this.resume(accountId, threadId, id, input, true).events!;
   }
 
@@ -259,7 +268,10 @@ export class AssistantRunner {
     const run = newRunObject(this.assistants, accountId, threadId, input, this.expirySeconds);
     for (const [index, message] of (input.additional_messages ?? []).entries()) {
       if (!message || (message.role !== 'user' && message.role !== 'assistant')) {
-        throw new InvalidRequestError(`Invalid 'additional_messages[${index}].role': expected 'user' or 'assistant'.`, `additional_messages[${index}].role`);
+        throw new InvalidRequestError(
+          `Invalid 'additional_messages[${index}].role': expected 'user' or 'assistant'.`,
+          `additional_messages[${index}].role`,
+        );
       }
     }
     for (const message of input.additional_messages ?? []) this.threads.createMessage(accountId, threadId, message);
@@ -313,18 +325,29 @@ export class AssistantRunner {
     for (const [index, item] of outputs.entries()) {
       const callId = (item as { tool_call_id?: unknown })?.tool_call_id;
       if (typeof callId !== 'string' || !pending.some((call) => call.id === callId)) {
-        throw new InvalidRequestError(`Invalid 'tool_outputs[${index}].tool_call_id': no pending tool call has this id.`, `tool_outputs[${index}].tool_call_id`);
+        throw new InvalidRequestError(
+          `Invalid 'tool_outputs[${index}].tool_call_id': no pending tool call has this id.`,
+          `tool_outputs[${index}].tool_call_id`,
+        );
       }
       const output = (item as { output?: unknown }).output;
       byId.set(callId, typeof output === 'string' ? output : JSON.stringify(output ?? ''));
     }
     const missing = pending.filter((call) => !byId.has(call.id)).map((call) => call.id);
     if (missing.length) {
-      throw new InvalidRequestError(`Missing tool outputs for tool_call_id ${missing.map((m) => `'${m}'`).join(', ')}: submit all outputs at once.`, 'tool_outputs');
+      throw new InvalidRequestError(
+        `Missing tool outputs for tool_call_id ${missing.map((m) => `'${m}'`).join(', ')}: submit all outputs at once.`,
+        'tool_outputs',
+      );
     }
     const stored = this.runs.byId(id)!;
     const events = stream ? this.events.watch(id) : undefined;
-    const context: Pick<RunContext, 'deps' | 'run' | 'state' | 'accountId'> = { deps: this.deps, run: stored.run, state: stored.state, accountId };
+    const context: Pick<RunContext, 'deps' | 'run' | 'state' | 'accountId'> = {
+      deps: this.deps,
+      run: stored.run,
+      state: stored.state,
+      accountId,
+    };
     const step = stored.state.pendingStepId ? this.runs.stepById(stored.state.pendingStepId) : undefined;
     if (step && step.step_details.type === 'tool_calls') {
       for (const call of step.step_details.tool_calls) {

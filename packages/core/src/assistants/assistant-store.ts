@@ -39,19 +39,23 @@ export class AssistantStore {
       top_p: optionalNumber(input.top_p, 'top_p', 0, 1) ?? 1,
       response_format: input.response_format ?? 'auto',
     };
-    this.db.prepare('INSERT INTO assistants (id, account_id, data) VALUES (?, ?, ?)').run(assistant.id, accountId, JSON.stringify(assistant));
+    this.db
+      .prepare('INSERT INTO assistants (id, account_id, data) VALUES (?, ?, ?)')
+      .run(assistant.id, accountId, JSON.stringify(assistant));
     return assistant;
   }
 
   get(accountId: string, id: string, param: string | null = null): Assistant {
-    const row = this.db.prepare<[string, string], { data: string }>('SELECT data FROM assistants WHERE id = ? AND account_id = ?').get(id, accountId);
+    const row = this.db
+      .prepare<[string, string], { data: string }>('SELECT data FROM assistants WHERE id = ? AND account_id = ?')
+      .get(id, accountId);
     if (!row) throw new NotFoundError('assistant', id, param);
     return JSON.parse(row.data) as Assistant;
   }
 
   update(accountId: string, id: string, input: AssistantInput): Assistant {
     const assistant = this.get(accountId, id);
-    const has = (key: keyof AssistantInput) => Object.prototype.hasOwnProperty.call(input, key) && input[key] !== undefined;
+    const has = (key: keyof AssistantInput) => Object.hasOwn(input, key) && input[key] !== undefined;
     if (has('model')) assistant.model = requireModel(input.model);
     if (has('name')) assistant.name = input.name ?? null;
     if (has('description')) assistant.description = input.description ?? null;

@@ -51,7 +51,11 @@ export function fakeChat(script: (request: ChatRequest, index: number) => Turn) 
       for (const [index, call] of toolCalls(turn).entries()) {
         yield { type: 'tool-call-delta', index, id: call.id, name: call.function.name, argumentsDelta: call.function.arguments };
       }
-      yield { type: 'finish', finishReason: turn.toolCalls?.length ? 'tool_calls' : 'stop', usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } };
+      yield {
+        type: 'finish',
+        finishReason: turn.toolCalls?.length ? 'tool_calls' : 'stop',
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      };
     },
   };
   return { chat, requests, calls };
@@ -94,7 +98,12 @@ export const searchThenCite = (request: ChatRequest): Turn => {
   return { content: `Refunds take 14 days${marker}.` };
 };
 
-export async function waitFor(runner: AssistantRunner, accountId: string, run: Run, statuses: string[] = ['completed', 'failed', 'cancelled', 'requires_action', 'expired']): Promise<Run> {
+export async function waitFor(
+  runner: AssistantRunner,
+  accountId: string,
+  run: Run,
+  statuses: string[] = ['completed', 'failed', 'cancelled', 'requires_action', 'expired'],
+): Promise<Run> {
   for (let i = 0; i < 500; i++) {
     const current = runner.retrieveRun(accountId, run.thread_id, run.id);
     if (statuses.includes(current.status)) return current;

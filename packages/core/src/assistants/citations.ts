@@ -13,10 +13,7 @@ const MARKER = /【(\d+):(\d+)(?:†[^【】]*)?】/g;
  * annotation per marker whose `{turn}:{index}` names a passage this run fed to the model. Unknown
  * markers (invented by the model) are left as text without annotation.
  */
-export function annotateCitations(
-  text: string,
-  citations: Record<string, { file_id: string }>,
-): FileCitationAnnotation[] {
+export function annotateCitations(text: string, citations: Record<string, { file_id: string }>): FileCitationAnnotation[] {
   const annotations: FileCitationAnnotation[] = [];
   for (const match of text.matchAll(MARKER)) {
     const cited = citations[`${match[1]}:${match[2]}`];
@@ -34,6 +31,6 @@ export function annotateCitations(
 
 /** The instruction added to the system prompt when file_search is enabled. */
 export const CITATION_INSTRUCTIONS =
-  'You can search the user\'s documents with the file_search tool. Each passage it returns starts with a ' +
+  "You can search the user's documents with the file_search tool. Each passage it returns starts with a " +
   'citation marker such as 【0:1†file.txt】. When your answer uses a passage, cite it by copying its marker ' +
   'exactly, right after the statement it supports. Do not invent markers.';

@@ -44,7 +44,8 @@ export function newRunObject(assistants: AssistantStore, accountId: string, thre
   const created = nowSeconds();
   const limit = (value: unknown, param: string) => {
     if (value === undefined || value === null) return null;
-    if (!Number.isInteger(value) || (value as number) < 256) throw new InvalidRequestError(`Invalid '${param}': expected an integer of at least 256.`, param);
+    if (!Number.isInteger(value) || (value as number) < 256)
+      throw new InvalidRequestError(`Invalid '${param}': expected an integer of at least 256.`, param);
     return value as number;
   };
   return {

@@ -73,7 +73,12 @@ export async function runFileSearch(input: FileSearchInput): Promise<FileSearchO
     return { ranking, results: [], output: 'file_search needs a non-empty "query" argument.', citations: {} };
   }
   if (input.storeIds.length === 0) {
-    return { ranking, results: [], output: 'No documents are attached to this assistant or thread, so there is nothing to search.', citations: {} };
+    return {
+      ranking,
+      results: [],
+      output: 'No documents are attached to this assistant or thread, so there is nothing to search.',
+      citations: {},
+    };
   }
   await input.searcher.waitForIngestion(input.accountId, input.storeIds, input.ingestionWaitMs);
   const hits: SearchHit[] = await input.searcher.search(input.accountId, input.storeIds, {
@@ -89,9 +94,7 @@ export async function runFileSearch(input: FileSearchInput): Promise<FileSearchO
     const text = hit.content.map((part) => part.text).join('\n');
     return `${citationMarker(input.turn, index, hit.filename)} (file: ${hit.filename}, score: ${hit.score.toFixed(3)})\n${text}`;
   });
-  const output = kept.length
-    ? `Passages found for "${query}":\n\n${blocks.join('\n\n')}`
-    : `No passages matched "${query}".`;
+  const output = kept.length ? `Passages found for "${query}":\n\n${blocks.join('\n\n')}` : `No passages matched "${query}".`;
   return {
     ranking,
     results: kept.map((hit) => ({ file_id: hit.file_id, file_name: hit.filename, score: hit.score, content: hit.content })),

@@ -75,7 +75,10 @@ export async function runModelTurn(context: RunContext): Promise<ModelTurn> {
 }
 
 /** One non-streaming call, replayed as the parts a stream would have produced. */
-async function* completeAsParts(context: RunContext, request: Parameters<RunContext['deps']['chat']['complete']>[0]): AsyncIterable<ChatStreamPart> {
+async function* completeAsParts(
+  context: RunContext,
+  request: Parameters<RunContext['deps']['chat']['complete']>[0],
+): AsyncIterable<ChatStreamPart> {
   const result = await context.deps.chat.complete(request, { signal: context.signal, accountId: context.accountId });
   if (result.message.content) yield { type: 'text-delta', text: result.message.content };
   for (const [index, call] of (result.message.tool_calls ?? []).entries()) {

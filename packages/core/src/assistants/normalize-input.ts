@@ -18,27 +18,38 @@ export function normalizeTools(value: unknown, param = 'tools'): AssistantTool[]
       if (options === undefined || options === null) return { type: 'file_search' };
       const max = options.max_num_results;
       if (max !== undefined && (!Number.isInteger(max) || max < 1 || max > 50)) {
-        throw new InvalidRequestError(`Invalid '${at}.file_search.max_num_results': expected an integer between 1 and 50.`, `${at}.file_search.max_num_results`);
+        throw new InvalidRequestError(
+          `Invalid '${at}.file_search.max_num_results': expected an integer between 1 and 50.`,
+          `${at}.file_search.max_num_results`,
+        );
       }
       const ranking = options.ranking_options;
       if (ranking !== undefined) {
         const threshold = ranking?.score_threshold;
         if (typeof threshold !== 'number' || threshold < 0 || threshold > 1) {
-          throw new InvalidRequestError(`Invalid '${at}.file_search.ranking_options.score_threshold': expected a number between 0 and 1.`, `${at}.file_search.ranking_options.score_threshold`);
+          throw new InvalidRequestError(
+            `Invalid '${at}.file_search.ranking_options.score_threshold': expected a number between 0 and 1.`,
+            `${at}.file_search.ranking_options.score_threshold`,
+          );
         }
       }
       return {
         type: 'file_search',
         file_search: {
           ...(max !== undefined ? { max_num_results: max } : {}),
-          ...(ranking !== undefined ? { ranking_options: { ranker: ranking.ranker ?? 'auto', score_threshold: ranking.score_threshold } } : {}),
+          ...(ranking !== undefined
+            ? { ranking_options: { ranker: ranking.ranker ?? 'auto', score_threshold: ranking.score_threshold } }
+            : {}),
         },
       };
     }
     if (type === 'function') {
       const fn = (tool as { function?: Record<string, any> }).function;
       if (!fn || typeof fn.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(fn.name)) {
-        throw new InvalidRequestError(`Invalid '${at}.function.name': expected a name of 1 to 64 letters, digits, '_' or '-'.`, `${at}.function.name`);
+        throw new InvalidRequestError(
+          `Invalid '${at}.function.name': expected a name of 1 to 64 letters, digits, '_' or '-'.`,
+          `${at}.function.name`,
+        );
       }
       return {
         type: 'function',
@@ -51,7 +62,10 @@ export function normalizeTools(value: unknown, param = 'tools'): AssistantTool[]
       };
     }
     if (type === 'code_interpreter') {
-      throw new InvalidRequestError(`Invalid '${at}.type': 'code_interpreter' is not supported by Fathom; use 'file_search' or 'function'.`, `${at}.type`);
+      throw new InvalidRequestError(
+        `Invalid '${at}.type': 'code_interpreter' is not supported by Fathom; use 'file_search' or 'function'.`,
+        `${at}.type`,
+      );
     }
     throw new InvalidRequestError(`Invalid '${at}.type': expected 'file_search' or 'function'.`, `${at}.type`);
   });
@@ -64,10 +78,16 @@ export function normalizeToolResources(value: unknown, param = 'tool_resources')
   const resources = value as ToolResources & { file_search?: { vector_stores?: unknown } };
   const ids = resources.file_search?.vector_store_ids;
   if (resources.file_search?.vector_stores !== undefined) {
-    throw new InvalidRequestError(`Invalid '${param}.file_search.vector_stores': create the store with POST /v1/vector_stores and pass its id in 'vector_store_ids'.`, `${param}.file_search.vector_stores`);
+    throw new InvalidRequestError(
+      `Invalid '${param}.file_search.vector_stores': create the store with POST /v1/vector_stores and pass its id in 'vector_store_ids'.`,
+      `${param}.file_search.vector_stores`,
+    );
   }
   if (ids !== undefined && (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string'))) {
-    throw new InvalidRequestError(`Invalid '${param}.file_search.vector_store_ids': expected an array of vector store ids.`, `${param}.file_search.vector_store_ids`);
+    throw new InvalidRequestError(
+      `Invalid '${param}.file_search.vector_store_ids': expected an array of vector store ids.`,
+      `${param}.file_search.vector_store_ids`,
+    );
   }
   const out: ToolResources = {};
   if (resources.file_search) out.file_search = { vector_store_ids: [...new Set(ids ?? [])] };
@@ -78,7 +98,8 @@ export function normalizeToolResources(value: unknown, param = 'tool_resources')
 /** Metadata: at most 16 string pairs, keys up to 64 and values up to 512 characters. */
 export function normalizeMetadata(value: unknown, param = 'metadata'): Metadata | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'object' || Array.isArray(value)) throw new InvalidRequestError(`Invalid '${param}': expected an object of strings.`, param);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new InvalidRequestError(`Invalid '${param}': expected an object of strings.`, param);
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length > 16) throw new InvalidRequestError(`Invalid '${param}': at most 16 keys.`, param);
   for (const [key, item] of entries) {

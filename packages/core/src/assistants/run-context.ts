@@ -50,7 +50,10 @@ export function presentStep(step: RunStep, include: readonly string[]): RunStep 
       type: 'tool_calls',
       tool_calls: step.step_details.tool_calls.map((call) =>
         call.type === 'file_search'
-          ? { ...call, file_search: { ...call.file_search, results: call.file_search.results.map(({ content: _content, ...rest }) => rest) } }
+          ? {
+              ...call,
+              file_search: { ...call.file_search, results: call.file_search.results.map(({ content: _content, ...rest }) => rest) },
+            }
           : call,
       ),
     },

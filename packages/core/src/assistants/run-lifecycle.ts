@@ -53,7 +53,9 @@ function closeOpenWork(context: Context, stepStatus: 'failed' | 'cancelled' | 'e
     step.status = stepStatus;
     if (stepStatus === 'failed') {
       step.failed_at = now;
-      step.last_error = lastError ? { code: lastError.code === 'rate_limit_exceeded' ? 'rate_limit_exceeded' : 'server_error', message: lastError.message } : null;
+      step.last_error = lastError
+        ? { code: lastError.code === 'rate_limit_exceeded' ? 'rate_limit_exceeded' : 'server_error', message: lastError.message }
+        : null;
     } else if (stepStatus === 'cancelled') step.cancelled_at = now;
     else step.expired_at = now;
     context.deps.runs.saveStep(step);
@@ -63,7 +65,9 @@ function closeOpenWork(context: Context, stepStatus: 'failed' | 'cancelled' | 'e
     if (message.run_id !== context.run.id || message.status !== 'in_progress') continue;
     message.status = 'incomplete';
     message.incomplete_at = now;
-    message.incomplete_details = { reason: stepStatus === 'cancelled' ? 'run_cancelled' : stepStatus === 'expired' ? 'run_expired' : 'run_failed' };
+    message.incomplete_details = {
+      reason: stepStatus === 'cancelled' ? 'run_cancelled' : stepStatus === 'expired' ? 'run_expired' : 'run_failed',
+    };
     context.deps.threads.saveMessage(message);
     context.deps.events.emit(context.run.id, 'thread.message.incomplete', message);
   }
@@ -98,7 +102,8 @@ export function expireRun(context: Context): void {
 /** The run's `last_error` for an error thrown by the model call or a tool: the provider's message, 429 -> rate_limit_exceeded. */
 export function toLastError(error: unknown): NonNullable<Run['last_error']> {
   if (error instanceof RunFailure) return { code: error.code, message: error.message };
-  const status = error instanceof UpstreamError ? (error.statusCode ?? error.status) : error instanceof FathomError ? error.status : undefined;
+  const status =
+    error instanceof UpstreamError ? (error.statusCode ?? error.status) : error instanceof FathomError ? error.status : undefined;
   const code = status === 429 || (error as FathomError)?.code === 'rate_limit_exceeded' ? 'rate_limit_exceeded' : 'server_error';
   const message = error instanceof Error && error.message ? error.message : 'The run failed for an unknown reason.';
   return { code, message };

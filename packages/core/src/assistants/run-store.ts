@@ -37,7 +37,9 @@ export class RunStore {
 
   save(run: Run, state?: RunState): void {
     if (state) {
-      this.db.prepare('UPDATE runs SET status = ?, data = ?, state = ? WHERE id = ?').run(run.status, JSON.stringify(run), JSON.stringify(state), run.id);
+      this.db
+        .prepare('UPDATE runs SET status = ?, data = ?, state = ? WHERE id = ?')
+        .run(run.status, JSON.stringify(run), JSON.stringify(state), run.id);
     } else {
       this.db.prepare('UPDATE runs SET status = ?, data = ? WHERE id = ?').run(run.status, JSON.stringify(run), run.id);
     }
@@ -53,7 +55,9 @@ export class RunStore {
 
   /** The latest stored run, by id only (the runner's own reads). */
   byId(id: string): { run: Run; state: RunState; accountId: string } | undefined {
-    const row = this.db.prepare<[string], { data: string; state: string; account_id: string }>('SELECT data, state, account_id FROM runs WHERE id = ?').get(id);
+    const row = this.db
+      .prepare<[string], { data: string; state: string; account_id: string }>('SELECT data, state, account_id FROM runs WHERE id = ?')
+      .get(id);
     return row ? { run: JSON.parse(row.data), state: JSON.parse(row.state), accountId: row.account_id } : undefined;
   }
 
@@ -80,7 +84,10 @@ export class RunStore {
   /** Ids of runs in any of these statuses (restart recovery). */
   idsWithStatus(statuses: readonly string[]): string[] {
     const marks = statuses.map(() => '?').join(', ');
-    return this.db.prepare<string[], { id: string }>(`SELECT id FROM runs WHERE status IN (${marks})`).all(...statuses).map((row) => row.id);
+    return this.db
+      .prepare<string[], { id: string }>(`SELECT id FROM runs WHERE status IN (${marks})`)
+      .all(...statuses)
+      .map((row) => row.id);
   }
 
   createStep(accountId: string, run: Run, details: StepDetails): RunStep {

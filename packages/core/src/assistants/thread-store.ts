@@ -25,7 +25,8 @@ function toTextContent(content: unknown, param: string): TextContent[] {
   if (typeof content === 'string') return [text(content)];
   if (Array.isArray(content) && content.length > 0) {
     return content.map((part, index) => {
-      if (part && typeof part === 'object' && (part as any).type === 'text' && typeof (part as any).text === 'string') return text((part as any).text);
+      if (part && typeof part === 'object' && (part as any).type === 'text' && typeof (part as any).text === 'string')
+        return text((part as any).text);
       throw new InvalidRequestError(`Invalid '${param}[${index}]': only {type: 'text', text} parts are supported.`, `${param}[${index}]`);
     });
   }
@@ -56,7 +57,9 @@ export class ThreadStore {
   }
 
   get(accountId: string, id: string, param: string | null = null): Thread {
-    const row = this.db.prepare<[string, string], { data: string }>('SELECT data FROM threads WHERE id = ? AND account_id = ?').get(id, accountId);
+    const row = this.db
+      .prepare<[string, string], { data: string }>('SELECT data FROM threads WHERE id = ? AND account_id = ?')
+      .get(id, accountId);
     if (!row) throw new NotFoundError('thread', id, param);
     return JSON.parse(row.data) as Thread;
   }
@@ -64,7 +67,8 @@ export class ThreadStore {
   update(accountId: string, id: string, input: { metadata?: Record<string, string> | null; tool_resources?: unknown }): Thread {
     const thread = this.get(accountId, id);
     if (input.metadata !== undefined) thread.metadata = normalizeMetadata(input.metadata) ?? {};
-    if (input.tool_resources !== undefined) thread.tool_resources = { ...thread.tool_resources, ...normalizeToolResources(input.tool_resources) };
+    if (input.tool_resources !== undefined)
+      thread.tool_resources = { ...thread.tool_resources, ...normalizeToolResources(input.tool_resources) };
     this.db.prepare('UPDATE threads SET data = ? WHERE id = ?').run(JSON.stringify(thread), id);
     return thread;
   }
@@ -114,7 +118,9 @@ export class ThreadStore {
 
   getMessage(accountId: string, threadId: string, id: string): Message {
     const row = this.db
-      .prepare<[string, string, string], { data: string }>('SELECT data FROM thread_messages WHERE id = ? AND thread_id = ? AND account_id = ?')
+      .prepare<[string, string, string], { data: string }>(
+        'SELECT data FROM thread_messages WHERE id = ? AND thread_id = ? AND account_id = ?',
+      )
       .get(id, threadId, accountId);
     if (!row) throw new NotFoundError('message', id);
     return JSON.parse(row.data) as Message;
@@ -155,7 +161,8 @@ export class ThreadStore {
 
   private prepareUserMessage(threadId: string, input: MessageInput, prefix: string): Message {
     const at = (name: string) => (prefix ? `${prefix}.${name}` : name);
-    if (!input || typeof input !== 'object') throw new InvalidRequestError(`Invalid '${prefix || 'body'}': expected a message object.`, prefix || null);
+    if (!input || typeof input !== 'object')
+      throw new InvalidRequestError(`Invalid '${prefix || 'body'}': expected a message object.`, prefix || null);
     if (input.role !== 'user' && input.role !== 'assistant') {
       throw new InvalidRequestError(`Invalid '${at('role')}': expected 'user' or 'assistant'.`, at('role'));
     }

@@ -14,9 +14,7 @@ export async function runToolRound(context: RunContext, text: string, toolCalls:
   const { deps, run, state, accountId } = context;
   state.toolRounds += 1;
   if (state.toolRounds > deps.maxToolRounds) {
-    throw new RunFailure(
-      `The run stopped after ${deps.maxToolRounds} rounds of tool calls without a final answer (the limit per run).`,
-    );
+    throw new RunFailure(`The run stopped after ${deps.maxToolRounds} rounds of tool calls without a final answer (the limit per run).`);
   }
   state.transcript.push({ role: 'assistant', content: text || null, tool_calls: toolCalls });
   const fileSearch = run.tools.find((tool) => tool.type === 'file_search');

@@ -21,7 +21,9 @@ describe('resolveChunking', () => {
     expect(() => resolveChunking({ type: 'static', static: { max_chunk_size_tokens: 99, chunk_overlap_tokens: 0 } }, 512)).toThrow(
       /max_chunk_size_tokens' must be an integer between 100 and 4096/,
     );
-    expect(() => resolveChunking({ type: 'static', static: { max_chunk_size_tokens: 4097, chunk_overlap_tokens: 0 } }, 512)).toThrow(/4096/);
+    expect(() => resolveChunking({ type: 'static', static: { max_chunk_size_tokens: 4097, chunk_overlap_tokens: 0 } }, 512)).toThrow(
+      /4096/,
+    );
     expect(() => resolveChunking({ type: 'static', static: { max_chunk_size_tokens: 200, chunk_overlap_tokens: 101 } }, 512)).toThrow(
       /must not exceed half/,
     );

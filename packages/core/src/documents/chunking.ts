@@ -43,7 +43,9 @@ export function resolveChunking(raw: unknown, maxInputTokens: number, param = 'c
   if (!Number.isInteger(overlap) || (overlap as number) < 0) {
     problems.push(`'${param}.static.chunk_overlap_tokens' must be a non-negative integer.`);
   } else if (Number.isInteger(max) && (overlap as number) > (max as number) / 2) {
-    problems.push(`'${param}.static.chunk_overlap_tokens' must not exceed half of max_chunk_size_tokens (${Math.floor((max as number) / 2)}).`);
+    problems.push(
+      `'${param}.static.chunk_overlap_tokens' must not exceed half of max_chunk_size_tokens (${Math.floor((max as number) / 2)}).`,
+    );
   }
   if (problems.length) {
     throw new InvalidRequestError(`Invalid ${problems.join(' ')}`, problems[0]!.match(/'([^']+)'/)![1]!);

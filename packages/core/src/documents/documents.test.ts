@@ -33,8 +33,16 @@ afterEach(async () => {
 describe('Documents', () => {
   it('ingests the files given at store creation and keeps exact counts and usage', async () => {
     const { documents, index } = setup();
-    const a = documents.createFile('acct_a', { filename: 'otters.txt', purpose: 'assistants', data: text('Sea otters hold hands while sleeping.') });
-    const b = documents.createFile('acct_a', { filename: 'report.pdf', purpose: 'assistants', data: await makePdf(['Invoice number INV-2291']) });
+    const a = documents.createFile('acct_a', {
+      filename: 'otters.txt',
+      purpose: 'assistants',
+      data: text('Sea otters hold hands while sleeping.'),
+    });
+    const b = documents.createFile('acct_a', {
+      filename: 'report.pdf',
+      purpose: 'assistants',
+      data: await makePdf(['Invoice number INV-2291']),
+    });
     const store = documents.createStore('acct_a', { name: 'docs', file_ids: [a.id, b.id] });
     expect(store.file_counts).toEqual({ in_progress: 2, completed: 0, failed: 0, cancelled: 0, total: 2 });
     expect(store.status).toBe('in_progress');
@@ -57,10 +65,21 @@ describe('Documents', () => {
     const good = documents.createFile('acct_a', { filename: 'ok.md', purpose: 'assistants', data: text('# fine') });
     const store = documents.createStore('acct_a', { file_ids: [bad.id, empty.id, good.id] });
     await documents.waitForIngestion('acct_a', [store.id], 20_000);
-    expect(documents.getStoreFile('acct_a', store.id, bad.id)).toMatchObject({ status: 'failed', last_error: { code: 'invalid_file', message: expect.stringMatching(/PDF is corrupt/) } });
-    expect(documents.getStoreFile('acct_a', store.id, empty.id).last_error).toEqual({ code: 'invalid_file', message: 'file contains no text' });
+    expect(documents.getStoreFile('acct_a', store.id, bad.id)).toMatchObject({
+      status: 'failed',
+      last_error: { code: 'invalid_file', message: expect.stringMatching(/PDF is corrupt/) },
+    });
+    expect(documents.getStoreFile('acct_a', store.id, empty.id).last_error).toEqual({
+      code: 'invalid_file',
+      message: 'file contains no text',
+    });
     expect(documents.getStoreFile('acct_a', store.id, good.id).status).toBe('completed');
-    expect(documents.listStoreFiles('acct_a', store.id, { filter: 'failed' }).data.map((f) => f.id).sort()).toEqual([bad.id, empty.id].sort());
+    expect(
+      documents
+        .listStoreFiles('acct_a', store.id, { filter: 'failed' })
+        .data.map((f) => f.id)
+        .sort(),
+    ).toEqual([bad.id, empty.id].sort());
   });
 
   it('answers 404 for another account’s files, stores, store files and search', async () => {
@@ -93,34 +112,56 @@ describe('Documents', () => {
   it('keeps counts exact under many concurrent adds', async () => {
     const { documents } = setup();
     const store = documents.createStore('acct_a', { name: 'busy' });
-    const files = Array.from({ length: 40 }, (_, i) => documents.createFile('acct_a', { filename: `f${i}.txt`, purpose: 'assistants', data: text(`file number ${i}`) }));
+    const files = Array.from({ length: 40 }, (_, i) =>
+      documents.createFile('acct_a', { filename: `f${i}.txt`, purpose: 'assistants', data: text(`file number ${i}`) }),
+    );
     await Promise.all(files.map(async (file) => documents.addStoreFile('acct_a', store.id, { file_id: file.id })));
     const counts = documents.getStore('acct_a', store.id).file_counts;
     expect(counts.total).toBe(40);
     expect(counts.in_progress + counts.completed).toBe(40);
     await documents.waitForIngestion('acct_a', [store.id], 30_000);
-    expect(documents.getStore('acct_a', store.id).file_counts).toEqual({ in_progress: 0, completed: 40, failed: 0, cancelled: 0, total: 40 });
+    expect(documents.getStore('acct_a', store.id).file_counts).toEqual({
+      in_progress: 0,
+      completed: 40,
+      failed: 0,
+      cancelled: 0,
+      total: 40,
+    });
   });
 
   it('cancels a batch: files still queued end cancelled and the batch reports it', async () => {
     const { documents } = setup(undefined, false); // queue not started: everything stays queued
     const store = documents.createStore('acct_a', {});
-    const ids = Array.from({ length: 3 }, (_, i) => documents.createFile('acct_a', { filename: `b${i}.txt`, purpose: 'assistants', data: text(`batch ${i}`) }).id);
+    const ids = Array.from(
+      { length: 3 },
+      (_, i) => documents.createFile('acct_a', { filename: `b${i}.txt`, purpose: 'assistants', data: text(`batch ${i}`) }).id,
+    );
     const batch = documents.createBatch('acct_a', store.id, { file_ids: ids, attributes: { team: 'red' } });
     expect(batch).toMatchObject({ object: 'vector_store.files_batch', status: 'in_progress', file_counts: { in_progress: 3, total: 3 } });
     const cancelled = documents.cancelBatch('acct_a', store.id, batch.id);
     expect(cancelled).toMatchObject({ status: 'cancelled', file_counts: { cancelled: 3, in_progress: 0, total: 3 } });
-    expect(documents.listBatchFiles('acct_a', store.id, batch.id, {}).data.map((f) => f.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    expect(documents.listBatchFiles('acct_a', store.id, batch.id, {}).data.map((f) => f.status)).toEqual([
+      'cancelled',
+      'cancelled',
+      'cancelled',
+    ]);
     expect(documents.getStoreFile('acct_a', store.id, ids[0]!).attributes).toEqual({ team: 'red' });
   });
 
   it('resumes files left in_progress when it starts again on the same data', async () => {
     const first = setup(undefined, false);
-    const file = first.documents.createFile('acct_a', { filename: 'later.txt', purpose: 'assistants', data: text('resumed after restart') });
+    const file = first.documents.createFile('acct_a', {
+      filename: 'later.txt',
+      purpose: 'assistants',
+      data: text('resumed after restart'),
+    });
     const store = first.documents.createStore('acct_a', { file_ids: [file.id] });
     await first.documents.close();
     first.db.close();
-    open.splice(open.findIndex((entry) => entry.documents === first.documents), 1);
+    open.splice(
+      open.findIndex((entry) => entry.documents === first.documents),
+      1,
+    );
     const second = setup(first.dataDir);
     expect(await second.documents.waitForIngestion('acct_a', [store.id], 20_000)).toBe(true);
     expect(second.documents.getStoreFile('acct_a', store.id, file.id).status).toBe('completed');
@@ -131,9 +172,14 @@ describe('Documents', () => {
     const { documents } = setup(undefined, false);
     const store = documents.createStore('acct_a', {});
     const file = documents.createFile('acct_a', { filename: 'x.txt', purpose: 'assistants', data: text('x') });
-    expect(() => documents.addStoreFile('acct_a', store.id, { file_id: file.id, attributes: { k: { nested: 1 } } })).toThrow(/'attributes.k'/);
+    expect(() => documents.addStoreFile('acct_a', store.id, { file_id: file.id, attributes: { k: { nested: 1 } } })).toThrow(
+      /'attributes.k'/,
+    );
     expect(() =>
-      documents.addStoreFile('acct_a', store.id, { file_id: file.id, chunking_strategy: { type: 'static', static: { max_chunk_size_tokens: 50, chunk_overlap_tokens: 0 } } }),
+      documents.addStoreFile('acct_a', store.id, {
+        file_id: file.id,
+        chunking_strategy: { type: 'static', static: { max_chunk_size_tokens: 50, chunk_overlap_tokens: 0 } },
+      }),
     ).toThrow(/max_chunk_size_tokens/);
     expect(() => documents.createBatch('acct_a', store.id, {})).toThrow(/'file_ids'/);
     expect(() => documents.createBatch('acct_a', store.id, { file_ids: ['file-nope'] })).toThrow(/No file found with id 'file-nope'/);

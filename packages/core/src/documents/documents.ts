@@ -162,7 +162,9 @@ export class Documents implements StoreSearcher {
   /** Stores of the account whose id or name is `idOrName`, oldest first (CLI: `fathom ingest --store`, `fathom search`). */
   findStores(accountId: string, idOrName: string): VectorStoreObject[] {
     return this.db
-      .prepare<[string, string, string], StoreRow>('SELECT * FROM vector_stores WHERE account_id = ? AND (id = ? OR name = ?) ORDER BY rowid')
+      .prepare<[string, string, string], StoreRow>(
+        'SELECT * FROM vector_stores WHERE account_id = ? AND (id = ? OR name = ?) ORDER BY rowid',
+      )
       .all(accountId, idOrName, idOrName)
       .map((row) => this.stores.toObject(row));
   }
@@ -233,7 +235,11 @@ export class Documents implements StoreSearcher {
   }
 
   /** Removes a file from a store (the file itself stays). */
-  async deleteStoreFile(accountId: string, storeId: string, fileId: string): Promise<{ id: string; object: 'vector_store.file.deleted'; deleted: true }> {
+  async deleteStoreFile(
+    accountId: string,
+    storeId: string,
+    fileId: string,
+  ): Promise<{ id: string; object: 'vector_store.file.deleted'; deleted: true }> {
     this.stores.row(accountId, storeId);
     this.storeFiles.row(storeId, fileId);
     this.storeFiles.remove(storeId, fileId);
@@ -279,7 +285,11 @@ export class Documents implements StoreSearcher {
     }
     const prepared = this.prepareFiles(accountId, entries, param);
     const batch = this.db.transaction(() => {
-      const created = this.batches.create(accountId, storeId, prepared.map((file) => file.fileId));
+      const created = this.batches.create(
+        accountId,
+        storeId,
+        prepared.map((file) => file.fileId),
+      );
       for (const file of prepared) this.storeFiles.enqueue({ accountId, storeId, ...file });
       return created;
     })();

@@ -34,13 +34,9 @@ export class FileBatches {
 
   create(accountId: string, storeId: string, fileIds: string[]): BatchRow {
     const row: BatchRow = { id: newId('vsfb_'), store_id: storeId, account_id: accountId, cancelled: 0, created_at: nowSeconds() };
-    this.sql.get('INSERT INTO file_batches (id, store_id, account_id, cancelled, created_at) VALUES (?, ?, ?, ?, ?)').run(
-      row.id,
-      row.store_id,
-      row.account_id,
-      row.cancelled,
-      row.created_at,
-    );
+    this.sql
+      .get('INSERT INTO file_batches (id, store_id, account_id, cancelled, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(row.id, row.store_id, row.account_id, row.cancelled, row.created_at);
     const member = this.sql.get('INSERT OR IGNORE INTO file_batch_files (batch_id, file_id) VALUES (?, ?)');
     for (const fileId of fileIds) member.run(row.id, fileId);
     return row;
@@ -59,7 +55,8 @@ export class FileBatches {
 
   toObject(row: BatchRow): FileBatchObject {
     const counts: FileCounts = { in_progress: 0, completed: 0, failed: 0, cancelled: 0, total: 0 };
-    const rows = this.sql.get<[string, string], { status: keyof FileCounts; n: number }>(
+    const rows = this.sql
+      .get<[string, string], { status: keyof FileCounts; n: number }>(
         `SELECT f.status AS status, COUNT(*) AS n FROM file_batch_files b
            JOIN vector_store_files f ON f.store_id = ? AND f.file_id = b.file_id
          WHERE b.batch_id = ? GROUP BY f.status`,
@@ -73,6 +70,13 @@ export class FileBatches {
         : counts.total > 0 && counts.failed === counts.total
           ? 'failed'
           : 'completed';
-    return { id: row.id, object: 'vector_store.files_batch', created_at: row.created_at, vector_store_id: row.store_id, status, file_counts: counts };
+    return {
+      id: row.id,
+      object: 'vector_store.files_batch',
+      created_at: row.created_at,
+      vector_store_id: row.store_id,
+      status,
+      file_counts: counts,
+    };
   }
 }

@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, readdirSync, rmSync, renameSync, statSync, writeFileSync, type ReadStream } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+  type ReadStream,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -90,7 +100,8 @@ export class FileStore {
     const filename = validateFilename(input.filename);
     const row: FileRow = { id: newId('file-'), account_id: accountId, filename, purpose, bytes: staged.bytes, created_at: nowSeconds() };
     renameSync(staged.path, this.path(row.id));
-    this.sql.get('INSERT INTO files (id, account_id, filename, purpose, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+    this.sql
+      .get('INSERT INTO files (id, account_id, filename, purpose, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(row.id, row.account_id, row.filename, row.purpose, row.bytes, row.created_at);
     return toFileObject(row);
   }

@@ -14,7 +14,13 @@ const opened: Array<{ documents: Documents; db: Database }> = [];
 
 function open(dataDir: string, index: FakeVectorIndex) {
   const db = openDatabase({ location: join(dataDir, 'fathom.db'), schemas: [documentsSchema] });
-  const documents = new Documents({ db, config: loadConfig({}, { dataDir }), embedder: fakeEmbedder(), vectorIndex: index, log: silentLogger });
+  const documents = new Documents({
+    db,
+    config: loadConfig({}, { dataDir }),
+    embedder: fakeEmbedder(),
+    vectorIndex: index,
+    log: silentLogger,
+  });
   opened.push({ documents, db });
   return { documents, db };
 }
@@ -39,7 +45,10 @@ describe('IngestionQueue leases', () => {
     };
     const a = open(dataDir, index);
     const b = open(dataDir, index);
-    const ids = Array.from({ length: 30 }, (_, i) => a.documents.createFile('acct', { filename: `f${i}.txt`, purpose: 'assistants', data: text(`lease test ${i}`) }).id);
+    const ids = Array.from(
+      { length: 30 },
+      (_, i) => a.documents.createFile('acct', { filename: `f${i}.txt`, purpose: 'assistants', data: text(`lease test ${i}`) }).id,
+    );
     const store = a.documents.createStore('acct', { file_ids: ids });
     a.documents.start();
     b.documents.start();
@@ -57,8 +66,16 @@ describe('IngestionQueue leases', () => {
     const live = documents.createFile('acct', { filename: 'live.txt', purpose: 'assistants', data: text('held by a live peer') });
     const store = documents.createStore('acct', { file_ids: [dead.id, live.id] });
     const until = Date.now() + 60_000;
-    db.prepare('UPDATE vector_store_files SET lease_owner = ?, lease_until = ? WHERE file_id = ?').run(`${hostname()}|2147483646|dead`, until, dead.id);
-    db.prepare('UPDATE vector_store_files SET lease_owner = ?, lease_until = ? WHERE file_id = ?').run(`${hostname()}|${process.ppid}|peer`, until, live.id);
+    db.prepare('UPDATE vector_store_files SET lease_owner = ?, lease_until = ? WHERE file_id = ?').run(
+      `${hostname()}|2147483646|dead`,
+      until,
+      dead.id,
+    );
+    db.prepare('UPDATE vector_store_files SET lease_owner = ?, lease_until = ? WHERE file_id = ?').run(
+      `${hostname()}|${process.ppid}|peer`,
+      until,
+      live.id,
+    );
     documents.start();
     for (let i = 0; i < 200 && documents.getStoreFile('acct', store.id, dead.id).status === 'in_progress'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));

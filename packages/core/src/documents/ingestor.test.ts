@@ -51,7 +51,11 @@ describe('Ingestor', () => {
     const bad = join(dir, 'bad.pdf');
     writeFileSync(bad, '%PDF-1.5 nope');
     const input = { storeId: 'vs_1', fileId: 'file-2', filename: 'bad.pdf', path: bad, attributes: null, chunking };
-    const errorOf = (ingestor: Ingestor) => ingestor.ingest(input).then(() => null, (error) => ({ code: error.code, message: error.message }));
+    const errorOf = (ingestor: Ingestor) =>
+      ingestor.ingest(input).then(
+        () => null,
+        (error) => ({ code: error.code, message: error.message }),
+      );
     const [a, b] = [await errorOf(inWorker), await errorOf(inline)];
     expect(a).toMatchObject({ code: 'invalid_file', message: expect.stringMatching(/^PDF is corrupt/) });
     expect(b).toEqual(a);

@@ -67,7 +67,12 @@ export class Ingestor {
     if (this.embedsInWorker) {
       // The whole CPU part (extract, chunk, embed) runs in a worker thread; this thread only indexes.
       const { chunks, vectors } = await this.pool.prepare(
-        { path: input.path, filename: input.filename, size: input.bytes, prepare: { embedderId: this.embedder.id, chunking: input.chunking, batchSize: this.batchSize } },
+        {
+          path: input.path,
+          filename: input.filename,
+          size: input.bytes,
+          prepare: { embedderId: this.embedder.id, chunking: input.chunking, batchSize: this.batchSize },
+        },
         input.signal,
       );
       indexed = chunks.map((chunk, i) => ({ index: chunk.index, text: chunk.text, tokens: chunk.tokens, vector: vectors[i]! }));
@@ -130,7 +135,8 @@ export class Ingestor {
       signal?.throwIfAborted();
       let end = i + 1;
       let tokens = chunks[i]!.tokens;
-      while (end < chunks.length && end - i < this.batchSize && tokens + chunks[end]!.tokens <= this.batchTokens) tokens += chunks[end++]!.tokens;
+      while (end < chunks.length && end - i < this.batchSize && tokens + chunks[end]!.tokens <= this.batchTokens)
+        tokens += chunks[end++]!.tokens;
       const batch = chunks.slice(i, end);
       i = end;
       await yieldToEventLoop();

@@ -5,7 +5,8 @@ import { mergeChunks } from './merge-chunks';
 
 const chunksOf = async (text: string, max: number, overlap: number) => {
   const out: string[] = [];
-  for await (const chunk of chunkText(text, fakeEmbedder(), { max_chunk_size_tokens: max, chunk_overlap_tokens: overlap })) out.push(chunk.text);
+  for await (const chunk of chunkText(text, fakeEmbedder(), { max_chunk_size_tokens: max, chunk_overlap_tokens: overlap }))
+    out.push(chunk.text);
   return out;
 };
 

@@ -54,8 +54,15 @@ export class StoreFiles {
    * Adds a file to a store (or re-queues it with new options when it is already there): status
    * `in_progress`, a new generation so any older run of it cannot complete.
    */
-  enqueue(input: { accountId: string; storeId: string; fileId: string; attributes: Attributes | null; chunking: StaticChunking }): StoreFileRow {
-    this.sql.get(
+  enqueue(input: {
+    accountId: string;
+    storeId: string;
+    fileId: string;
+    attributes: Attributes | null;
+    chunking: StaticChunking;
+  }): StoreFileRow {
+    this.sql
+      .get(
         `INSERT INTO vector_store_files (store_id, file_id, account_id, status, attributes, chunk_max_tokens, chunk_overlap_tokens, created_at)
          VALUES (?, ?, ?, 'in_progress', ?, ?, ?, ?)
          ON CONFLICT (store_id, file_id) DO UPDATE SET status = 'in_progress', attributes = excluded.attributes,
@@ -76,7 +83,8 @@ export class StoreFiles {
   }
 
   find(storeId: string, fileId: string): StoreFileRow | undefined {
-    return this.sql.get<[string, string], StoreFileRow>('SELECT * FROM vector_store_files WHERE store_id = ? AND file_id = ?')
+    return this.sql
+      .get<[string, string], StoreFileRow>('SELECT * FROM vector_store_files WHERE store_id = ? AND file_id = ?')
       .get(storeId, fileId);
   }
 
@@ -89,7 +97,8 @@ export class StoreFiles {
 
   /** Stores holding a file (for `DELETE /v1/files/{id}`). */
   storesOf(fileId: string): string[] {
-    return this.sql.get<[string], { store_id: string }>('SELECT store_id FROM vector_store_files WHERE file_id = ?')
+    return this.sql
+      .get<[string], { store_id: string }>('SELECT store_id FROM vector_store_files WHERE file_id = ?')
       .all(fileId)
       .map((row) => row.store_id);
   }
@@ -99,7 +108,8 @@ export class StoreFiles {
   }
 
   setAttributes(storeId: string, fileId: string, attributes: Attributes | null): void {
-    this.sql.get('UPDATE vector_store_files SET attributes = ? WHERE store_id = ? AND file_id = ?')
+    this.sql
+      .get('UPDATE vector_store_files SET attributes = ? WHERE store_id = ? AND file_id = ?')
       .run(attributes ? JSON.stringify(attributes) : null, storeId, fileId);
   }
 
@@ -128,7 +138,9 @@ export class StoreFiles {
   /** Gives a row back (graceful shutdown); `refund` takes back the attempt, since only crashes count. */
   release(row: StoreFileRow, owner: string, refund: boolean): void {
     this.sql
-      .get('UPDATE vector_store_files SET lease_owner = NULL, lease_until = NULL, attempts = MAX(0, attempts - ?) WHERE seq = ? AND lease_owner = ?')
+      .get(
+        'UPDATE vector_store_files SET lease_owner = NULL, lease_until = NULL, attempts = MAX(0, attempts - ?) WHERE seq = ? AND lease_owner = ?',
+      )
       .run(refund ? 1 : 0, row.seq, owner);
   }
 
@@ -139,10 +151,13 @@ export class StoreFiles {
   /** Frees the leases of owners that `isDead` says are gone (a crashed process on this host). */
   clearDeadLeases(isDead: (owner: string) => boolean): void {
     const owners = this.sql
-      .get<[], { lease_owner: string }>("SELECT DISTINCT lease_owner FROM vector_store_files WHERE status = 'in_progress' AND lease_owner IS NOT NULL")
+      .get<[], { lease_owner: string }>(
+        "SELECT DISTINCT lease_owner FROM vector_store_files WHERE status = 'in_progress' AND lease_owner IS NOT NULL",
+      )
       .all();
     for (const { lease_owner: owner } of owners) {
-      if (isDead(owner)) this.sql.get('UPDATE vector_store_files SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?').run(owner);
+      if (isDead(owner))
+        this.sql.get('UPDATE vector_store_files SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?').run(owner);
     }
   }
 
@@ -153,11 +168,13 @@ export class StoreFiles {
   ): boolean {
     const statement =
       outcome.status === 'completed'
-        ? this.sql.get(
+        ? this.sql
+            .get(
               "UPDATE vector_store_files SET status = 'completed', usage_bytes = ?, chunk_count = ?, lease_owner = NULL, lease_until = NULL WHERE seq = ? AND generation = ? AND status = 'in_progress'",
             )
             .run(outcome.usageBytes, outcome.chunks, row.seq, row.generation)
-        : this.sql.get(
+        : this.sql
+            .get(
               "UPDATE vector_store_files SET status = 'failed', last_error_code = ?, last_error_message = ?, usage_bytes = 0, lease_owner = NULL, lease_until = NULL WHERE seq = ? AND generation = ? AND status = 'in_progress'",
             )
             .run(outcome.code, outcome.message, row.seq, row.generation);
@@ -166,7 +183,8 @@ export class StoreFiles {
 
   /** Cancels the in-progress files of a batch; returns the keys cancelled. */
   cancelBatch(batchId: string, storeId: string): string[] {
-    return this.sql.get<[string, string], { file_id: string }>(
+    return this.sql
+      .get<[string, string], { file_id: string }>(
         `UPDATE vector_store_files SET status = 'cancelled', lease_owner = NULL, lease_until = NULL WHERE store_id = ? AND status = 'in_progress'
            AND file_id IN (SELECT file_id FROM file_batch_files WHERE batch_id = ?) RETURNING file_id`,
       )
@@ -178,7 +196,8 @@ export class StoreFiles {
     if (storeIds.length === 0) return 0;
     const marks = storeIds.map(() => '?').join(', ');
     return (
-      this.sql.get(`SELECT COUNT(*) AS n FROM vector_store_files WHERE status = 'in_progress' AND store_id IN (${marks})`)
+      this.sql
+        .get(`SELECT COUNT(*) AS n FROM vector_store_files WHERE status = 'in_progress' AND store_id IN (${marks})`)
         .get(...storeIds) as { n: number }
     ).n;
   }
@@ -200,10 +219,19 @@ export class StoreFiles {
     };
     if (query.after) cursor(query.after, order === 'desc' ? '<' : '>');
     if (query.before) cursor(query.before, order === 'desc' ? '>' : '<');
-    const rows = this.sql.get(`SELECT f.* FROM vector_store_files f WHERE ${conditions.join(' AND ')} ORDER BY f.seq ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`)
+    const rows = this.sql
+      .get(
+        `SELECT f.* FROM vector_store_files f WHERE ${conditions.join(' AND ')} ORDER BY f.seq ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`,
+      )
       .all(...params, limit + 1) as StoreFileRow[];
     const data = rows.slice(0, limit).map(toStoreFileObject);
-    return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: rows.length > limit };
+    return {
+      object: 'list',
+      data,
+      first_id: data[0]?.id ?? null,
+      last_id: data[data.length - 1]?.id ?? null,
+      has_more: rows.length > limit,
+    };
   }
 }
 

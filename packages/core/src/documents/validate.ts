@@ -3,8 +3,7 @@ import type { AttributeFilter, StoreSearchOptions } from '../vector';
 
 export type Attributes = Record<string, string | number | boolean>;
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** `metadata`: at most 16 string pairs, keys up to 64 characters, values up to 512. */
 export function validateMetadata(raw: unknown, param = 'metadata'): Record<string, string> | null {
@@ -13,7 +12,8 @@ export function validateMetadata(raw: unknown, param = 'metadata'): Record<strin
   const entries = Object.entries(raw);
   if (entries.length > 16) throw new InvalidRequestError(`Invalid '${param}': at most 16 keys are allowed.`, param);
   for (const [key, value] of entries) {
-    if (key.length > 64) throw new InvalidRequestError(`Invalid '${param}': key '${key.slice(0, 20)}…' is longer than 64 characters.`, param);
+    if (key.length > 64)
+      throw new InvalidRequestError(`Invalid '${param}': key '${key.slice(0, 20)}…' is longer than 64 characters.`, param);
     if (typeof value !== 'string') throw new InvalidRequestError(`Invalid '${param}.${key}': expected a string.`, `${param}.${key}`);
     if (value.length > 512) throw new InvalidRequestError(`Invalid '${param}.${key}': longer than 512 characters.`, `${param}.${key}`);
   }
@@ -27,9 +27,12 @@ export function validateAttributes(raw: unknown, param = 'attributes'): Attribut
   const entries = Object.entries(raw);
   if (entries.length > 16) throw new InvalidRequestError(`Invalid '${param}': at most 16 keys are allowed.`, param);
   for (const [key, value] of entries) {
-    if (key.length > 64) throw new InvalidRequestError(`Invalid '${param}': key '${key.slice(0, 20)}…' is longer than 64 characters.`, param);
+    if (key.length > 64)
+      throw new InvalidRequestError(`Invalid '${param}': key '${key.slice(0, 20)}…' is longer than 64 characters.`, param);
     const ok =
-      (typeof value === 'string' && value.length <= 512) || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+      (typeof value === 'string' && value.length <= 512) ||
+      typeof value === 'boolean' ||
+      (typeof value === 'number' && Number.isFinite(value));
     if (!ok) {
       throw new InvalidRequestError(
         `Invalid '${param}.${key}': expected a string of at most 512 characters, a number or a boolean.`,
@@ -60,7 +63,8 @@ export function validateFilter(raw: unknown, param = 'filters'): AttributeFilter
   if (!isObject(raw)) throw new InvalidRequestError(`Invalid '${param}': expected a comparison or compound filter object.`, param);
   const type = raw.type;
   if (type === 'and' || type === 'or') {
-    if (!Array.isArray(raw.filters)) throw new InvalidRequestError(`Invalid '${param}.filters': expected an array of filters.`, `${param}.filters`);
+    if (!Array.isArray(raw.filters))
+      throw new InvalidRequestError(`Invalid '${param}.filters': expected an array of filters.`, `${param}.filters`);
     return { type, filters: raw.filters.map((filter, i) => validateFilter(filter, `${param}.filters[${i}]`)) };
   }
   if (typeof type !== 'string' || (!COMPARISONS.includes(type) && type !== 'in' && type !== 'nin')) {
@@ -110,7 +114,10 @@ export function parseSearchRequest(body: Record<string, unknown>): StoreSearchOp
         problems.push(["Invalid 'ranking_options.score_threshold': expected a number between 0 and 1.", 'ranking_options.score_threshold']);
       } else scoreThreshold = threshold as number | undefined;
       if (ranking.ranker !== undefined && !['none', 'auto', 'default-2024-11-15'].includes(ranking.ranker as string)) {
-        problems.push(["Invalid value for 'ranking_options.ranker': expected 'none', 'auto' or 'default-2024-11-15'.", 'ranking_options.ranker']);
+        problems.push([
+          "Invalid value for 'ranking_options.ranker': expected 'none', 'auto' or 'default-2024-11-15'.",
+          'ranking_options.ranker',
+        ]);
       } else ranker = ranking.ranker as StoreSearchOptions['ranker'];
     }
   }

@@ -76,7 +76,8 @@ export class VectorStores {
       last_active_at: now,
       created_at: now,
     };
-    this.sql.get(
+    this.sql
+      .get(
         `INSERT INTO vector_stores (id, account_id, name, description, metadata, expires_after_days, embedder, last_active_at, created_at)
          VALUES (@id, @account_id, @name, @description, @metadata, @expires_after_days, @embedder, @last_active_at, @created_at)`,
       )
@@ -105,7 +106,10 @@ export class VectorStores {
       expires_after_days: expires === undefined ? row.expires_after_days : (expires?.days ?? null),
       last_active_at: nowSeconds(),
     };
-    this.sql.get('UPDATE vector_stores SET name = @name, metadata = @metadata, expires_after_days = @expires_after_days, last_active_at = @last_active_at WHERE id = @id')
+    this.sql
+      .get(
+        'UPDATE vector_stores SET name = @name, metadata = @metadata, expires_after_days = @expires_after_days, last_active_at = @last_active_at WHERE id = @id',
+      )
       .run(next);
     return next;
   }

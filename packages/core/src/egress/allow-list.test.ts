@@ -3,7 +3,20 @@ import { effectivePort, isAllowed, parseAllowList } from './allow-list';
 
 describe('AGENT_EGRESS_ALLOW entries', () => {
   it('parses hosts, IPs, host:port, bracketed and bare IPv6, normalising spellings', () => {
-    expect(parseAllowList(['API.Internal', '10.0.0.5', 'svc.local:8080', '[::1]:9000', 'fd00::5', '0x7f.1', ' ', 'http://bad entry', 'a/b', 'http://svc.url:81/'])).toEqual([
+    expect(
+      parseAllowList([
+        'API.Internal',
+        '10.0.0.5',
+        'svc.local:8080',
+        '[::1]:9000',
+        'fd00::5',
+        '0x7f.1',
+        ' ',
+        'http://bad entry',
+        'a/b',
+        'http://svc.url:81/',
+      ]),
+    ).toEqual([
       { host: 'api.internal', port: undefined },
       { host: '10.0.0.5', port: undefined },
       { host: 'svc.local', port: '8080' },

@@ -47,7 +47,12 @@ async function refusal(promise: Promise<unknown>): Promise<EgressDeniedError> {
 }
 
 describe('EgressGuard refusals (before any connection)', () => {
-  const guard = new EgressGuard({ allow: [], lookup: async () => { throw new Error('no DNS in tests'); } });
+  const guard = new EgressGuard({
+    allow: [],
+    lookup: async () => {
+      throw new Error('no DNS in tests');
+    },
+  });
 
   it.each([
     ['v4 private 10/8', 'http://10.0.0.1/'],
@@ -186,7 +191,11 @@ describe('EgressGuard redirects, deadline and size', () => {
 
   it('turns POST into GET on 303 and drops the body', async () => {
     const allowed = new EgressGuard({ allow: ['127.0.0.1'] });
-    const response = await allowed.request(`${server.url}/see-other`, { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } });
+    const response = await allowed.request(`${server.url}/see-other`, {
+      method: 'POST',
+      body: '{"a":1}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(200);
     const last = server.requests.at(-1)!;
     expect(last.method).toBe('GET');

@@ -141,7 +141,7 @@ export class EgressGuard implements EgressGuardContract {
     const found = await this.resolve(host);
     return found.map((entry) => {
       const address = typeof entry === 'string' ? entry : entry.address;
-      return { address, family: isIP(address) || (typeof entry === 'string' ? 4 : entry.family ?? 4) };
+      return { address, family: isIP(address) || (typeof entry === 'string' ? 4 : (entry.family ?? 4)) };
     });
   }
 

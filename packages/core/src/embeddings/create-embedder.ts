@@ -26,7 +26,8 @@ export async function createOpenAICompatibleEmbedder(config: FathomConfig): Prom
   const env = config.env;
   const baseURL = env.FATHOM_EMBEDDING_BASE_URL || env.OPENAI_BASE_URL || 'https://api.openai.com/v1';
   const apiKey = env.FATHOM_EMBEDDING_API_KEY || env.OPENAI_API_KEY || undefined;
-  const model = env.FATHOM_EMBEDDING_MODEL || (config.embeddingModel !== DEFAULT_LOCAL_MODEL ? config.embeddingModel : DEFAULT_OPENAI_MODEL);
+  const model =
+    env.FATHOM_EMBEDDING_MODEL || (config.embeddingModel !== DEFAULT_LOCAL_MODEL ? config.embeddingModel : DEFAULT_OPENAI_MODEL);
   let dimensions = positiveInteger(env.FATHOM_EMBEDDING_DIMENSIONS, 'FATHOM_EMBEDDING_DIMENSIONS');
   if (dimensions === undefined) {
     const [probe] = await requestEmbeddings({ baseURL, apiKey, model }, ['dimension probe']);

@@ -41,7 +41,12 @@ export function describeEmbedderConformance(name: string, setup: () => Promise<E
     it('is deterministic and ranks related texts above unrelated ones', async () => {
       const e = await get();
       const { embeddings } = await e.embed({
-        values: ['how do I reset my password', 'reset password for the admin account', 'rain and snow in the mountain weather', 'how do I reset my password'],
+        values: [
+          'how do I reset my password',
+          'reset password for the admin account',
+          'rain and snow in the mountain weather',
+          'how do I reset my password',
+        ],
       });
       const [query, related, unrelated, again] = embeddings as [Float32Array, Float32Array, Float32Array, Float32Array];
       expect(cosine(query, again)).toBeGreaterThan(0.9999);

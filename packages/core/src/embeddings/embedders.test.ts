@@ -27,7 +27,11 @@ async function fakeEmbeddingsServer(): Promise<TestServer> {
   const server = await createTestServer({
     'POST /v1/embeddings': (request, response) => {
       const input: string[] = request.json.input;
-      const data = input.map((text, index) => ({ object: 'embedding', index, embedding: Array.from(reference.embedOne(text), (v) => v * 3) }));
+      const data = input.map((text, index) => ({
+        object: 'embedding',
+        index,
+        embedding: Array.from(reference.embedOne(text), (v) => v * 3),
+      }));
       // Out of order on purpose: clients must use `index`.
       respond.json(response, 200, { object: 'list', data: data.reverse(), model: request.json.model });
     },
@@ -37,7 +41,12 @@ async function fakeEmbeddingsServer(): Promise<TestServer> {
 }
 
 function envFor(extra: Record<string, string>) {
-  return loadConfig({ FATHOM_DATA_DIR: join(modelsDir, 'data'), FATHOM_MODELS_DIR: modelsDir, FATHOM_ALLOW_REMOTE_MODELS: 'false', ...extra });
+  return loadConfig({
+    FATHOM_DATA_DIR: join(modelsDir, 'data'),
+    FATHOM_MODELS_DIR: modelsDir,
+    FATHOM_ALLOW_REMOTE_MODELS: 'false',
+    ...extra,
+  });
 }
 
 describeEmbedderConformance('HashEmbedder', async () => new HashEmbedder());
@@ -46,7 +55,10 @@ describeEmbedderConformance('TransformersEmbedder (generated tiny ONNX model)', 
 );
 describeEmbedderConformance('OpenAICompatibleEmbedder (local fake server)', async () => {
   const server = await fakeEmbeddingsServer();
-  return createEmbedder(envFor({ FATHOM_EMBEDDER: 'openai', FATHOM_EMBEDDING_BASE_URL: `${server.url}/v1`, FATHOM_EMBEDDING_BATCH_SIZE: '2' }), silentLogger);
+  return createEmbedder(
+    envFor({ FATHOM_EMBEDDER: 'openai', FATHOM_EMBEDDING_BASE_URL: `${server.url}/v1`, FATHOM_EMBEDDING_BATCH_SIZE: '2' }),
+    silentLogger,
+  );
 });
 
 describe('createEmbedder', () => {
@@ -75,7 +87,9 @@ describe('createEmbedder', () => {
   });
 
   it('transformers fails clearly when the model is missing and remote models are off', async () => {
-    await expect(createEmbedder(envFor({ FATHOM_EMBEDDER: 'transformers', FATHOM_EMBEDDING_MODEL: 'nobody/missing' }), silentLogger)).rejects.toThrow();
+    await expect(
+      createEmbedder(envFor({ FATHOM_EMBEDDER: 'transformers', FATHOM_EMBEDDING_MODEL: 'nobody/missing' }), silentLogger),
+    ).rejects.toThrow();
   });
 });
 
@@ -83,7 +97,13 @@ describe('OpenAICompatibleEmbedder', () => {
   it('batches, sends the key and model, probes dimensions, and re-normalises', async () => {
     const server = await fakeEmbeddingsServer();
     const embedder = await createEmbedder(
-      envFor({ FATHOM_EMBEDDER: 'openai', FATHOM_EMBEDDING_BASE_URL: `${server.url}/v1/`, FATHOM_EMBEDDING_API_KEY: 'sk-test', FATHOM_EMBEDDING_MODEL: 'nomic-embed-text', FATHOM_EMBEDDING_BATCH_SIZE: '4' }),
+      envFor({
+        FATHOM_EMBEDDER: 'openai',
+        FATHOM_EMBEDDING_BASE_URL: `${server.url}/v1/`,
+        FATHOM_EMBEDDING_API_KEY: 'sk-test',
+        FATHOM_EMBEDDING_MODEL: 'nomic-embed-text',
+        FATHOM_EMBEDDING_BATCH_SIZE: '4',
+      }),
       silentLogger,
     );
     expect(embedder.id).toBe('openai:nomic-embed-text:64');

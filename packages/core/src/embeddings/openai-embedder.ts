@@ -156,10 +156,13 @@ function parseEmbeddings(text: string, expected: number, url: string): Float32Ar
   }
   const data = parsed?.data;
   if (!Array.isArray(data) || data.length !== expected) {
-    throw new UpstreamError(`Embedding response from ${url} has ${Array.isArray(data) ? data.length : 'no'} vectors, expected ${expected}.`, {
-      url,
-      responseBody: text.slice(0, 2000),
-    });
+    throw new UpstreamError(
+      `Embedding response from ${url} has ${Array.isArray(data) ? data.length : 'no'} vectors, expected ${expected}.`,
+      {
+        url,
+        responseBody: text.slice(0, 2000),
+      },
+    );
   }
   const vectors: Float32Array[] = new Array(expected);
   data.forEach((item: any, position: number) => {

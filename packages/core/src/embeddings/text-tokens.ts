@@ -34,6 +34,7 @@ export function approximateSubwordSpans(text: string, pieceLength = 4): TokenSpa
 export function foldWord(word: string): string {
   const lower = word.toLowerCase();
   // Fast path: plain ASCII needs no normalization.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range test starts at \x00 on purpose
   return /^[\x00-\x7f]*$/.test(lower) ? lower : lower.normalize('NFD').replace(/\p{M}+/gu, '');
 }
 

@@ -15,7 +15,13 @@ export function alignTokens(text: string, pieces: readonly string[]): TokenSpan[
     const codePoint = text.codePointAt(i)!;
     const width = codePoint > 0xffff ? 2 : 1;
     const char = text.slice(i, i + width);
-    const fold = /^[\x00-\x7f]$/.test(char) ? char.toLowerCase() : char.toLowerCase().normalize('NFD').replace(/\p{M}+/gu, '');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range test starts at \x00 on purpose
+    const fold = /^[\x00-\x7f]$/.test(char)
+      ? char.toLowerCase()
+      : char
+          .toLowerCase()
+          .normalize('NFD')
+          .replace(/\p{M}+/gu, '');
     for (const unit of fold) {
       for (let k = 0; k < unit.length; k++) {
         folded += unit[k];

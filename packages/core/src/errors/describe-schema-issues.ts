@@ -22,9 +22,12 @@ export function issueField(issue: SchemaIssue, child?: string): string {
 
 /** One sentence naming the field, in OpenAI's wording. */
 export function describeSchemaIssue(issue: SchemaIssue): { message: string; param: string } {
-  const param = issue.keyword === 'required' ? issueField(issue, issue.params.missingProperty)
-    : issue.keyword === 'additionalProperties' ? issueField(issue, issue.params.additionalProperty)
-    : issueField(issue);
+  const param =
+    issue.keyword === 'required'
+      ? issueField(issue, issue.params.missingProperty)
+      : issue.keyword === 'additionalProperties'
+        ? issueField(issue, issue.params.additionalProperty)
+        : issueField(issue);
   switch (issue.keyword) {
     case 'required':
       return { message: `Missing required parameter: '${param}'.`, param };
@@ -42,14 +45,17 @@ export function describeSchemaIssue(issue: SchemaIssue): { message: string; para
       const description = issue.parentSchema?.description;
       const expected = description
         ? description.replace(/\.$/, '').replace(/^./, (c) => c.toLowerCase())
-        : issue.keyword === 'format' ? `a ${issue.params.format}` : `a value matching ${issue.params.pattern}`;
+        : issue.keyword === 'format'
+          ? `a ${issue.params.format}`
+          : `a value matching ${issue.params.pattern}`;
       return { message: `Invalid value for '${param}': expected ${expected}.`, param };
     }
     case 'anyOf': {
       const names = Array.isArray(issue.schema)
         ? (issue.schema as Array<{ required?: string[] }>).flatMap((option) => option.required ?? [])
         : [];
-      if (names.length) return { message: `Missing parameter: provide at least one of ${names.map((name) => `'${name}'`).join(', ')}.`, param };
+      if (names.length)
+        return { message: `Missing parameter: provide at least one of ${names.map((name) => `'${name}'`).join(', ')}.`, param };
       return { message: `Invalid '${param}': ${issue.message ?? 'must match one of the allowed shapes'}.`, param };
     }
     default:

@@ -81,9 +81,7 @@ export class UpstreamError extends FathomError {
 
   constructor(message: string, options: UpstreamErrorOptions = {}) {
     const statusCode = options.statusCode;
-    const status =
-      options.status ??
-      (statusCode === undefined ? 502 : statusCode >= 500 ? 502 : statusCode);
+    const status = options.status ?? (statusCode === undefined ? 502 : statusCode >= 500 ? 502 : statusCode);
     super(message, {
       code: options.code ?? (status === 429 ? 'rate_limit_exceeded' : status === 504 ? 'timeout' : 'upstream_error'),
       status,

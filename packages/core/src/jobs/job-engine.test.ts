@@ -12,7 +12,14 @@ function setup(source: ToolSource, settings: Record<string, number> = {}) {
   const accounts = new Accounts(db);
   const { account } = accounts.create({ name: 'a', balance: 10 });
   const make = () =>
-    new JobEngine({ db, config: loadConfig({}), accounts, log: silentLogger, sources: { maps: source }, settings: { sweepMs: 20, ...settings } });
+    new JobEngine({
+      db,
+      config: loadConfig({}),
+      accounts,
+      log: silentLogger,
+      sources: { maps: source },
+      settings: { sweepMs: 20, ...settings },
+    });
   return { db, accounts, account, make };
 }
 
@@ -54,7 +61,9 @@ describe('JobEngine', () => {
     expect(await second.waitForJob(account.id, job.job_id)).toMatchObject({ status: 'succeeded', cost: 0.5 });
     expect(calls).toBe(2);
     expect(accounts.get(account.id).balance).toBe(9.5);
-    const kinds = (db.prepare('SELECT kind FROM ledger WHERE ref = ? ORDER BY id').all(job.job_id) as Array<{ kind: string }>).map((row) => row.kind);
+    const kinds = (db.prepare('SELECT kind FROM ledger WHERE ref = ? ORDER BY id').all(job.job_id) as Array<{ kind: string }>).map(
+      (row) => row.kind,
+    );
     expect(kinds).toEqual(['reserve', 'release', 'charge']);
     await second.close();
   });
@@ -73,7 +82,10 @@ describe('JobEngine', () => {
 
   it('answers from cache within the TTL and calls the provider again after it', async () => {
     let calls = 0;
-    const { account, make } = setup({ name: 'count', run: async () => ({ items: [{ type: 'place', value: `call ${++calls}` }], cost: 0.1 }) }, { cacheTtlSeconds: 0.2 });
+    const { account, make } = setup(
+      { name: 'count', run: async () => ({ items: [{ type: 'place', value: `call ${++calls}` }], cost: 0.1 }) },
+      { cacheTtlSeconds: 0.2 },
+    );
     const engine = make();
     engine.start();
     await engine.waitForJob(account.id, engine.startJob(account.id, 'maps', input).job_id);

@@ -35,7 +35,10 @@ export interface JobEngineOptions {
 
 /** Marks an error a job ends with; `code` and `message` are shown to the client. */
 class JobFailure extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -157,7 +160,13 @@ export class JobEngine {
     this.#started = true;
     for (const row of this.#store.interrupted()) {
       if (row.attempts >= this.settings.maxAttempts) {
-        this.#finishFailed(row, new JobFailure('job_interrupted', `The job was interrupted ${row.attempts} time(s) by a restart and was not retried again; nothing was charged.`));
+        this.#finishFailed(
+          row,
+          new JobFailure(
+            'job_interrupted',
+            `The job was interrupted ${row.attempts} time(s) by a restart and was not retried again; nothing was charged.`,
+          ),
+        );
       } else {
         this.#store.requeue(row.id);
       }
@@ -213,7 +222,8 @@ export class JobEngine {
       await shared.then(
         (output) => this.#finishSucceeded(row, toResult(output), 0, true),
         (error) => {
-          if (this.#closed) this.#store.requeue(row.id, true); // shutdown: runs again on the next start
+          if (this.#closed)
+            this.#store.requeue(row.id, true); // shutdown: runs again on the next start
           else this.#finishFailed(row, error);
         },
       );
@@ -221,13 +231,22 @@ export class JobEngine {
     }
     const source = this.#sources.sources.get(row.tool);
     if (!source) {
-      this.#finishFailed(row, new JobFailure('tool_unavailable', `The tool '${row.tool}' is no longer configured. ${this.#sources.howToConfigure(row.tool)}`));
+      this.#finishFailed(
+        row,
+        new JobFailure('tool_unavailable', `The tool '${row.tool}' is no longer configured. ${this.#sources.howToConfigure(row.tool)}`),
+      );
       return;
     }
     this.#active++;
     const controller = new AbortController();
     this.#controllers.add(controller);
-    const timer = setTimeout(() => controller.abort(new JobFailure('timeout', `The job exceeded its time limit of ${this.settings.jobTimeoutMs} ms; nothing was charged.`)), this.settings.jobTimeoutMs);
+    const timer = setTimeout(
+      () =>
+        controller.abort(
+          new JobFailure('timeout', `The job exceeded its time limit of ${this.settings.jobTimeoutMs} ms; nothing was charged.`),
+        ),
+      this.settings.jobTimeoutMs,
+    );
     const ceiling = row.ceiling_micros / 1_000_000;
     const call = source.run({ tool: row.tool, input, ceiling, signal: controller.signal, accountId: row.account_id });
     const raced = Promise.race([call, abortPromise(controller.signal)]);

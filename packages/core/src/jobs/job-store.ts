@@ -95,9 +95,7 @@ export class JobStore {
       `SELECT result FROM tool_jobs WHERE cache_key = ? AND status = 'succeeded' AND cached = 0 AND finished_ms >= ?
        ORDER BY finished_ms DESC LIMIT 1`,
     );
-    this.#requeue = db.prepare(
-      `UPDATE tool_jobs SET status = 'queued', attempts = attempts - ? WHERE id = ? AND status = 'running'`,
-    );
+    this.#requeue = db.prepare(`UPDATE tool_jobs SET status = 'queued', attempts = attempts - ? WHERE id = ? AND status = 'running'`);
     this.#running = db.prepare<[], JobRow>(`SELECT * FROM tool_jobs WHERE status = 'running'`);
   }
 

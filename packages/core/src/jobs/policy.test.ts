@@ -6,7 +6,9 @@ describe('rule 5 policy', () => {
     expect(policyRefusal('leads-finder', { job_title: 'students', keyword: 'teenagers' })).toMatch(/minors/);
     expect(policyRefusal('nl-data', { description: 'emails of 14-year-olds in my town' })).toMatch(/minors/);
     expect(policyRefusal('pronet-profile', { query: 'people under 18 in Berlin' })).toMatch(/minors/);
-    expect(policyRefusal('social-profile', { platform: 'bluesky', username: 'x', note: 'instagram accounts of kids' } as never)).toMatch(/minors/);
+    expect(policyRefusal('social-profile', { platform: 'bluesky', username: 'x', note: 'instagram accounts of kids' } as never)).toMatch(
+      /minors/,
+    );
   });
 
   it('refuses tracking one private individual', () => {

@@ -13,7 +13,8 @@ interface Rule {
 }
 
 /** Words that name personal data; "kids" alone may be a market ("kids fashion"), "emails of kids" is not. */
-const PERSONAL_DATA = /\b(e-?mails?|phones?|numbers?|addresses|address|contacts?|profiles?|names|photos?|social media|instagram|tiktok|snapchat|accounts?|lists? of|locations?|whereabouts|schools?)\b/i;
+const PERSONAL_DATA =
+  /\b(e-?mails?|phones?|numbers?|addresses|address|contacts?|profiles?|names|photos?|social media|instagram|tiktok|snapchat|accounts?|lists? of|locations?|whereabouts|schools?)\b/i;
 
 const RULES: Rule[] = [
   {

@@ -6,7 +6,12 @@ const maps = findTool('maps')!;
 
 describe('validateToolInput', () => {
   it('applies defaults and normalises whitespace', () => {
-    expect(validateToolInput(maps, { query: '  bakery   shop ', location: 'Berlin' })).toEqual({ query: 'bakery shop', location: 'Berlin', radius_m: 5000, limit: 20 });
+    expect(validateToolInput(maps, { query: '  bakery   shop ', location: 'Berlin' })).toEqual({
+      query: 'bakery shop',
+      location: 'Berlin',
+      radius_m: 5000,
+      limit: 20,
+    });
   });
 
   it('names every missing, unknown and out-of-bounds field in one message', () => {
@@ -21,13 +26,19 @@ describe('validateToolInput', () => {
       expect(error.message).toContain("Invalid 'limit': must be >= 1.");
     }
     expect(() => validateToolInput(maps, [])).toThrow(/JSON object/);
-    expect(() => validateToolInput(findTool('social-profile')!, { platform: 'myspace', username: 'x' })).toThrow(/expected one of "bluesky", "mastodon", "github"/);
+    expect(() => validateToolInput(findTool('social-profile')!, { platform: 'myspace', username: 'x' })).toThrow(
+      /expected one of "bluesky", "mastodon", "github"/,
+    );
   });
 
   it('accepts website URLs and domains, and names a bad entry', () => {
     const contacts = findTool('website-contacts')!;
-    expect(validateToolInput(contacts, { websites: ['acme.com', 'https://www.acme.de/kontakt', 'http://127.0.0.1:8080'] }).websites).toHaveLength(3);
-    expect(() => validateToolInput(contacts, { websites: ['acme.com', 'not a site'] })).toThrow("Invalid value for 'websites[1]': expected website URL (http or https) or domain such as acme.com.");
+    expect(
+      validateToolInput(contacts, { websites: ['acme.com', 'https://www.acme.de/kontakt', 'http://127.0.0.1:8080'] }).websites,
+    ).toHaveLength(3);
+    expect(() => validateToolInput(contacts, { websites: ['acme.com', 'not a site'] })).toThrow(
+      "Invalid value for 'websites[1]': expected website URL (http or https) or domain such as acme.com.",
+    );
     expect(() => validateToolInput(contacts, { websites: ['ftp://acme.com'] })).toThrow(/'websites\[0\]'/);
   });
 

@@ -51,9 +51,15 @@ export function cacheKey(tool: string, input: Record<string, unknown>): string {
     if (typeof value === 'string') return value.toLowerCase();
     if (Array.isArray(value)) return value.map(canonical);
     if (value && typeof value === 'object') {
-      return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
+      return Object.fromEntries(
+        Object.keys(value)
+          .sort()
+          .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+      );
     }
     return value;
   };
-  return createHash('sha256').update(`${tool}\n${JSON.stringify(canonical(input))}`).digest('hex');
+  return createHash('sha256')
+    .update(`${tool}\n${JSON.stringify(canonical(input))}`)
+    .digest('hex');
 }

@@ -14,7 +14,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-function adapterFor(providers: Record<string, { type: 'openai' | 'anthropic'; baseUrl: string; models?: string[] }>, env: Record<string, string> = {}) {
+function adapterFor(
+  providers: Record<string, { type: 'openai' | 'anthropic'; baseUrl: string; models?: string[] }>,
+  env: Record<string, string> = {},
+) {
   const db = openDatabase({ schemas: [modelsSchema] });
   const config = loadConfig({ FATHOM_PROVIDERS: JSON.stringify(providers), ...env });
   const adapter = new ChatAdapter({ db, config, log: silentLogger });
@@ -37,43 +40,98 @@ async function collect(parts: AsyncIterable<ChatStreamPart>): Promise<ChatStream
   return out;
 }
 
-const weatherTool = { type: 'function' as const, function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
+const weatherTool = {
+  type: 'function' as const,
+  function: {
+    name: 'get_weather',
+    description: 'Weather of a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } } },
+  },
+};
 
 describe('ChatAdapter with an OpenAI-compatible provider', () => {
   it('completes, sends the upstream model name and records usage for the account', async () => {
     const upstream = await track(createFakeOpenAIUpstream([{ content: 'Hello there', usage: { prompt_tokens: 7, completion_tokens: 2 } }]));
     const chat = adapterFor({ fake: { type: 'openai', baseUrl: upstream.baseUrl } });
-    const result = await chat.complete({ model: 'fake/gpt-x', messages: [{ role: 'user', content: 'hi' }], temperature: 0.2, seed: 3 }, { accountId: 'acct_1' });
-    expect(result).toMatchObject({ model: 'fake/gpt-x', message: { role: 'assistant', content: 'Hello there' }, finishReason: 'stop', usage: { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 } });
+    const result = await chat.complete(
+      { model: 'fake/gpt-x', messages: [{ role: 'user', content: 'hi' }], temperature: 0.2, seed: 3 },
+      { accountId: 'acct_1' },
+    );
+    expect(result).toMatchObject({
+      model: 'fake/gpt-x',
+      message: { role: 'assistant', content: 'Hello there' },
+      finishReason: 'stop',
+      usage: { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 },
+    });
     expect(result.id).toMatch(/^chatcmpl-/);
     expect(upstream.requests[0]).toMatchObject({ model: 'gpt-x', temperature: 0.2, seed: 3 });
-    expect(chat.usage('acct_1')).toEqual([{ date: new Date().toISOString().slice(0, 10), model: 'fake/gpt-x', requests: 1, prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 }]);
+    expect(chat.usage('acct_1')).toEqual([
+      {
+        date: new Date().toISOString().slice(0, 10),
+        model: 'fake/gpt-x',
+        requests: 1,
+        prompt_tokens: 7,
+        completion_tokens: 2,
+        total_tokens: 9,
+      },
+    ]);
   });
 
   it('streams text and tool-call deltas with the usage on finish', async () => {
-    const upstream = await track(createFakeOpenAIUpstream([{ content: 'Let me check. ', toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }], usage: { prompt_tokens: 5, completion_tokens: 4 } }]));
+    const upstream = await track(
+      createFakeOpenAIUpstream([
+        {
+          content: 'Let me check. ',
+          toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }],
+          usage: { prompt_tokens: 5, completion_tokens: 4 },
+        },
+      ]),
+    );
     const chat = adapterFor({ fake: { type: 'openai', baseUrl: upstream.baseUrl } });
-    const parts = await collect(chat.stream({ model: 'fake/m', messages: [{ role: 'user', content: 'weather?' }], tools: [weatherTool] }, { accountId: 'a' }));
-    expect(parts.filter((p) => p.type === 'text-delta').map((p) => (p as any).text).join('')).toBe('Let me check. ');
+    const parts = await collect(
+      chat.stream({ model: 'fake/m', messages: [{ role: 'user', content: 'weather?' }], tools: [weatherTool] }, { accountId: 'a' }),
+    );
+    expect(
+      parts
+        .filter((p) => p.type === 'text-delta')
+        .map((p) => (p as any).text)
+        .join(''),
+    ).toBe('Let me check. ');
     const calls = parts.filter((p) => p.type === 'tool-call-delta') as any[];
     expect(calls[0]).toMatchObject({ index: 0, id: 'call_1', name: 'get_weather' });
     expect(calls.map((c) => c.argumentsDelta ?? '').join('')).toBe('{"city":"Paris"}');
-    expect(parts.at(-1)).toEqual({ type: 'finish', finishReason: 'tool_calls', usage: { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 } });
+    expect(parts.at(-1)).toEqual({
+      type: 'finish',
+      finishReason: 'tool_calls',
+      usage: { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 },
+    });
     expect(upstream.requests[0]).toMatchObject({ stream: true, stream_options: { include_usage: true }, tools: [weatherTool] });
     expect(chat.usage('a')[0]).toMatchObject({ requests: 1, prompt_tokens: 5, completion_tokens: 4 });
   });
 
   it('answers 400 listing the vendors for an unknown vendor or a malformed id', async () => {
     const chat = adapterFor({ fake: { type: 'openai', baseUrl: 'http://127.0.0.1:9' } });
-    await expect(chat.complete({ model: 'nope/x', messages: [] })).rejects.toMatchObject({ status: 400, param: 'model', message: expect.stringContaining("'fake'") });
+    await expect(chat.complete({ model: 'nope/x', messages: [] })).rejects.toMatchObject({
+      status: 400,
+      param: 'model',
+      message: expect.stringContaining("'fake'"),
+    });
     expect(() => chat.stream({ model: 'no-slash', messages: [] })).toThrow(/<vendor>\/<model_name>/);
   });
 
   it('maps upstream 429 to 429 and 500 to 502 with the upstream message', async () => {
-    const upstream = await track(createFakeOpenAIUpstream([{ error: { status: 429, message: 'slow down' } }, { error: { status: 500, message: 'boom' } }]));
+    const upstream = await track(
+      createFakeOpenAIUpstream([{ error: { status: 429, message: 'slow down' } }, { error: { status: 500, message: 'boom' } }]),
+    );
     const chat = adapterFor({ fake: { type: 'openai', baseUrl: upstream.baseUrl } });
-    await expect(chat.complete({ model: 'fake/m', messages: [] })).rejects.toMatchObject({ status: 429, message: expect.stringContaining('slow down') });
-    await expect(collect(chat.stream({ model: 'fake/m', messages: [] }))).rejects.toMatchObject({ status: 502, message: expect.stringContaining('boom') });
+    await expect(chat.complete({ model: 'fake/m', messages: [] })).rejects.toMatchObject({
+      status: 429,
+      message: expect.stringContaining('slow down'),
+    });
+    await expect(collect(chat.stream({ model: 'fake/m', messages: [] }))).rejects.toMatchObject({
+      status: 502,
+      message: expect.stringContaining('boom'),
+    });
   });
 
   it('retries a refused connection once, then answers 502', async () => {
@@ -85,17 +143,26 @@ describe('ChatAdapter with an OpenAI-compatible provider', () => {
       });
     });
     const chat = adapterFor({ gone: { type: 'openai', baseUrl: `http://127.0.0.1:${port}/v1` } });
-    await expect(chat.complete({ model: 'gone/m', messages: [] })).rejects.toMatchObject({ status: 502, message: expect.stringContaining('ECONNREFUSED') });
+    await expect(chat.complete({ model: 'gone/m', messages: [] })).rejects.toMatchObject({
+      status: 502,
+      message: expect.stringContaining('ECONNREFUSED'),
+    });
   });
 
   it('retries once when the connection drops before any byte, never a second time', async () => {
     let connections = 0;
-    const body = JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'second try' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 2 } });
+    const body = JSON.stringify({
+      choices: [{ message: { role: 'assistant', content: 'second try' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: 2 },
+    });
     const flaky = createServer((socket) => {
       connections++;
       socket.once('data', () => {
         if (connections % 2 === 1) socket.destroy();
-        else socket.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+        else
+          socket.end(
+            `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+          );
       });
     });
     await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
@@ -111,7 +178,9 @@ describe('ChatAdapter with an OpenAI-compatible provider', () => {
     });
     await new Promise<void>((resolve) => always.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise((resolve) => always.close(() => resolve())));
-    const broken = adapterFor({ broken: { type: 'openai', baseUrl: `http://127.0.0.1:${(always.address() as { port: number }).port}/v1` } });
+    const broken = adapterFor({
+      broken: { type: 'openai', baseUrl: `http://127.0.0.1:${(always.address() as { port: number }).port}/v1` },
+    });
     connections = 0;
     await expect(broken.complete({ model: 'broken/m', messages: [] })).rejects.toMatchObject({ status: 502 });
     expect(connections).toBe(2);
@@ -119,7 +188,8 @@ describe('ChatAdapter with an OpenAI-compatible provider', () => {
 
   it('reuses kept-alive upstream connections across sequential streams', async () => {
     let connections = 0;
-    const sse = 'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+    const sse =
+      'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
     const server = createHttpServer((request, response) => {
       request.resume();
       request.on('end', () => {
@@ -129,7 +199,13 @@ describe('ChatAdapter with an OpenAI-compatible provider', () => {
     });
     server.on('connection', () => connections++);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    cleanups.push(() => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+    cleanups.push(
+      () =>
+        new Promise((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    );
     const chat = adapterFor({ keep: { type: 'openai', baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1` } });
     for (let i = 0; i < 6; i++) {
       const parts = await collect(chat.stream({ model: 'keep/m', messages: [] }));
@@ -159,7 +235,10 @@ describe('ChatAdapter with an OpenAI-compatible provider', () => {
 
   it('lists models from the upstream with the vendor prefix, or from config', async () => {
     const upstream = await track(createFakeOpenAIUpstream([], { models: ['a', 'b'] }));
-    const chat = adapterFor({ fake: { type: 'openai', baseUrl: upstream.baseUrl }, fixed: { type: 'openai', baseUrl: 'http://127.0.0.1:9', models: ['z'] } });
+    const chat = adapterFor({
+      fake: { type: 'openai', baseUrl: upstream.baseUrl },
+      fixed: { type: 'openai', baseUrl: 'http://127.0.0.1:9', models: ['z'] },
+    });
     const ids = (await chat.listModels()).map((m) => m.id);
     expect(ids).toEqual(expect.arrayContaining(['fake/a', 'fake/b', 'fixed/z']));
     await chat.listModels();
@@ -171,15 +250,44 @@ describe('ChatAdapter with an Anthropic provider', () => {
   const history = [
     { role: 'system' as const, content: 'Be brief.' },
     { role: 'user' as const, content: 'Weather in Paris?' },
-    { role: 'assistant' as const, content: null, tool_calls: [{ id: 'toolu_1', type: 'function' as const, function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+    {
+      role: 'assistant' as const,
+      content: null,
+      tool_calls: [{ id: 'toolu_1', type: 'function' as const, function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+    },
     { role: 'tool' as const, tool_call_id: 'toolu_1', content: '18C, sunny' },
   ];
 
   it('translates system, tools, tool calls and tool results, and the answer back', async () => {
-    const upstream = await track(createFakeAnthropicUpstream([{ toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Paris' } }], usage: { prompt_tokens: 11, completion_tokens: 3 } }, { content: 'Sunny, 18C.' }]));
+    const upstream = await track(
+      createFakeAnthropicUpstream([
+        {
+          toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Paris' } }],
+          usage: { prompt_tokens: 11, completion_tokens: 3 },
+        },
+        { content: 'Sunny, 18C.' },
+      ]),
+    );
     const chat = adapterFor({ claude: { type: 'anthropic', baseUrl: upstream.baseUrl } });
-    const first = await chat.complete({ model: 'claude/sonnet', messages: history.slice(0, 2), tools: [weatherTool], tool_choice: 'required', stop: 'END', extra: { parallel_tool_calls: false } }, { accountId: 'b' });
-    expect(first).toMatchObject({ finishReason: 'tool_calls', message: { content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] }, usage: { prompt_tokens: 11, completion_tokens: 3 } });
+    const first = await chat.complete(
+      {
+        model: 'claude/sonnet',
+        messages: history.slice(0, 2),
+        tools: [weatherTool],
+        tool_choice: 'required',
+        stop: 'END',
+        extra: { parallel_tool_calls: false },
+      },
+      { accountId: 'b' },
+    );
+    expect(first).toMatchObject({
+      finishReason: 'tool_calls',
+      message: {
+        content: null,
+        tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+      },
+      usage: { prompt_tokens: 11, completion_tokens: 3 },
+    });
     expect(upstream.requests[0]).toEqual({
       model: 'sonnet',
       max_tokens: 4096,
@@ -189,7 +297,13 @@ describe('ChatAdapter with an Anthropic provider', () => {
       tools: [{ name: 'get_weather', description: 'Weather of a city', input_schema: weatherTool.function.parameters }],
       tool_choice: { type: 'any', disable_parallel_tool_use: true },
     });
-    const second = await chat.complete({ model: 'claude/sonnet', messages: history, tools: [weatherTool], max_tokens: 50, tool_choice: 'none' });
+    const second = await chat.complete({
+      model: 'claude/sonnet',
+      messages: history,
+      tools: [weatherTool],
+      max_tokens: 50,
+      tool_choice: 'none',
+    });
     expect(second).toMatchObject({ finishReason: 'stop', message: { content: 'Sunny, 18C.' } });
     expect(upstream.requests[1].max_tokens).toBe(50);
     expect(upstream.requests[1].tools).toHaveLength(1);
@@ -203,18 +317,41 @@ describe('ChatAdapter with an Anthropic provider', () => {
   });
 
   it('translates streaming events into text and tool-call parts with stop reason and usage', async () => {
-    const upstream = await track(createFakeAnthropicUpstream([{ content: 'Checking. ', toolCalls: [{ id: 'toolu_9', name: 'get_weather', arguments: { city: 'Oslo' } }], usage: { prompt_tokens: 20, completion_tokens: 6 } }]));
+    const upstream = await track(
+      createFakeAnthropicUpstream([
+        {
+          content: 'Checking. ',
+          toolCalls: [{ id: 'toolu_9', name: 'get_weather', arguments: { city: 'Oslo' } }],
+          usage: { prompt_tokens: 20, completion_tokens: 6 },
+        },
+      ]),
+    );
     const chat = adapterFor({ claude: { type: 'anthropic', baseUrl: upstream.baseUrl } });
     const parts = await collect(chat.stream({ model: 'claude/sonnet', messages: history.slice(0, 2), tools: [weatherTool] }));
-    expect(parts.filter((p) => p.type === 'text-delta').map((p) => (p as any).text).join('')).toBe('Checking. ');
+    expect(
+      parts
+        .filter((p) => p.type === 'text-delta')
+        .map((p) => (p as any).text)
+        .join(''),
+    ).toBe('Checking. ');
     const calls = parts.filter((p) => p.type === 'tool-call-delta') as any[];
     expect(calls[0]).toMatchObject({ index: 0, id: 'toolu_9', name: 'get_weather' });
     expect(calls.map((c) => c.argumentsDelta ?? '').join('')).toBe('{"city":"Oslo"}');
-    expect(parts.at(-1)).toEqual({ type: 'finish', finishReason: 'tool_calls', usage: { prompt_tokens: 20, completion_tokens: 6, total_tokens: 26 } });
+    expect(parts.at(-1)).toEqual({
+      type: 'finish',
+      finishReason: 'tool_calls',
+      usage: { prompt_tokens: 20, completion_tokens: 6, total_tokens: 26 },
+    });
   });
 
   it('maps stop reasons: max_tokens -> length, refusal -> content_filter, end_turn -> stop', async () => {
-    const upstream = await track(createFakeAnthropicUpstream([{ content: 'cut', finishReason: 'length' }, { content: 'no', finishReason: 'content_filter' }, { content: 'fine' }]));
+    const upstream = await track(
+      createFakeAnthropicUpstream([
+        { content: 'cut', finishReason: 'length' },
+        { content: 'no', finishReason: 'content_filter' },
+        { content: 'fine' },
+      ]),
+    );
     const chat = adapterFor({ claude: { type: 'anthropic', baseUrl: upstream.baseUrl } });
     const ask = () => chat.complete({ model: 'claude/x', messages: [{ role: 'user', content: 'hi' }] });
     expect((await ask()).finishReason).toBe('length');
@@ -228,16 +365,50 @@ describe('ChatAdapter with an Anthropic provider', () => {
     await chat.complete({
       model: 'claude/x',
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] },
-        { role: 'assistant', content: 'Two lookups.', tool_calls: [{ id: 't1', type: 'function', function: { name: 'a', arguments: '{}' } }, { id: 't2', type: 'function', function: { name: 'b', arguments: '{"x":1}' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Look' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+            { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: 'Two lookups.',
+          tool_calls: [
+            { id: 't1', type: 'function', function: { name: 'a', arguments: '{}' } },
+            { id: 't2', type: 'function', function: { name: 'b', arguments: '{"x":1}' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 't1', content: 'A' },
         { role: 'tool', tool_call_id: 't2', content: [{ type: 'text', text: 'B' }] },
       ],
     });
     expect(upstream.requests[0].messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }, { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] },
-      { role: 'assistant', content: [{ type: 'text', text: 'Two lookups.' }, { type: 'tool_use', id: 't1', name: 'a', input: {} }, { type: 'tool_use', id: 't2', name: 'b', input: { x: 1 } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'A' }, { type: 'tool_result', tool_use_id: 't2', content: 'B' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Look' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+          { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Two lookups.' },
+          { type: 'tool_use', id: 't1', name: 'a', input: {} },
+          { type: 'tool_use', id: 't2', name: 'b', input: { x: 1 } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 't1', content: 'A' },
+          { type: 'tool_result', tool_use_id: 't2', content: 'B' },
+        ],
+      },
     ]);
   });
 
@@ -264,8 +435,13 @@ describe('ChatAdapter with an Anthropic provider', () => {
   });
 
   it('maps an Anthropic 429 to 429 with its message', async () => {
-    const upstream = await track(createFakeAnthropicUpstream([{ error: { status: 429, message: 'Number of request tokens has exceeded your rate limit' } }]));
+    const upstream = await track(
+      createFakeAnthropicUpstream([{ error: { status: 429, message: 'Number of request tokens has exceeded your rate limit' } }]),
+    );
     const chat = adapterFor({ claude: { type: 'anthropic', baseUrl: upstream.baseUrl } });
-    await expect(chat.complete({ model: 'claude/x', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 429, message: expect.stringContaining('rate limit') });
+    await expect(chat.complete({ model: 'claude/x', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
+      status: 429,
+      message: expect.stringContaining('rate limit'),
+    });
   });
 });

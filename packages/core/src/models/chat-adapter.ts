@@ -158,7 +158,12 @@ export class ChatAdapter implements ChatAdapterContract {
    * with no vendor (or Fathom's embedding model) is served by Fathom's own embedder.
    */
   async embed(request: EmbeddingsRequest, options: ChatCallOptions = {}): Promise<EmbeddingsResult> {
-    const inputs = Array.isArray(request.input) && typeof request.input[0] === 'number' ? [request.input as number[]] : Array.isArray(request.input) ? request.input : [request.input];
+    const inputs =
+      Array.isArray(request.input) && typeof request.input[0] === 'number'
+        ? [request.input as number[]]
+        : Array.isArray(request.input)
+          ? request.input
+          : [request.input];
     if (inputs.length === 0) throw new InvalidRequestError(`Invalid 'input': expected at least one value.`, 'input');
     if (isFathomEmbeddingModel(request.model, this.config, this.embedder, this.vendors())) {
       if (!this.embedder) throw new InvalidRequestError('This installation has no embedder configured.', 'model');
@@ -167,8 +172,13 @@ export class ChatAdapter implements ChatAdapterContract {
       return result;
     }
     const { provider, upstreamModel } = this.route(request.model);
-    if (!provider.embed) throw new InvalidRequestError(`Invalid 'model': vendor '${provider.vendor}' (${provider.type}) offers no embeddings.`, 'model');
-    const result = await provider.embed(upstreamModel, inputs as string[] | number[][], { dimensions: request.dimensions, user: request.user, signal: options.signal });
+    if (!provider.embed)
+      throw new InvalidRequestError(`Invalid 'model': vendor '${provider.vendor}' (${provider.type}) offers no embeddings.`, 'model');
+    const result = await provider.embed(upstreamModel, inputs as string[] | number[][], {
+      dimensions: request.dimensions,
+      user: request.user,
+      signal: options.signal,
+    });
     this.usageStore.record(options.accountId, request.model, result.usage.prompt_tokens, 0);
     return { model: request.model, ...result };
   }

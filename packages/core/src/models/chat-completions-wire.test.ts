@@ -6,8 +6,20 @@ const base = { model: 'v/m', messages: [{ role: 'user', content: 'hi' }] };
 
 describe('readChatCompletionsBody', () => {
   it('maps the wire body, passing known extras through and reading the stream settings', () => {
-    const call = readChatCompletionsBody({ ...base, stream: true, stream_options: { include_usage: true }, presence_penalty: 0.5, modalities: ['text'], logprobs: false, unknown_field: 1 });
-    expect(call).toEqual({ request: expect.objectContaining({ model: 'v/m', messages: [{ role: 'user', content: 'hi' }], extra: { presence_penalty: 0.5 } }), stream: true, includeUsage: true });
+    const call = readChatCompletionsBody({
+      ...base,
+      stream: true,
+      stream_options: { include_usage: true },
+      presence_penalty: 0.5,
+      modalities: ['text'],
+      logprobs: false,
+      unknown_field: 1,
+    });
+    expect(call).toEqual({
+      request: expect.objectContaining({ model: 'v/m', messages: [{ role: 'user', content: 'hi' }], extra: { presence_penalty: 0.5 } }),
+      stream: true,
+      includeUsage: true,
+    });
   });
 
   it.each([
@@ -32,13 +44,43 @@ describe('readChatCompletionsBody', () => {
 
 describe('chat.completion encoding', () => {
   it('encodes a result and stream parts as the wire objects', () => {
-    const result = toChatCompletion({ id: 'chatcmpl-1', model: 'v/m', message: { role: 'assistant', content: 'ok' }, finishReason: 'stop', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }, 5);
-    expect(result).toEqual({ id: 'chatcmpl-1', object: 'chat.completion', created: 5, model: 'v/m', choices: [{ index: 0, message: { role: 'assistant', content: 'ok', refusal: null }, logprobs: null, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+    const result = toChatCompletion(
+      {
+        id: 'chatcmpl-1',
+        model: 'v/m',
+        message: { role: 'assistant', content: 'ok' },
+        finishReason: 'stop',
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      },
+      5,
+    );
+    expect(result).toEqual({
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 5,
+      model: 'v/m',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'ok', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    });
     const chunks = new ChatCompletionChunks('chatcmpl-2', 'v/m', 7);
     expect(chunks.first().choices[0]!.delta).toEqual({ role: 'assistant', content: '' });
-    expect(chunks.of({ type: 'tool-call-delta', index: 1, id: 'call_1', name: 'f', argumentsDelta: '{' }).choices[0]!.delta).toEqual({ tool_calls: [{ index: 1, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{' } }] });
-    expect(chunks.of({ type: 'tool-call-delta', index: 1, argumentsDelta: '}' }).choices[0]!.delta).toEqual({ tool_calls: [{ index: 1, function: { arguments: '}' } }] });
-    expect(chunks.of({ type: 'finish', finishReason: 'tool_calls', usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } }).choices[0]!.finish_reason).toBe('tool_calls');
-    expect(chunks.usageChunk()).toEqual({ id: 'chatcmpl-2', object: 'chat.completion.chunk', created: 7, model: 'v/m', choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } });
+    expect(chunks.of({ type: 'tool-call-delta', index: 1, id: 'call_1', name: 'f', argumentsDelta: '{' }).choices[0]!.delta).toEqual({
+      tool_calls: [{ index: 1, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{' } }],
+    });
+    expect(chunks.of({ type: 'tool-call-delta', index: 1, argumentsDelta: '}' }).choices[0]!.delta).toEqual({
+      tool_calls: [{ index: 1, function: { arguments: '}' } }],
+    });
+    expect(
+      chunks.of({ type: 'finish', finishReason: 'tool_calls', usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } })
+        .choices[0]!.finish_reason,
+    ).toBe('tool_calls');
+    expect(chunks.usageChunk()).toEqual({
+      id: 'chatcmpl-2',
+      object: 'chat.completion.chunk',
+      created: 7,
+      model: 'v/m',
+      choices: [],
+      usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+    });
   });
 });

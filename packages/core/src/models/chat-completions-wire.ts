@@ -3,7 +3,17 @@ import { nowSeconds } from '../internal/ids';
 import type { ChatMessage, ChatRequest, ChatResult, ChatStreamPart, ChatUsage } from './types';
 
 /** OpenAI parameters passed through to OpenAI-compatible upstreams beyond the typed ones. */
-const PASSTHROUGH = ['presence_penalty', 'frequency_penalty', 'logit_bias', 'parallel_tool_calls', 'reasoning_effort', 'metadata', 'service_tier', 'prediction', 'verbosity'] as const;
+const PASSTHROUGH = [
+  'presence_penalty',
+  'frequency_penalty',
+  'logit_bias',
+  'parallel_tool_calls',
+  'reasoning_effort',
+  'metadata',
+  'service_tier',
+  'prediction',
+  'verbosity',
+] as const;
 /** Parameters whose results Fathom's answer cannot carry: refused rather than silently dropped. */
 const REFUSED = ['logprobs', 'top_logprobs', 'audio', 'modalities', 'functions', 'function_call'] as const;
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
@@ -17,17 +27,31 @@ export interface ChatCompletionsCall {
 
 /** Validates the wire body (naming each bad field) and maps it to the ChatAdapter's request. */
 export function readChatCompletionsBody(body: Record<string, any>): ChatCompletionsCall {
-  if (body.n !== undefined && body.n !== 1) throw new InvalidRequestError(`Invalid 'n': Fathom answers one choice per request (n = 1).`, 'n');
+  if (body.n !== undefined && body.n !== 1)
+    throw new InvalidRequestError(`Invalid 'n': Fathom answers one choice per request (n = 1).`, 'n');
   for (const key of REFUSED) {
     const value = body[key];
-    if (value !== undefined && value !== null && value !== false && value !== 0 && !(Array.isArray(value) && value.every((entry) => entry === 'text'))) {
-      throw new InvalidRequestError(`Unsupported parameter: '${key}' is not supported by Fathom's gateway${key.startsWith('function') ? "; use 'tools' and 'tool_choice'" : ''}.`, key);
+    if (
+      value !== undefined &&
+      value !== null &&
+      value !== false &&
+      value !== 0 &&
+      !(Array.isArray(value) && value.every((entry) => entry === 'text'))
+    ) {
+      throw new InvalidRequestError(
+        `Unsupported parameter: '${key}' is not supported by Fathom's gateway${key.startsWith('function') ? "; use 'tools' and 'tool_choice'" : ''}.`,
+        key,
+      );
     }
   }
-  if (!Array.isArray(body.messages) || body.messages.length === 0) throw new InvalidRequestError(`Invalid 'messages': expected a non-empty array.`, 'messages');
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    throw new InvalidRequestError(`Invalid 'messages': expected a non-empty array.`, 'messages');
   body.messages.forEach((message: any, index: number) => {
     if (!message || typeof message !== 'object' || !ROLES.has(message.role)) {
-      throw new InvalidRequestError(`Invalid 'messages[${index}].role': expected one of system, developer, user, assistant, tool.`, `messages[${index}].role`);
+      throw new InvalidRequestError(
+        `Invalid 'messages[${index}].role': expected one of system, developer, user, assistant, tool.`,
+        `messages[${index}].role`,
+      );
     }
     if (message.role === 'tool' && typeof message.tool_call_id !== 'string') {
       throw new InvalidRequestError(`Missing required parameter: 'messages[${index}].tool_call_id'.`, `messages[${index}].tool_call_id`);
@@ -37,13 +61,15 @@ export function readChatCompletionsBody(body: Record<string, any>): ChatCompleti
   for (const key of PASSTHROUGH) if (body[key] !== undefined) extra[key] = body[key];
   const request: ChatRequest = {
     model: body.model,
-    messages: body.messages.map((message: any): ChatMessage => ({
-      role: message.role,
-      content: message.content ?? null,
-      ...(message.name ? { name: message.name } : {}),
-      ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}),
-      ...(message.tool_call_id ? { tool_call_id: message.tool_call_id } : {}),
-    })),
+    messages: body.messages.map(
+      (message: any): ChatMessage => ({
+        role: message.role,
+        content: message.content ?? null,
+        ...(message.name ? { name: message.name } : {}),
+        ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}),
+        ...(message.tool_call_id ? { tool_call_id: message.tool_call_id } : {}),
+      }),
+    ),
     tools: body.tools,
     tool_choice: body.tool_choice,
     temperature: body.temperature,
@@ -85,7 +111,8 @@ export class ChatCompletionChunks {
   }
 
   of(part: ChatStreamPart) {
-    if (part.type === 'text-delta') return { ...this.base, choices: [{ index: 0, delta: { content: part.text }, logprobs: null, finish_reason: null }] };
+    if (part.type === 'text-delta')
+      return { ...this.base, choices: [{ index: 0, delta: { content: part.text }, logprobs: null, finish_reason: null }] };
     if (part.type === 'tool-call-delta') {
       const call = {
         index: part.index,

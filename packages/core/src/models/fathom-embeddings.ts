@@ -8,19 +8,32 @@ import type { EmbeddingsResult } from './types';
  * `text-embedding-3-small`), `FATHOM_EMBEDDING_MODEL` itself, or the embedder's id. Any other
  * `<vendor>/<model>` is routed to that vendor (unknown vendors answer 400).
  */
-export function isFathomEmbeddingModel(model: string, config: FathomConfig, embedder: Embedder | undefined, vendors: readonly string[]): boolean {
+export function isFathomEmbeddingModel(
+  model: string,
+  config: FathomConfig,
+  embedder: Embedder | undefined,
+  vendors: readonly string[],
+): boolean {
   if (model === config.embeddingModel || model === embedder?.id || model === 'fathom' || model.startsWith('fathom/')) return true;
   const slash = model.indexOf('/');
   return slash === -1 || (!vendors.includes(model.slice(0, slash)) && model === config.embeddingModel);
 }
 
 /** Embeds with Fathom's own embedder (the one vector stores use); token-array inputs are refused. */
-export async function embedWithFathom(embedder: Embedder, inputs: string[] | number[][], dimensions: number | undefined, signal?: AbortSignal): Promise<EmbeddingsResult> {
+export async function embedWithFathom(
+  embedder: Embedder,
+  inputs: string[] | number[][],
+  dimensions: number | undefined,
+  signal?: AbortSignal,
+): Promise<EmbeddingsResult> {
   if (inputs.some((value) => typeof value !== 'string')) {
     throw new InvalidRequestError(`Invalid 'input': Fathom's embedder '${embedder.id}' takes strings, not token arrays.`, 'input');
   }
   if (dimensions !== undefined && dimensions !== embedder.dimensions) {
-    throw new InvalidRequestError(`Invalid 'dimensions': Fathom's embedder '${embedder.id}' produces ${embedder.dimensions} dimensions.`, 'dimensions');
+    throw new InvalidRequestError(
+      `Invalid 'dimensions': Fathom's embedder '${embedder.id}' produces ${embedder.dimensions} dimensions.`,
+      'dimensions',
+    );
   }
   const values = inputs as string[];
   const empty = values.findIndex((value) => value.trim() === '');
@@ -32,5 +45,9 @@ export async function embedWithFathom(embedder: Embedder, inputs: string[] | num
   }
   const { embeddings } = await embedder.embed({ values, signal });
   const tokens = values.reduce((sum, value) => sum + embedder.countTokens(value), 0);
-  return { model: embedder.id, embeddings: embeddings.map((vector) => Array.from(vector)), usage: { prompt_tokens: tokens, total_tokens: tokens } };
+  return {
+    model: embedder.id,
+    embeddings: embeddings.map((vector) => Array.from(vector)),
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  };
 }

@@ -8,4 +8,12 @@ export { OpenAICompatibleProvider, type OpenAICompatibleProviderOptions } from '
 export { AnthropicProvider, type AnthropicProviderOptions } from './providers/anthropic/anthropic-provider';
 export { readChatCompletionsBody, toChatCompletion, ChatCompletionChunks, type ChatCompletionsCall } from './chat-completions-wire';
 export { readResponsesBody, FILE_SEARCH_MAX_RESULTS, type ResponsesCall, type FileSearchSettings } from './responses/responses-request';
-export { runResponse, createResponse, MAX_FILE_SEARCH_ROUNDS, FILE_SEARCH_INGESTION_WAIT_MS, type ResponsesDeps, type ResponsesEvent, type ResponsesRunOptions } from './responses/responses-runner';
+export {
+  runResponse,
+  createResponse,
+  MAX_FILE_SEARCH_ROUNDS,
+  FILE_SEARCH_INGESTION_WAIT_MS,
+  type ResponsesDeps,
+  type ResponsesEvent,
+  type ResponsesRunOptions,
+} from './responses/responses-runner';

@@ -14,7 +14,11 @@ export interface ModelId {
 export function parseModelId(id: unknown, vendors: readonly string[], param = 'model'): ModelId {
   const list = vendors.length ? vendors.map((vendor) => `'${vendor}'`).join(', ') : '(none configured)';
   if (typeof id !== 'string' || !id) {
-    throw new InvalidRequestError(`Missing required parameter: '${param}'. Use '<vendor>/<model_name>'; configured vendors: ${list}.`, param, 'model_not_found');
+    throw new InvalidRequestError(
+      `Missing required parameter: '${param}'. Use '<vendor>/<model_name>'; configured vendors: ${list}.`,
+      param,
+      'model_not_found',
+    );
   }
   const slash = id.indexOf('/');
   if (slash <= 0 || slash === id.length - 1) {
@@ -26,7 +30,11 @@ export function parseModelId(id: unknown, vendors: readonly string[], param = 'm
   }
   const vendor = id.slice(0, slash);
   if (!vendors.includes(vendor)) {
-    throw new InvalidRequestError(`Invalid '${param}': unknown vendor '${vendor}' in '${id}'. Configured vendors: ${list}.`, param, 'model_not_found');
+    throw new InvalidRequestError(
+      `Invalid '${param}': unknown vendor '${vendor}' in '${id}'. Configured vendors: ${list}.`,
+      param,
+      'model_not_found',
+    );
   }
   return { vendor, model: id.slice(slash + 1) };
 }

@@ -13,13 +13,22 @@ async function collect(chunks: string[]) {
 describe('decodeSse', () => {
   it('decodes plain data events and named events', async () => {
     const events = await collect(['data: {"a":1}\n\n', 'event: message_start\ndata: {"b":2}\n\n', 'data: [DONE]\n\n']);
-    expect(events).toEqual([{ event: undefined, data: '{"a":1}' }, { event: 'message_start', data: '{"b":2}' }, { event: undefined, data: '[DONE]' }]);
+    expect(events).toEqual([
+      { event: undefined, data: '{"a":1}' },
+      { event: 'message_start', data: '{"b":2}' },
+      { event: undefined, data: '[DONE]' },
+    ]);
   });
 
   it('copes with events, lines and CRLF split across chunks', async () => {
     const text = 'event: ping\r\ndata: {"x":"hello world"}\r\n\r\n: comment\r\ndata: second\r\n\r\n';
-    const chunks = text.split('').reduce<string[]>((acc, ch, i) => (i % 3 === 0 ? [...acc, ch] : [...acc.slice(0, -1), acc[acc.length - 1] + ch]), []);
-    expect(await collect(chunks)).toEqual([{ event: 'ping', data: '{"x":"hello world"}' }, { event: undefined, data: 'second' }]);
+    const chunks = text
+      .split('')
+      .reduce<string[]>((acc, ch, i) => (i % 3 === 0 ? [...acc, ch] : [...acc.slice(0, -1), acc[acc.length - 1] + ch]), []);
+    expect(await collect(chunks)).toEqual([
+      { event: 'ping', data: '{"x":"hello world"}' },
+      { event: undefined, data: 'second' },
+    ]);
   });
 
   it('joins multi-line data and flushes a final event without a blank line', async () => {

@@ -57,14 +57,22 @@ export function toUpstreamError(error: unknown, name: string, url: string): Erro
   const code = errorCode(error);
   if ((error as Error)?.name === 'AbortError' || code === 'UND_ERR_ABORTED') return error as Error;
   if (code && TIMEOUT_CODES.has(code)) {
-    return new UpstreamError(`Provider '${name}' timed out (${code}).`, { url, status: 504, isRetryable: code === 'UND_ERR_CONNECT_TIMEOUT', cause: error });
+    return new UpstreamError(`Provider '${name}' timed out (${code}).`, {
+      url,
+      status: 504,
+      isRetryable: code === 'UND_ERR_CONNECT_TIMEOUT',
+      cause: error,
+    });
   }
-  return new UpstreamError(`Could not reach provider '${name}': ${(error as Error)?.message ?? String(error)}${code ? ` (${code})` : ''}.`, {
-    url,
-    status: 502,
-    isRetryable: code ? NETWORK_CODES.has(code) : false,
-    cause: error,
-  });
+  return new UpstreamError(
+    `Could not reach provider '${name}': ${(error as Error)?.message ?? String(error)}${code ? ` (${code})` : ''}.`,
+    {
+      url,
+      status: 502,
+      isRetryable: code ? NETWORK_CODES.has(code) : false,
+      cause: error,
+    },
+  );
 }
 
 /**
@@ -100,7 +108,7 @@ export class UpstreamClient {
     const url = `${this.origin}${this.basePath}${path}`;
     const payload = body === undefined ? undefined : JSON.stringify(body);
     for (let attempt = 1; ; attempt++) {
-      let response;
+      let response: Awaited<ReturnType<Pool['request']>>;
       try {
         response = await this.pool.request({ method, path: `${this.basePath}${path}`, headers: this.headers, body: payload, signal });
       } catch (error) {

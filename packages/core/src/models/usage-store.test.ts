@@ -31,7 +31,9 @@ describe('UsageStore', () => {
       { account_id: 'b', day: '2026-03-04', model: 'x/m', requests: 1, prompt_tokens: 7, completion_tokens: 7 },
     ]);
     store.record('a', 'x/m', 1, 0, day);
-    expect(store.list('a', { endDate: '2026-03-04' })).toEqual([{ date: '2026-03-04', model: 'x/m', requests: 3, prompt_tokens: 16, completion_tokens: 3, total_tokens: 19 }]);
+    expect(store.list('a', { endDate: '2026-03-04' })).toEqual([
+      { date: '2026-03-04', model: 'x/m', requests: 3, prompt_tokens: 16, completion_tokens: 3, total_tokens: 19 },
+    ]);
   });
 
   it('flushes what is pending on close, and keeps counting across restarts', () => {

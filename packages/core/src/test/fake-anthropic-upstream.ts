@@ -45,10 +45,19 @@ const anthropicWriter: TurnWriter = {
   },
   async stream(response: ServerResponse, turn, request, pause) {
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const send = (event: string, data: Record<string, unknown>) => response.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
+    const send = (event: string, data: Record<string, unknown>) =>
+      response.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
     const usage = defaultUsage(turn, request);
     send('message_start', {
-      message: { id: 'msg_fake', type: 'message', role: 'assistant', model: request.model, content: [], stop_reason: null, usage: { input_tokens: usage.prompt_tokens, output_tokens: 1 } },
+      message: {
+        id: 'msg_fake',
+        type: 'message',
+        role: 'assistant',
+        model: request.model,
+        content: [],
+        stop_reason: null,
+        usage: { input_tokens: usage.prompt_tokens, output_tokens: 1 },
+      },
     });
     send('ping', {});
     let index = 0;
@@ -67,14 +76,20 @@ const anthropicWriter: TurnWriter = {
       if (response.destroyed) return;
       const args = argumentsText(call.arguments);
       const half = Math.ceil(args.length / 2);
-      send('content_block_start', { index, content_block: { type: 'tool_use', id: call.id ?? `toolu_fake_${n}`, name: call.name, input: {} } });
+      send('content_block_start', {
+        index,
+        content_block: { type: 'tool_use', id: call.id ?? `toolu_fake_${n}`, name: call.name, input: {} },
+      });
       send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: args.slice(0, half) } });
       send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: args.slice(half) } });
       send('content_block_stop', { index });
       index++;
     }
     if (turn.hang) await pause();
-    send('message_delta', { delta: { stop_reason: stopReason(turn), stop_sequence: null }, usage: { output_tokens: usage.completion_tokens } });
+    send('message_delta', {
+      delta: { stop_reason: stopReason(turn), stop_sequence: null },
+      usage: { output_tokens: usage.completion_tokens },
+    });
     send('message_stop', {});
     response.end();
   },
@@ -93,7 +108,10 @@ export function createFakeAnthropicUpstream(script: FakeScript, options: FakeUps
   const models = options.models ?? ['claude-fake', 'claude-fake-mini'];
   return createScriptedUpstream(script, '/messages', anthropicWriter, (request, response) => {
     if (request.method === 'GET' && request.path.endsWith('/models')) {
-      respond.json(response, 200, { data: models.map((id) => ({ id, type: 'model', display_name: id, created_at: '2026-01-01T00:00:00Z' })), has_more: false });
+      respond.json(response, 200, {
+        data: models.map((id) => ({ id, type: 'model', display_name: id, created_at: '2026-01-01T00:00:00Z' })),
+        has_more: false,
+      });
       return true;
     }
     return false;

@@ -99,13 +99,19 @@ export async function createScriptedUpstream(
         });
         const turn = turns ? turns[index] : (script as Exclude<FakeScript, FakeTurn[]>)(request.json, index);
         if (!turn) return writer.error(response, 500, `fake upstream: script has no turn ${index + 1}`);
-        const pause = () => (turn.hang ? new Promise<void>(() => undefined) : turn.delayMs ? new Promise<void>((resolve) => setTimeout(resolve, turn.delayMs)) : Promise.resolve());
+        const pause = () =>
+          turn.hang
+            ? new Promise<void>(() => undefined)
+            : turn.delayMs
+              ? new Promise<void>((resolve) => setTimeout(resolve, turn.delayMs))
+              : Promise.resolve();
         if (!request.json?.stream || turn.error) await pause();
         if (turn.error) return writer.error(response, turn.error.status, turn.error.message ?? `fake upstream error ${turn.error.status}`);
         if (request.json?.stream) return writer.stream(response, turn, request.json, pause);
         return writer.json(response, turn, request.json);
       }
-      if (!extra(request, response)) respond.json(response, 404, { error: { message: `fake upstream: no route ${request.method} ${request.path}` } });
+      if (!extra(request, response))
+        respond.json(response, 404, { error: { message: `fake upstream: no route ${request.method} ${request.path}` } });
     },
   });
   return {
@@ -179,7 +185,22 @@ const openAIWriter: TurnWriter = {
       const half = Math.ceil(args.length / 2);
       await pause();
       if (response.destroyed) return;
-      send([{ index: 0, delta: { tool_calls: [{ index, id: call.id ?? `call_fake_${index}`, type: 'function', function: { name: call.name, arguments: args.slice(0, half) } }] }, finish_reason: null }]);
+      send([
+        {
+          index: 0,
+          delta: {
+            tool_calls: [
+              {
+                index,
+                id: call.id ?? `call_fake_${index}`,
+                type: 'function',
+                function: { name: call.name, arguments: args.slice(0, half) },
+              },
+            ],
+          },
+          finish_reason: null,
+        },
+      ]);
       send([{ index: 0, delta: { tool_calls: [{ index, function: { arguments: args.slice(half) } }] }, finish_reason: null }]);
     }
     if (turn.hang) await pause();
@@ -191,7 +212,9 @@ const openAIWriter: TurnWriter = {
     response.end('data: [DONE]\n\n');
   },
   error(response, status, message) {
-    respond.json(response, status, { error: { message, type: status === 429 ? 'rate_limit_error' : 'server_error', param: null, code: null } });
+    respond.json(response, status, {
+      error: { message, type: status === 429 ? 'rate_limit_error' : 'server_error', param: null, code: null },
+    });
   },
 };
 
@@ -222,11 +245,17 @@ export function createFakeOpenAIUpstream(script: FakeScript, options: FakeUpstre
       const texts = input.map((value) => (typeof value === 'string' ? value : JSON.stringify(value)));
       const data = texts.map((text, index) => {
         const vector = fakeEmbedding(text, request.json?.dimensions ?? dimensions);
-        const embedding = request.json?.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
+        const embedding =
+          request.json?.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
         return { object: 'embedding', index, embedding };
       });
       const tokens = texts.reduce((sum, text) => sum + pieces(text).length, 0);
-      respond.json(response, 200, { object: 'list', model: request.json?.model, data, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+      respond.json(response, 200, {
+        object: 'list',
+        model: request.json?.model,
+        data,
+        usage: { prompt_tokens: tokens, total_tokens: tokens },
+      });
       return true;
     }
     return false;

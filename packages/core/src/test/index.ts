@@ -1,6 +1,12 @@
 // Test helpers for Fathom and for apps that embed it: fakes of our own contracts and a local HTTP server.
 export { createTestServer, respond, type TestServer, type TestHandler, type RecordedRequest } from './test-server';
-export { createFakeOpenAIUpstream, type FakeTurn, type FakeScript, type FakeUpstream, type FakeUpstreamOptions } from './fake-openai-upstream';
+export {
+  createFakeOpenAIUpstream,
+  type FakeTurn,
+  type FakeScript,
+  type FakeUpstream,
+  type FakeUpstreamOptions,
+} from './fake-openai-upstream';
 export { createFakeAnthropicUpstream } from './fake-anthropic-upstream';
 export { writeTinyModel, type TinyModelOptions } from './tiny-model';
 export { seededRandom } from './seeded-random';

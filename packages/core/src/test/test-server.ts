@@ -13,11 +13,7 @@ export interface RecordedRequest {
   json: any;
 }
 
-export type TestHandler = (
-  request: RecordedRequest,
-  response: ServerResponse,
-  raw: IncomingMessage,
-) => void | Promise<void>;
+export type TestHandler = (request: RecordedRequest, response: ServerResponse, raw: IncomingMessage) => void | Promise<void>;
 
 export interface TestServer {
   /** `http://127.0.0.1:<port>` */

@@ -71,7 +71,6 @@ function vocabulary(): string[] {
   return [...new Set([...SPECIAL, ...WORDS, ...letters, ...pieces, ...'.,;:!?-_()\'"/@#'.split('')])];
 }
 
-
 /** `layers` residual feed-forward blocks from `input` to `output`: initializers and nodes. */
 function feedForward(layers: number, dimensions: number, inner: number, input: string, output: string) {
   const next = seededRandom(4242);
@@ -87,8 +86,18 @@ function feedForward(layers: number, dimensions: number, inner: number, input: s
   for (let layer = 0; layer < layers; layer++) {
     const w1 = `ffn${layer}_w1`;
     const w2 = `ffn${layer}_w2`;
-    initializer.push({ name: w1, dataType: FLOAT, dims: [dimensions, inner], rawData: weights(dimensions, inner, Math.sqrt(3 / dimensions)) });
-    initializer.push({ name: w2, dataType: FLOAT, dims: [inner, dimensions], rawData: weights(inner, dimensions, 0.5 * Math.sqrt(3 / inner)) });
+    initializer.push({
+      name: w1,
+      dataType: FLOAT,
+      dims: [dimensions, inner],
+      rawData: weights(dimensions, inner, Math.sqrt(3 / dimensions)),
+    });
+    initializer.push({
+      name: w2,
+      dataType: FLOAT,
+      dims: [inner, dimensions],
+      rawData: weights(inner, dimensions, 0.5 * Math.sqrt(3 / inner)),
+    });
     const out = layer === layers - 1 ? output : `ffn${layer}_out`;
     node.push(
       { opType: 'MatMul', name: `ffn${layer}_up`, input: [state, w1], output: [`ffn${layer}_up`] },
@@ -120,7 +129,9 @@ function encodeModel(vocabSize: number, dimensions: number, layers = 0, inner = 
       output: [
         {
           name: 'last_hidden_state',
-          type: { tensorType: { elemType: FLOAT, shape: { dim: [{ dimParam: 'batch' }, { dimParam: 'sequence' }, { dimValue: dimensions }] } } },
+          type: {
+            tensorType: { elemType: FLOAT, shape: { dim: [{ dimParam: 'batch' }, { dimParam: 'sequence' }, { dimValue: dimensions }] } },
+          },
         },
       ],
       initializer: [
@@ -129,10 +140,28 @@ function encodeModel(vocabSize: number, dimensions: number, layers = 0, inner = 
         { name: 'unsqueeze_axes', dataType: INT64, dims: [1], int64Data: [2] },
       ],
       node: [
-        { opType: 'Gather', name: 'words', input: ['word_embeddings', 'input_ids'], output: ['word_states'], attribute: [{ name: 'axis', type: ATTRIBUTE_INT, i: 0 }] },
-        { opType: 'Gather', name: 'types', input: ['type_embeddings', 'token_type_ids'], output: ['type_states'], attribute: [{ name: 'axis', type: ATTRIBUTE_INT, i: 0 }] },
+        {
+          opType: 'Gather',
+          name: 'words',
+          input: ['word_embeddings', 'input_ids'],
+          output: ['word_states'],
+          attribute: [{ name: 'axis', type: ATTRIBUTE_INT, i: 0 }],
+        },
+        {
+          opType: 'Gather',
+          name: 'types',
+          input: ['type_embeddings', 'token_type_ids'],
+          output: ['type_states'],
+          attribute: [{ name: 'axis', type: ATTRIBUTE_INT, i: 0 }],
+        },
         { opType: 'Add', name: 'sum', input: ['word_states', 'type_states'], output: ['states'] },
-        { opType: 'Cast', name: 'mask_float', input: ['attention_mask'], output: ['mask'], attribute: [{ name: 'to', type: ATTRIBUTE_INT, i: FLOAT }] },
+        {
+          opType: 'Cast',
+          name: 'mask_float',
+          input: ['attention_mask'],
+          output: ['mask'],
+          attribute: [{ name: 'to', type: ATTRIBUTE_INT, i: FLOAT }],
+        },
         { opType: 'Unsqueeze', name: 'mask_3d', input: ['mask', 'unsqueeze_axes'], output: ['mask3'] },
         { opType: 'Mul', name: 'masked', input: ['states', 'mask3'], output: ['last_hidden_state'] },
       ],
@@ -169,7 +198,11 @@ function tokenizerJson(vocab: string[]): unknown {
     pre_tokenizer: { type: 'BertPreTokenizer' },
     post_processor: {
       type: 'TemplateProcessing',
-      single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
+      single: [
+        { SpecialToken: { id: '[CLS]', type_id: 0 } },
+        { Sequence: { id: 'A', type_id: 0 } },
+        { SpecialToken: { id: '[SEP]', type_id: 0 } },
+      ],
       pair: [
         { SpecialToken: { id: '[CLS]', type_id: 0 } },
         { Sequence: { id: 'A', type_id: 0 } },

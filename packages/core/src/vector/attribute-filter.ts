@@ -23,7 +23,8 @@ export function validateAttributeFilter(filter: unknown, path = 'filters'): asse
   if (typeof key !== 'string' || !key) throw new InvalidRequestError(`${path}.key must be a non-empty string.`, `${path}.key`);
   const scalar = (item: unknown) => typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean';
   if (type === 'in' || type === 'nin') {
-    if (!Array.isArray(value) || !value.every(scalar)) throw new InvalidRequestError(`${path}.value must be an array of strings or numbers for '${type}'.`, `${path}.value`);
+    if (!Array.isArray(value) || !value.every(scalar))
+      throw new InvalidRequestError(`${path}.value must be an array of strings or numbers for '${type}'.`, `${path}.value`);
   } else if (!scalar(value)) {
     throw new InvalidRequestError(`${path}.value must be a string, number or boolean.`, `${path}.value`);
   }

@@ -25,7 +25,9 @@ export class ChunkWrites {
 
   constructor(private readonly db: Database) {
     this.sql = {
-      someIds: db.prepare<[string, string, number], { id: number }>('SELECT id FROM vector_chunks WHERE store_id = ? AND file_id = ? LIMIT ?'),
+      someIds: db.prepare<[string, string, number], { id: number }>(
+        'SELECT id FROM vector_chunks WHERE store_id = ? AND file_id = ? LIMIT ?',
+      ),
       deleteIds: db.prepare('DELETE FROM vector_chunks WHERE id IN (SELECT value FROM json_each(?))'),
       insertChunk: db.prepare('INSERT INTO vector_chunks (store_id, file_id, chunk_index, text, tokens, vector) VALUES (?, ?, ?, ?, ?, ?)'),
       bump: db.prepare('UPDATE vector_index_meta SET generation = generation + 1, chunk_count = chunk_count + ? WHERE store_id = ?'),
@@ -82,7 +84,11 @@ export class ChunkWrites {
         // Rows cost more as the FTS5 index grows and when other threads share the cores: stop at a time budget too.
         while (added.length < room && start < chunks.length && (added.length < 8 || performance.now() - began < WRITE_BATCH_MS)) {
           const chunk = chunks[start++]!;
-          added.push(Number(this.sql.insertChunk.run(storeId, fileId, chunk.index, chunk.text, chunk.tokens, vectorToBlob(chunk.vector)).lastInsertRowid));
+          added.push(
+            Number(
+              this.sql.insertChunk.run(storeId, fileId, chunk.index, chunk.text, chunk.tokens, vectorToBlob(chunk.vector)).lastInsertRowid,
+            ),
+          );
         }
         if (added.length || removed.length) this.sql.bump.run(added.length - removed.length, storeId);
         const last = !deleting && start >= chunks.length;

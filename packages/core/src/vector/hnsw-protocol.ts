@@ -7,9 +7,7 @@ export type HnswRequest =
   | { op: 'drop'; store: string }
   | { op: 'flush' };
 
-export type HnswReply =
-  | { id: number; ok: true; result?: unknown }
-  | { id: number; ok: false; error: string };
+export type HnswReply = { id: number; ok: true; result?: unknown } | { id: number; ok: false; error: string };
 
 /** `open` answers whether the file on disk was current (`loaded`) or a fresh empty index needs a rebuild. */
 export interface HnswOpenResult {

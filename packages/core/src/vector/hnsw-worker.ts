@@ -77,9 +77,21 @@ async function handle(request: HnswRequest): Promise<unknown> {
           loaded = false;
         }
       }
-      const store: OpenStore = { index, path: request.path, dimensions: request.dimensions, generation: request.generation, dirty: false, firstDirtyAt: 0 };
+      const store: OpenStore = {
+        index,
+        path: request.path,
+        dimensions: request.dimensions,
+        generation: request.generation,
+        dirty: false,
+        firstDirtyAt: 0,
+      };
       if (!loaded) {
-        index.initIndex({ maxElements: Math.max(1024, request.capacity), m: request.m, efConstruction: request.efConstruction, randomSeed: 100 });
+        index.initIndex({
+          maxElements: Math.max(1024, request.capacity),
+          m: request.m,
+          efConstruction: request.efConstruction,
+          randomSeed: 100,
+        });
         rmSync(`${request.path}.json`, { force: true });
       }
       stores.set(request.store, store);

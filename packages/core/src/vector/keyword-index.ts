@@ -78,7 +78,10 @@ export class KeywordIndex {
       let documentFrequency: number;
       if (group.kind === 'term') {
         present = group.words.filter((form) => this.documentFrequency(form, total) > 0);
-        documentFrequency = Math.min(total, present.reduce((sum, form) => sum + this.documentFrequency(form, total), 0));
+        documentFrequency = Math.min(
+          total,
+          present.reduce((sum, form) => sum + this.documentFrequency(form, total), 0),
+        );
       } else {
         const frequencies = group.words.map((word) => this.documentFrequency(word, total));
         present = frequencies.every((frequency) => frequency > 0) ? group.words : [];
@@ -88,7 +91,9 @@ export class KeywordIndex {
       const idf = Math.log(1 + (total - documentFrequency + 0.5) / (documentFrequency + 0.5));
       groups.push({ ...group, present, documentFrequency, idf, searched: false });
     }
-    const order = [...groups].sort((a, b) => (a.kind === b.kind ? a.documentFrequency - b.documentFrequency : a.kind === 'phrase' ? -1 : 1));
+    const order = [...groups].sort((a, b) =>
+      a.kind === b.kind ? a.documentFrequency - b.documentFrequency : a.kind === 'phrase' ? -1 : 1,
+    );
     // FTS5 spends a few microseconds per matching row (BM25 reads each row's length), so the summed
     // document frequency of what is searched is the latency budget.
     const budget = Math.min(2000, Math.max(500, this.postingsBudget * total));

@@ -16,6 +16,7 @@ const ASCII_WORD = /[a-z0-9]+/g;
 export function keywordTokens(text: string): string[] {
   const lower = text.toLowerCase();
   // Fast path for plain ASCII text (most chunks): no Unicode classes, no folding needed.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range test starts at \x00 on purpose
   if (!/[^\x00-\x7f]/.test(lower)) return lower.match(ASCII_WORD) ?? [];
   return (text.match(WORD) ?? []).map(foldWord);
 }

@@ -43,7 +43,8 @@ function chunks(count: number, marker: string, seed: number): IndexedChunk[] {
 const add = (fileId: string, list: IndexedChunk[]) =>
   index.addFileChunks({ storeId: 'vs_big', fileId, filename: `${fileId}.txt`, attributes: null, chunks: list });
 
-const keyword = async (query: string) => (await index.search(['vs_big'], { query, mode: 'keyword', maxNumResults: 50 })).map((hit) => hit.file_id);
+const keyword = async (query: string) =>
+  (await index.search(['vs_big'], { query, mode: 'keyword', maxNumResults: 50 })).map((hit) => hit.file_id);
 
 describe('indexing a file of 15,000 chunks', () => {
   it('keeps the event loop ticking, hides the file until its last row is written, and replaces it on re-add', async () => {

@@ -123,7 +123,12 @@ export class StoreGraphs {
       const flat = new Float32Array(rows.length * meta.dimensions);
       rows.forEach((row, i) => flat.set(blobToVector(row.vector), i * meta.dimensions));
       after = rows.at(-1)!.id;
-      await this.hnsw.add(storeId, rows.map((row) => row.id), flat, -1);
+      await this.hnsw.add(
+        storeId,
+        rows.map((row) => row.id),
+        flat,
+        -1,
+      );
     }
     // Only now is the graph at the store's generation (a save before this would claim too much).
     await this.hnsw.add(storeId, [], new Float32Array(0), meta.generation);

@@ -37,7 +37,13 @@ function open(embedder: Embedder = hash): VectorIndex {
   return new VectorIndex({ db, embedder, dataDir: dir, log });
 }
 
-async function addFile(target: VectorIndex, storeId: string, fileId: string, texts: string[], attributes: Record<string, string | number | boolean> | null = null) {
+async function addFile(
+  target: VectorIndex,
+  storeId: string,
+  fileId: string,
+  texts: string[],
+  attributes: Record<string, string | number | boolean> | null = null,
+) {
   const embedder = target.embedder;
   const { embeddings } = await embedder.embed({ values: texts });
   await target.addFileChunks({
@@ -50,8 +56,14 @@ async function addFile(target: VectorIndex, storeId: string, fileId: string, tex
 }
 
 const FILES: Record<string, string[]> = {
-  'file-billing': ['Invoices are issued on the first day of each month and paid by card.', 'Refunds for duplicate payments take five business days.'],
-  'file-errors': ['The error ERR_QUOTA_7731 means the monthly quota of API calls is exhausted.', 'Timeouts happen when the upstream server is slow.'],
+  'file-billing': [
+    'Invoices are issued on the first day of each month and paid by card.',
+    'Refunds for duplicate payments take five business days.',
+  ],
+  'file-errors': [
+    'The error ERR_QUOTA_7731 means the monthly quota of API calls is exhausted.',
+    'Timeouts happen when the upstream server is slow.',
+  ],
   'file-pets': ['Kittens sleep sixteen hours a day and play at night.', 'Puppies need vaccinations before going outside.'],
   'file-weather': ['Snow closed the mountain road for three days.', 'Heavy rain flooded the river valley.'],
 };
@@ -127,7 +139,10 @@ describe('VectorIndex', () => {
     await index.close();
     index = new VectorIndex({ db, embedder: hash, dataDir: dir, log, exactSearchLimit });
     await fill(index);
-    const files = async (filters: any) => [...new Set((await index.search(['vs_main'], { query: 'days hours month', filters, maxNumResults: 50 })).map((h) => h.file_id))].sort();
+    const files = async (filters: any) =>
+      [
+        ...new Set((await index.search(['vs_main'], { query: 'days hours month', filters, maxNumResults: 50 })).map((h) => h.file_id)),
+      ].sort();
     expect(await files({ type: 'eq', key: 'team', value: 'finance' })).toEqual(['file-billing']);
     expect(await files({ type: 'ne', key: 'team', value: 'finance' })).toEqual(['file-errors', 'file-pets', 'file-weather']);
     expect(await files({ type: 'gte', key: 'year', value: 2024 })).toEqual(['file-billing', 'file-errors']);
@@ -138,7 +153,13 @@ describe('VectorIndex', () => {
       await files({
         type: 'or',
         filters: [
-          { type: 'and', filters: [{ type: 'eq', key: 'public', value: true }, { type: 'gt', key: 'year', value: 2023 }] },
+          {
+            type: 'and',
+            filters: [
+              { type: 'eq', key: 'public', value: true },
+              { type: 'gt', key: 'year', value: 2023 },
+            ],
+          },
           { type: 'eq', key: 'team', value: 'platform' },
         ],
       }),
@@ -157,7 +178,9 @@ describe('VectorIndex', () => {
     await addFile(index, 'vs_main', 'file-pets', ['Parrots can live for eighty years.']);
     expect(index.fileChunks('vs_main', 'file-pets')).toEqual(['Parrots can live for eighty years.']);
     const pets = await index.search(['vs_main'], { query: 'kittens puppies parrots', maxNumResults: 50, ranker: 'none' });
-    expect(pets.filter((hit) => hit.file_id === 'file-pets').map((hit) => hit.content[0]!.text)).toEqual(['Parrots can live for eighty years.']);
+    expect(pets.filter((hit) => hit.file_id === 'file-pets').map((hit) => hit.content[0]!.text)).toEqual([
+      'Parrots can live for eighty years.',
+    ]);
     expect(index.storeInfo('vs_main')!.chunks).toBe(5);
   });
 
@@ -230,7 +253,9 @@ describe('VectorIndex', () => {
   it('keeps the event loop free while the worker applies HNSW inserts', async () => {
     const words = 'alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega orbit comet nebula quasar'.split(' ');
     const files = Array.from({ length: 40 }, (_, file) =>
-      Array.from({ length: 100 }, (_, i) => Array.from({ length: 12 }, (_, w) => `${words[(file * 7 + i * 3 + w * 5) % words.length]}${(i * w) % 97}`).join(' ')),
+      Array.from({ length: 100 }, (_, i) =>
+        Array.from({ length: 12 }, (_, w) => `${words[(file * 7 + i * 3 + w * 5) % words.length]}${(i * w) % 97}`).join(' '),
+      ),
     );
     const vectors = files.map((texts) => texts.map((text) => hash.embedOne(text)));
     for (const [file, texts] of files.entries()) {

@@ -32,7 +32,6 @@ export interface VectorIndexOptions {
   exactSearchLimit?: number;
 }
 
-
 /** Most neighbours asked of HNSW for a filtered search (the rest of the store is filtered out after). */
 const MAX_FILTERED_NEIGHBOURS = 1000;
 interface MetaRow {
@@ -98,8 +97,12 @@ export class VectorIndex implements VectorIndexContract {
       file: db.prepare<[string, string], { filename: string; attributes: string | null }>(
         'SELECT filename, attributes FROM vector_files WHERE store_id = ? AND file_id = ?',
       ),
-      storeFiles: db.prepare<[string], { file_id: string; attributes: string | null }>('SELECT file_id, attributes FROM vector_files WHERE store_id = ?'),
-      chunkTexts: db.prepare<[string, string], { text: string }>('SELECT text FROM vector_chunks WHERE store_id = ? AND file_id = ? ORDER BY chunk_index'),
+      storeFiles: db.prepare<[string], { file_id: string; attributes: string | null }>(
+        'SELECT file_id, attributes FROM vector_files WHERE store_id = ?',
+      ),
+      chunkTexts: db.prepare<[string, string], { text: string }>(
+        'SELECT text FROM vector_chunks WHERE store_id = ? AND file_id = ? ORDER BY chunk_index',
+      ),
       vectorsAfter: db.prepare<[string, number, number], { id: number; vector: Buffer }>(
         'SELECT id, vector FROM vector_chunks WHERE store_id = ? AND id > ? ORDER BY id LIMIT ?',
       ),
@@ -150,7 +153,9 @@ export class VectorIndex implements VectorIndexContract {
       const meta = this.sql.meta.get(storeId)!;
       for (const chunk of chunks) {
         if (chunk.vector.length !== meta.dimensions) {
-          throw new InvalidRequestError(`Chunk ${chunk.index} of file ${fileId} has ${chunk.vector.length} dimensions; store ${storeId} uses ${meta.dimensions}.`);
+          throw new InvalidRequestError(
+            `Chunk ${chunk.index} of file ${fileId} has ${chunk.vector.length} dimensions; store ${storeId} uses ${meta.dimensions}.`,
+          );
         }
       }
       await this.graphs.ensure(storeId);
@@ -158,13 +163,19 @@ export class VectorIndex implements VectorIndexContract {
       // Old rows out, new rows in, a few hundred per transaction; the file is hidden from searches
       // meanwhile. Intermediate HNSW messages carry generation -1 so a save in between never claims to be current.
       await this.writes.hidden(storeId, fileId, () =>
-        this.writes.replace(storeId, fileId, chunks, () => this.sql.upsertFile.run(storeId, fileId, input.filename, attributes), async (step) => {
-          if (step.removed.length) await this.graphs.delete(storeId, step.removed, step.added.length ? -1 : step.generation);
-          if (!step.added.length) return;
-          const flat = new Float32Array(step.added.length * meta.dimensions);
-          step.added.forEach((_, row) => flat.set(chunks[step.start + row]!.vector, row * meta.dimensions));
-          await this.graphs.add(storeId, step.added, flat, step.generation);
-        }),
+        this.writes.replace(
+          storeId,
+          fileId,
+          chunks,
+          () => this.sql.upsertFile.run(storeId, fileId, input.filename, attributes),
+          async (step) => {
+            if (step.removed.length) await this.graphs.delete(storeId, step.removed, step.added.length ? -1 : step.generation);
+            if (!step.added.length) return;
+            const flat = new Float32Array(step.added.length * meta.dimensions);
+            step.added.forEach((_, row) => flat.set(chunks[step.start + row]!.vector, row * meta.dimensions));
+            await this.graphs.add(storeId, step.added, flat, step.generation);
+          },
+        ),
       );
     });
   }
@@ -177,9 +188,15 @@ export class VectorIndex implements VectorIndexContract {
       }
       await this.graphs.ensure(storeId);
       await this.writes.hidden(storeId, fileId, () =>
-        this.writes.replace(storeId, fileId, [], () => this.sql.deleteFile.run(storeId, fileId), async (step) => {
-          if (step.removed.length || step.generation >= 0) await this.graphs.delete(storeId, step.removed, step.generation);
-        }),
+        this.writes.replace(
+          storeId,
+          fileId,
+          [],
+          () => this.sql.deleteFile.run(storeId, fileId),
+          async (step) => {
+            if (step.removed.length || step.generation >= 0) await this.graphs.delete(storeId, step.removed, step.generation);
+          },
+        ),
       );
     });
   }
@@ -206,7 +223,9 @@ export class VectorIndex implements VectorIndexContract {
   async search(storeIds: string[], options: StoreSearchOptions): Promise<SearchHit[]> {
     const { queries, limit, threshold, mode } = readSearchOptions(options);
     const depth = Math.max(40, limit * 2);
-    const stores = [...new Set(storeIds)].map((id) => this.sql.meta.get(id)).filter((meta): meta is MetaRow => !!meta && meta.chunk_count > 0);
+    const stores = [...new Set(storeIds)]
+      .map((id) => this.sql.meta.get(id))
+      .filter((meta): meta is MetaRow => !!meta && meta.chunk_count > 0);
     if (stores.length === 0) return [];
     const allowed = this.allowedFiles(stores, options.filters);
     const searchable = stores.filter((meta) => allowed.get(meta.store_id) !== null || !options.filters);
@@ -227,7 +246,9 @@ export class VectorIndex implements VectorIndexContract {
               searchable.map((meta) => meta.store_id),
               depth,
               // Narrow in SQL only when every store is narrowed; otherwise rows are filtered below.
-              restricted.length && restricted.length === searchable.length ? restricted.flatMap((meta) => [...allowed.get(meta.store_id)!]) : undefined,
+              restricted.length && restricted.length === searchable.length
+                ? restricted.flatMap((meta) => [...allowed.get(meta.store_id)!])
+                : undefined,
             );
       const vectorList = await vectorPending;
       const ids = [...new Set([...vectorList, ...keywordList.map((hit) => hit.id)])];
@@ -238,13 +259,29 @@ export class VectorIndex implements VectorIndexContract {
         if (this.writes.isBusy(row.store_id, row.file_id)) return false;
         return !options.filters || files === undefined || (files !== null && files.has(row.file_id));
       };
-      const rows = new Map(this.sql.candidates.all(JSON.stringify(ids)).filter(passes).map((row) => [row.id, row]));
-      const vectorRank = new Map(vectorList.filter((id) => rows.has(id)).slice(0, depth).map((id, rank) => [id, rank]));
+      const rows = new Map(
+        this.sql.candidates
+          .all(JSON.stringify(ids))
+          .filter(passes)
+          .map((row) => [row.id, row]),
+      );
+      const vectorRank = new Map(
+        vectorList
+          .filter((id) => rows.has(id))
+          .slice(0, depth)
+          .map((id, rank) => [id, rank]),
+      );
       const keywordRank = new Map(keywordList.filter((hit) => rows.has(hit.id)).map((hit, rank) => [hit.id, rank]));
       for (const row of rows.values()) {
         if (!vectorRank.has(row.id) && !keywordRank.has(row.id)) continue;
         const similarity = dot(vectors.get(row.store_id) ?? new Float32Array(0), blobToVector(row.vector));
-        const candidate = { id: row.id, vectorRank: vectorRank.get(row.id), keywordRank: keywordRank.get(row.id), similarity, coverage: keywordCoverage(plan, row.text) };
+        const candidate = {
+          id: row.id,
+          vectorRank: vectorRank.get(row.id),
+          keywordRank: keywordRank.get(row.id),
+          similarity,
+          coverage: keywordCoverage(plan, row.text),
+        };
         const score =
           mode === 'vector'
             ? Math.max(0, Math.min(1, similarity))
@@ -369,7 +406,9 @@ export class VectorIndex implements VectorIndexContract {
     validateAttributeFilter(filter);
     for (const meta of stores) {
       const files = this.sql.storeFiles.all(meta.store_id);
-      const passing = files.filter((file) => matchesAttributeFilter(filter, file.attributes ? JSON.parse(file.attributes) : null)).map((file) => file.file_id);
+      const passing = files
+        .filter((file) => matchesAttributeFilter(filter, file.attributes ? JSON.parse(file.attributes) : null))
+        .map((file) => file.file_id);
       allowed.set(meta.store_id, passing.length === 0 ? null : passing.length === files.length ? undefined : new Set(passing));
     }
     return allowed;

@@ -8,7 +8,10 @@ export const RATE_WINDOW_MS = 60_000;
 export class SlidingWindowRateLimiter {
   private readonly calls = new Map<string, number[]>();
 
-  constructor(private readonly now: () => number = Date.now, private readonly windowMs = RATE_WINDOW_MS) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly windowMs = RATE_WINDOW_MS,
+  ) {}
 
   /** Admits (and records) a call, or answers false when the window is full. */
   tryAcquire(key: string, limit: number): boolean {

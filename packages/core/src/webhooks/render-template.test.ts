@@ -75,7 +75,12 @@ describe('path and query placement', () => {
   });
 
   it('substitutes query values textually and removes entries whose placeholder is unfilled', () => {
-    expect(renderQuery({ q: '{{name}}', fixed: 'v', limit: '{{count}}', opt: '{{note}}', both: '{{name}}-{{note}}' }, { name: 'a&b=c', count: 5 })).toEqual([
+    expect(
+      renderQuery(
+        { q: '{{name}}', fixed: 'v', limit: '{{count}}', opt: '{{note}}', both: '{{name}}-{{note}}' },
+        { name: 'a&b=c', count: 5 },
+      ),
+    ).toEqual([
       ['q', 'a&b=c'],
       ['fixed', 'v'],
       ['limit', '5'],

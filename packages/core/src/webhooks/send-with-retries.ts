@@ -62,6 +62,11 @@ export async function sendWithRetries(options: SendOptions): Promise<SendOutcome
     }
   }
   if (codeOf(lastError) === 'egress_timeout') return { ok: false, error: 'Error: Timeout' };
-  const detail = lastError instanceof Error ? (lastError.cause instanceof Error ? `${lastError.message} (${lastError.cause.message})` : lastError.message) : String(lastError);
+  const detail =
+    lastError instanceof Error
+      ? lastError.cause instanceof Error
+        ? `${lastError.message} (${lastError.cause.message})`
+        : lastError.message
+      : String(lastError);
   return { ok: false, error: `Error: Request failed - ${detail}` };
 }

@@ -174,7 +174,9 @@ describe('maxRequestsPerMinute (sliding window per card)', () => {
 describe('egress through the toolkit', () => {
   it('a DNS name resolving to a private address is refused (injected resolver)', async () => {
     const toolkit = new WebhookToolkit({ egress: new EgressGuard({ lookup: async () => ['192.168.1.10'] }), sleep: async () => {} });
-    expect(await toolkit.execute(card('/x', { baseUrl: 'https://intranet.example.com' }), 'call', {})).toBe('Error: destination not allowed');
+    expect(await toolkit.execute(card('/x', { baseUrl: 'https://intranet.example.com' }), 'call', {})).toBe(
+      'Error: destination not allowed',
+    );
   });
 
   it('a redirect from an allowed server to a refused address is refused, not followed', async () => {

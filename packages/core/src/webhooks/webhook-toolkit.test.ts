@@ -45,7 +45,13 @@ describe('URL and placements', () => {
 
   it('substitutes path placeholders, percent-encoding values', async () => {
     const { request } = await call(
-      { path: '/orders/{{id}}/lines/{{line}}', parameters: [{ name: 'id', description: 'i' }, { name: 'line', type: 'number', description: 'l' }] },
+      {
+        path: '/orders/{{id}}/lines/{{line}}',
+        parameters: [
+          { name: 'id', description: 'i' },
+          { name: 'line', type: 'number', description: 'l' },
+        ],
+      },
       { id: '../../admin?x=1#y', line: 3 },
     );
     expect(request!.url).toBe('/api/orders/..%2F..%2Fadmin%3Fx%3D1%23y/lines/3');
@@ -126,7 +132,10 @@ describe('URL and placements', () => {
   });
 
   it('an invalid template answers with the position and sends nothing', async () => {
-    const { output, request } = await call({ method: 'POST', bodyTemplate: '{"a": {{count}}, }', parameters: [{ name: 'count', type: 'number', description: 'c' }] }, { count: 1 });
+    const { output, request } = await call(
+      { method: 'POST', bodyTemplate: '{"a": {{count}}, }', parameters: [{ name: 'count', type: 'number', description: 'c' }] },
+      { count: 1 },
+    );
     expect(output).toMatch(/^Error: bodyTemplate produced invalid JSON at position 9 \(line 1, column 10\)$/);
     expect(request).toBeUndefined();
   });
@@ -137,7 +146,10 @@ describe('headers and authentication', () => {
     const { request } = await call(
       { headers: { 'x-layer': 'route', 'X-Route': 'r', accept: 'text/csv' } },
       {},
-      { defaultHeaders: { 'X-Layer': 'default', 'X-Default': 'd', 'content-type': 'application/vnd+json', Authorization: 'from-default' }, auth: { type: 'bearer', token: 'tok' } },
+      {
+        defaultHeaders: { 'X-Layer': 'default', 'X-Default': 'd', 'content-type': 'application/vnd+json', Authorization: 'from-default' },
+        auth: { type: 'bearer', token: 'tok' },
+      },
     );
     const headers = request!.headers;
     expect(headers['content-type']).toBe('application/vnd+json');
@@ -171,7 +183,11 @@ describe('headers and authentication', () => {
   });
 
   it('auth api_key in the query string', async () => {
-    const { request } = await call({ queryParams: { q: 'x' } }, {}, { auth: { type: 'api_key', apiKey: 'k 2', apiKeyName: 'api_key', apiKeyLocation: 'query' } });
+    const { request } = await call(
+      { queryParams: { q: 'x' } },
+      {},
+      { auth: { type: 'api_key', apiKey: 'k 2', apiKeyName: 'api_key', apiKeyLocation: 'query' } },
+    );
     expect(request!.query.get('api_key')).toBe('k 2');
     expect(request!.query.get('q')).toBe('x');
     expect(request!.headers.api_key).toBeUndefined();
@@ -224,7 +240,10 @@ describe('responses', () => {
     server.route('GET', '/api/order', (_request, response) =>
       respond.json(response, 200, { order: { id: 'o-1', total: 9.5 }, items: [{ sku: 'A1' }, { sku: 'B2' }], noise: 'x' }),
     );
-    const { output } = await call({ path: '/order', responseMapping: { orderId: '$.order.id', firstSku: '$.items[0].sku', skus: '$.items[*].sku', missing: '$.nope' } });
+    const { output } = await call({
+      path: '/order',
+      responseMapping: { orderId: '$.order.id', firstSku: '$.items[0].sku', skus: '$.items[*].sku', missing: '$.nope' },
+    });
     expect(JSON.parse(output)).toEqual({ orderId: 'o-1', firstSku: 'A1', skus: ['A1', 'B2'] });
     expect(output).toBe(JSON.stringify(JSON.parse(output), null, 2));
   });
@@ -239,7 +258,10 @@ describe('responses', () => {
 describe('exact error texts', () => {
   it('unknown route, with the available routes', async () => {
     const target = card({ name: 'Get Order' });
-    target.config.routes!.push({ name: 'List Orders', description: 'd', whenToUse: 'w', path: '/' }, { name: 'Old', description: 'd', whenToUse: 'w', path: '/', enabled: false });
+    target.config.routes!.push(
+      { name: 'List Orders', description: 'd', whenToUse: 'w', path: '/' },
+      { name: 'Old', description: 'd', whenToUse: 'w', path: '/', enabled: false },
+    );
     expect(await toolkit.execute(target, 'nope', {})).toBe("Error: Route 'nope' not found. Available routes: Get Order, List Orders");
   });
 
@@ -266,7 +288,9 @@ describe('exact error texts', () => {
   });
 
   it('never throws, whatever the input', async () => {
-    expect(await toolkit.execute({ name: 'x' } as unknown as WebhookCard, 'a', 'not json')).toBe("Error: Route 'a' not found. Available routes: (none)");
+    expect(await toolkit.execute({ name: 'x' } as unknown as WebhookCard, 'a', 'not json')).toBe(
+      "Error: Route 'a' not found. Available routes: (none)",
+    );
     const fromText = await toolkit.execute(card({ path: '/items/{{id}}' }), 'call', '{"id": "9"}');
     expect(fromText).toBe(JSON.stringify({ ok: true }, null, 2));
   });

@@ -16,7 +16,14 @@ export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }
 
@@ -57,7 +64,11 @@ export class WebhookToolkit {
   toolDefinition(tool: CompiledWebhookTool): ChatToolDefinition {
     return {
       type: 'function',
-      function: { name: tool.name, description: tool.description, parameters: structuredClone(tool.parameters) as unknown as Record<string, unknown> },
+      function: {
+        name: tool.name,
+        description: tool.description,
+        parameters: structuredClone(tool.parameters) as unknown as Record<string, unknown>,
+      },
     };
   }
 
@@ -110,5 +121,8 @@ export class WebhookToolkit {
 
 /** A route by its own name, or by its sanitized tool name. */
 function findRoute(routes: WebhookRoute[], name: string): WebhookRoute | undefined {
-  return routes.find((route) => route?.name === name) ?? routes.find((route) => route?.name && sanitizeToolName(route.name) === sanitizeToolName(name));
+  return (
+    routes.find((route) => route?.name === name) ??
+    routes.find((route) => route?.name && sanitizeToolName(route.name) === sanitizeToolName(name))
+  );
 }

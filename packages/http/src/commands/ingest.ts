@@ -58,7 +58,10 @@ export async function run(args: string[]): Promise<void> {
   if (paths.length === 0) throw new Error('No files found under the given paths.');
   const chunking =
     options['max-tokens'] !== undefined
-      ? { type: 'static', static: { max_chunk_size_tokens: Number(options['max-tokens']), chunk_overlap_tokens: Number(options.overlap ?? 0) } }
+      ? {
+          type: 'static',
+          static: { max_chunk_size_tokens: Number(options['max-tokens']), chunk_overlap_tokens: Number(options.overlap ?? 0) },
+        }
       : undefined;
 
   const fathom = await Fathom.open({ start: false });
@@ -66,9 +69,12 @@ export async function run(args: string[]): Promise<void> {
     const { documents } = fathom;
     const accountId = embeddedAccount(fathom, options.account);
     const existing = documents.findStores(accountId, options.store);
-    if (existing.length > 1) throw new Error(`Several vector stores are named '${options.store}': ${existing.map((s) => s.id).join(', ')}. Pass an id.`);
+    if (existing.length > 1)
+      throw new Error(`Several vector stores are named '${options.store}': ${existing.map((s) => s.id).join(', ')}. Pass an id.`);
     const store = existing[0] ?? documents.createStore(accountId, { name: options.store });
-    console.log(`${existing[0] ? 'Adding to' : 'Created'} vector store ${store.id} (${options.store}); ${paths.length} files; embedder ${fathom.embedder.id}`);
+    console.log(
+      `${existing[0] ? 'Adding to' : 'Created'} vector store ${store.id} (${options.store}); ${paths.length} files; embedder ${fathom.embedder.id}`,
+    );
     const names = new Map<string, string>();
     const fileIds: string[] = [];
     for (const path of paths) {
@@ -93,16 +99,23 @@ export async function run(args: string[]): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 200));
       progress = documents.progress(store.id, fileIds);
       const seconds = (Date.now() - started) / 1000;
-      bar.update(progress.done, { chunks: progress.chunks, rate: (progress.chunks / Math.max(seconds, 0.001)).toFixed(0), failed: progress.failed });
+      bar.update(progress.done, {
+        chunks: progress.chunks,
+        rate: (progress.chunks / Math.max(seconds, 0.001)).toFixed(0),
+        failed: progress.failed,
+      });
     }
     bar.stop();
     const seconds = (Date.now() - started) / 1000;
-    console.log(`Done in ${seconds.toFixed(1)} s: ${progress.total - progress.failed} files, ${progress.chunks} chunks (${(progress.chunks / Math.max(seconds, 0.001)).toFixed(0)} chunks/s).`);
+    console.log(
+      `Done in ${seconds.toFixed(1)} s: ${progress.total - progress.failed} files, ${progress.chunks} chunks (${(progress.chunks / Math.max(seconds, 0.001)).toFixed(0)} chunks/s).`,
+    );
     if (progress.failed > 0) {
       console.log(`\n${progress.failed} file(s) failed:`);
       for (const fileId of fileIds) {
         const file = documents.getStoreFile(accountId, store.id, fileId);
-        if (file.status !== 'completed') console.log(`  ${names.get(fileId)}: ${file.last_error?.code ?? file.status}: ${file.last_error?.message ?? ''}`);
+        if (file.status !== 'completed')
+          console.log(`  ${names.get(fileId)}: ${file.last_error?.code ?? file.status}: ${file.last_error?.message ?? ''}`);
       }
       process.exitCode = 1;
     }

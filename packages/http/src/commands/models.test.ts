@@ -5,10 +5,14 @@ import { captureOutput, useCliEnvironment } from '../../test/cli-harness';
 import { run as models } from './models';
 
 describe('fathom models', () => {
-  const root = useCliEnvironment('fathom-models-cli-', (root) => ({ FATHOM_DATA_DIR: join(root, 'data'), FATHOM_MODELS_DIR: join(root, 'models') }), (root) => {
-    // Remote stays allowed as for a real `pull`, but the model is already local, so nothing is fetched.
-    writeTinyModel(join(root, 'models'), { modelId: 'local/tiny' });
-  });
+  const root = useCliEnvironment(
+    'fathom-models-cli-',
+    (root) => ({ FATHOM_DATA_DIR: join(root, 'data'), FATHOM_MODELS_DIR: join(root, 'models') }),
+    (root) => {
+      // Remote stays allowed as for a real `pull`, but the model is already local, so nothing is fetched.
+      writeTinyModel(join(root, 'models'), { modelId: 'local/tiny' });
+    },
+  );
   const capture = captureOutput;
 
   it('pull loads the model through transformers.js and prints where it lives', async () => {

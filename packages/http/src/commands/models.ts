@@ -40,12 +40,14 @@ export async function run(args: string[]): Promise<void> {
   }
   const modelId = modelArg || config.embeddingModel;
   console.log(`Fetching ${modelId} into ${config.modelsDir} ...`);
-  const embedder = await TransformersEmbedder.load({ modelId, modelsDir: config.modelsDir, allowRemoteModels: true }).catch((error: Error) => {
-    throw new Error(
-      `Could not fetch ${modelId} from the model hub into ${config.modelsDir}: ${error.message}. ` +
-        'Check the model id and internet access, or copy a models folder from another machine into FATHOM_MODELS_DIR.',
-    );
-  });
+  const embedder = await TransformersEmbedder.load({ modelId, modelsDir: config.modelsDir, allowRemoteModels: true }).catch(
+    (error: Error) => {
+      throw new Error(
+        `Could not fetch ${modelId} from the model hub into ${config.modelsDir}: ${error.message}. ` +
+          'Check the model id and internet access, or copy a models folder from another machine into FATHOM_MODELS_DIR.',
+      );
+    },
+  );
   try {
     const { embeddings } = await embedder.embed({ values: ['Fathom model check'] });
     const where = join(config.modelsDir, modelId);

@@ -7,10 +7,19 @@ import { run as ingest } from './ingest';
 import { run as reindex } from './reindex';
 
 describe('fathom reindex', () => {
-  const root = useCliEnvironment('fathom-reindex-', (root) => ({ FATHOM_DATA_DIR: join(root, 'data'), FATHOM_EMBEDDER: 'hash', FATHOM_API_KEY: 'fth_reindex_test', FATHOM_ALLOW_REMOTE_MODELS: 'false' }), (root) => {
-    mkdirSync(join(root, 'docs'), { recursive: true });
-    writeFileSync(join(root, 'docs', 'tides.txt'), 'Spring tides happen at new and full moon, when the sun and moon align.');
-  });
+  const root = useCliEnvironment(
+    'fathom-reindex-',
+    (root) => ({
+      FATHOM_DATA_DIR: join(root, 'data'),
+      FATHOM_EMBEDDER: 'hash',
+      FATHOM_API_KEY: 'fth_reindex_test',
+      FATHOM_ALLOW_REMOTE_MODELS: 'false',
+    }),
+    (root) => {
+      mkdirSync(join(root, 'docs'), { recursive: true });
+      writeFileSync(join(root, 'docs', 'tides.txt'), 'Spring tides happen at new and full moon, when the sun and moon align.');
+    },
+  );
   const capture = captureOutput;
 
   it('re-embeds a store built by another embedder with the current one, by id', async () => {

@@ -41,7 +41,9 @@ export async function run(args: string[]): Promise<void> {
     }
     for (const storeId of storeIds) {
       const before = fathom.vectorIndex.storeInfo(storeId);
-      console.log(`Re-indexing ${storeId} (${before?.chunks ?? 0} chunks, built with ${before?.embedderId ?? 'nothing yet'}) with ${embedderId}...`);
+      console.log(
+        `Re-indexing ${storeId} (${before?.chunks ?? 0} chunks, built with ${before?.embedderId ?? 'nothing yet'}) with ${embedderId}...`,
+      );
       const started = Date.now();
       let lastPrint = 0;
       const { chunks } = await fathom.vectorIndex.reindex(storeId, (done, total) => {

@@ -20,11 +20,16 @@ export async function run(args: string[]): Promise<void> {
     const accountId = embeddedAccount(fathom, options.account);
     const stores = fathom.documents.findStores(accountId, storeName);
     if (stores.length === 0) throw new Error(`No vector store with id or name '${storeName}'.`);
-    if (stores.length > 1) throw new Error(`Several vector stores are named '${storeName}': ${stores.map((s) => s.id).join(', ')}. Pass an id.`);
+    if (stores.length > 1)
+      throw new Error(`Several vector stores are named '${storeName}': ${stores.map((s) => s.id).join(', ')}. Pass an id.`);
     const hits = await fathom.documents.search(accountId, [stores[0]!.id], request);
     if (hits.length === 0) console.log('No passages found.');
     hits.forEach((hit, i) => {
-      const text = hit.content.map((part) => part.text).join(' ').replace(/\s+/g, ' ').trim();
+      const text = hit.content
+        .map((part) => part.text)
+        .join(' ')
+        .replace(/\s+/g, ' ')
+        .trim();
       console.log(`${i + 1}. ${hit.score.toFixed(3)}  ${hit.filename}  (${hit.file_id})`);
       console.log(`   ${text.length > 400 ? `${text.slice(0, 400)}…` : text}\n`);
     });

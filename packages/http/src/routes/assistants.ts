@@ -26,7 +26,10 @@ function pollAfter(reply: FastifyReply): void {
   reply.header('openai-poll-after-ms', POLL_AFTER_MS);
 }
 
-const messageSchema = object({ role: { type: 'string', enum: ['user', 'assistant'] }, content: {}, attachments: {}, metadata: {} }, ['role', 'content']);
+const messageSchema = object({ role: { type: 'string', enum: ['user', 'assistant'] }, content: {}, attachments: {}, metadata: {} }, [
+  'role',
+  'content',
+]);
 
 /** Assistants, threads, messages, runs and run steps (OpenAI's `beta.assistants` / `beta.threads` wire format). */
 export const assistantsRoutes: Route[] = [
@@ -34,7 +37,18 @@ export const assistantsRoutes: Route[] = [
   {
     method: 'POST',
     path: '/v1/assistants',
-    schema: { body: object({ model: { type: 'string' }, name: nullableString, description: nullableString, instructions: nullableString, tools: { type: 'array' } }, ['model']) },
+    schema: {
+      body: object(
+        {
+          model: { type: 'string' },
+          name: nullableString,
+          description: nullableString,
+          instructions: nullableString,
+          tools: { type: 'array' },
+        },
+        ['model'],
+      ),
+    },
     handler: ({ fathom, account, body }) => fathom.assistants.createAssistant(account.id, body),
   },
   {
@@ -108,7 +122,8 @@ export const assistantsRoutes: Route[] = [
     method: 'POST',
     path: '/v1/threads/:thread_id/messages/:message_id',
     schema: { body: object({}) },
-    handler: ({ fathom, account, params, body }) => fathom.assistants.updateMessage(account.id, params.thread_id!, params.message_id!, body),
+    handler: ({ fathom, account, params, body }) =>
+      fathom.assistants.updateMessage(account.id, params.thread_id!, params.message_id!, body),
   },
   {
     method: 'DELETE',
@@ -120,7 +135,16 @@ export const assistantsRoutes: Route[] = [
   {
     method: 'POST',
     path: '/v1/threads/runs',
-    schema: { body: object({ assistant_id: { type: 'string' }, thread: object({ messages: { type: 'array', items: messageSchema } }), stream: { type: ['boolean', 'null'] } }, ['assistant_id']) },
+    schema: {
+      body: object(
+        {
+          assistant_id: { type: 'string' },
+          thread: object({ messages: { type: 'array', items: messageSchema } }),
+          stream: { type: ['boolean', 'null'] },
+        },
+        ['assistant_id'],
+      ),
+    },
     handler: (context) => {
       const { fathom, account, body, query } = context;
       const { stream: wantsStream, ...input } = body;
@@ -132,7 +156,16 @@ export const assistantsRoutes: Route[] = [
   {
     method: 'POST',
     path: '/v1/threads/:thread_id/runs',
-    schema: { body: object({ assistant_id: { type: 'string' }, additional_messages: { type: ['array', 'null'], items: messageSchema }, stream: { type: ['boolean', 'null'] } }, ['assistant_id']) },
+    schema: {
+      body: object(
+        {
+          assistant_id: { type: 'string' },
+          additional_messages: { type: ['array', 'null'], items: messageSchema },
+          stream: { type: ['boolean', 'null'] },
+        },
+        ['assistant_id'],
+      ),
+    },
     handler: (context) => {
       const { fathom, account, body, params, query } = context;
       const { stream: wantsStream, ...input } = body;
@@ -171,7 +204,10 @@ export const assistantsRoutes: Route[] = [
     schema: {
       body: object(
         {
-          tool_outputs: { type: 'array', items: object({ tool_call_id: { type: 'string' }, output: { type: 'string' } }, ['tool_call_id']) },
+          tool_outputs: {
+            type: 'array',
+            items: object({ tool_call_id: { type: 'string' }, output: { type: 'string' } }, ['tool_call_id']),
+          },
           stream: { type: ['boolean', 'null'] },
         },
         ['tool_outputs'],
@@ -180,7 +216,8 @@ export const assistantsRoutes: Route[] = [
     handler: (context) => {
       const { fathom, account, body, params } = context;
       const { stream: wantsStream, ...input } = body;
-      if (wantsStream) return stream(context, fathom.assistants.streamSubmitToolOutputs(account.id, params.thread_id!, params.run_id!, input));
+      if (wantsStream)
+        return stream(context, fathom.assistants.streamSubmitToolOutputs(account.id, params.thread_id!, params.run_id!, input));
       return fathom.assistants.submitToolOutputs(account.id, params.thread_id!, params.run_id!, input);
     },
   },

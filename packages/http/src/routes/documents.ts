@@ -36,7 +36,9 @@ export const documentsRoutes: Route[] = [
       let tooLarge = false;
       try {
         // Busboy truncates an oversized file and sets `truncated`; the rest of the body is still read so the 413 arrives cleanly.
-        for await (const part of request.parts({ limits: { fileSize: MAX_UPLOAD_BYTES }, throwFileSizeLimit: false } as Parameters<typeof request.parts>[0])) {
+        for await (const part of request.parts({ limits: { fileSize: MAX_UPLOAD_BYTES }, throwFileSizeLimit: false } as Parameters<
+          typeof request.parts
+        >[0])) {
           if (part.type === 'file') {
             if (part.fieldname !== 'file' || staged || tooLarge) {
               await drain(part.file);
@@ -200,6 +202,9 @@ export const documentsRoutes: Route[] = [
     path: '/v1/vector_stores/:id/file_batches/:batch_id/files',
     schema: LIST_QUERY({ filter: { type: 'string' } }),
     handler: ({ fathom, account, params, query }) =>
-      fathom.documents.listBatchFiles(account.id, params.id!, params.batch_id!, { ...parseListQuery(query), filter: query.filter || undefined }),
+      fathom.documents.listBatchFiles(account.id, params.id!, params.batch_id!, {
+        ...parseListQuery(query),
+        filter: query.filter || undefined,
+      }),
   },
 ];

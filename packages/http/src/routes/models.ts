@@ -28,7 +28,18 @@ export function abortOnClose(reply: FastifyReply): AbortSignal {
 /** An error that happens after the stream began, as the chat-completions wire sends it (the SDK throws APIError). */
 export function streamError(error: unknown): SseEvent[] {
   const value = error as { message?: string; type?: string; code?: string; param?: string | null };
-  return [{ data: { error: { message: value?.message ?? 'stream failed', type: value?.type ?? 'server_error', param: value?.param ?? null, code: value?.code ?? 'server_error' } } }];
+  return [
+    {
+      data: {
+        error: {
+          message: value?.message ?? 'stream failed',
+          type: value?.type ?? 'server_error',
+          param: value?.param ?? null,
+          code: value?.code ?? 'server_error',
+        },
+      },
+    },
+  ];
 }
 
 /** Fathom's document search, once the documents capability offers it. */
@@ -192,7 +203,9 @@ export const modelsRoutes: Route[] = [
     handler: async ({ fathom, account, body, request, reply }) => {
       const call = readResponsesBody(body);
       const signal = abortOnClose(reply);
-      const events = runResponse({ chat: fathom.chat, searcher: searcherOf(fathom) }, call, { accountId: account.id, signal })[Symbol.asyncIterator]();
+      const events = runResponse({ chat: fathom.chat, searcher: searcherOf(fathom) }, call, { accountId: account.id, signal })[
+        Symbol.asyncIterator
+      ]();
       let first: IteratorResult<ResponsesEvent>;
       try {
         // Nothing is produced before the first model turn answered: its errors still answer with a status.
@@ -214,7 +227,17 @@ export const modelsRoutes: Route[] = [
         {
           onError: (error) => {
             const value = error as { message?: string; code?: string; param?: string | null };
-            return [{ event: 'error', data: { type: 'error', code: value?.code ?? 'server_error', message: value?.message ?? 'stream failed', param: value?.param ?? null } }];
+            return [
+              {
+                event: 'error',
+                data: {
+                  type: 'error',
+                  code: value?.code ?? 'server_error',
+                  message: value?.message ?? 'stream failed',
+                  param: value?.param ?? null,
+                },
+              },
+            ];
           },
         },
       );

@@ -55,7 +55,12 @@ export class FakeVectorIndex implements VectorIndexContract {
     if (file) file.attributes = attributes;
   }
   fileChunks(storeId: string, fileId: string): string[] {
-    return this.stores.get(storeId)?.get(fileId)?.chunks.map((chunk) => chunk.text) ?? [];
+    return (
+      this.stores
+        .get(storeId)
+        ?.get(fileId)
+        ?.chunks.map((chunk) => chunk.text) ?? []
+    );
   }
   async search(storeIds: string[], options: StoreSearchOptions): Promise<SearchHit[]> {
     const words = new Set(([] as string[]).concat(options.query).join(' ').toLowerCase().match(/\w+/g) ?? []);
@@ -66,7 +71,13 @@ export class FakeVectorIndex implements VectorIndexContract {
           const chunkWords = new Set(chunk.text.toLowerCase().match(/\w+/g) ?? []);
           const shared = [...words].filter((w) => chunkWords.has(w)).length;
           if (shared) {
-            hits.push({ file_id: fileId, filename: file.filename, score: shared / words.size, attributes: file.attributes, content: [{ type: 'text', text: chunk.text }] });
+            hits.push({
+              file_id: fileId,
+              filename: file.filename,
+              score: shared / words.size,
+              attributes: file.attributes,
+              content: [{ type: 'text', text: chunk.text }],
+            });
           }
         }
       }

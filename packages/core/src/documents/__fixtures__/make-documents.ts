@@ -30,8 +30,8 @@ const RELS = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`;
 
 function documentXml(paragraphs: string[]): string {
-  const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  const body = paragraphs.map((p) => `<w:p><w:r><w:t xml:space="preserve">${escape(p)}</w:t></w:r></w:p>`).join('');
+  const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const body = paragraphs.map((p) => `<w:p><w:r><w:t xml:space="preserve">${escapeXml(p)}</w:t></w:r></w:p>`).join('');
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`;
 }
@@ -54,12 +54,22 @@ export function makeDocxBomb(megabytes = 256): Uint8Array {
   const zero = Buffer.alloc(1 << 20);
   let crc = 0;
   for (let i = 0; i < megabytes; i++) crc = crc32(zero, crc);
-  const padding = { name: 'word/media/padding.bin', data: deflateRawSync(Buffer.alloc(megabytes << 20), { level: 9 }), size: megabytes << 20, crc };
+  const padding = {
+    name: 'word/media/padding.bin',
+    data: deflateRawSync(Buffer.alloc(megabytes << 20), { level: 9 }),
+    size: megabytes << 20,
+    crc,
+  };
   const small = (name: string, text: string) => {
     const data = Buffer.from(text);
     return { name, data: deflateRawSync(data), size: data.length, crc: crc32(data) };
   };
-  return writeZip([small('[Content_Types].xml', CONTENT_TYPES), small('_rels/.rels', RELS), small('word/document.xml', documentXml(['looks harmless'])), padding]);
+  return writeZip([
+    small('[Content_Types].xml', CONTENT_TYPES),
+    small('_rels/.rels', RELS),
+    small('word/document.xml', documentXml(['looks harmless'])),
+    padding,
+  ]);
 }
 
 function writeZip(entries: Array<{ name: string; data: Buffer; size: number; crc: number }>): Uint8Array {

@@ -30,7 +30,10 @@ describe('ExtractPool (worker threads)', () => {
 
   it('turns a DOCX decompression bomb into invalid_file and keeps working', async () => {
     const path = write('bomb.docx', makeDocxBomb(256));
-    expect(await failure(pool.extract({ path, filename: 'bomb.docx' }))).toMatchObject({ code: 'invalid_file', message: /decompression bomb/ });
+    expect(await failure(pool.extract({ path, filename: 'bomb.docx' }))).toMatchObject({
+      code: 'invalid_file',
+      message: /decompression bomb/,
+    });
     expect(await pool.extract({ path: write('ok.txt', 'still alive'), filename: 'ok.txt' })).toBe('still alive');
   });
 
@@ -39,7 +42,10 @@ describe('ExtractPool (worker threads)', () => {
     try {
       const big = JSON.stringify(Array.from({ length: 400_000 }, (_, i) => ({ id: i, name: `item number ${i}`, tags: ['a', 'b'] })));
       const path = write('big.json', big);
-      expect(await failure(small.extract({ path, filename: 'big.json' }))).toMatchObject({ code: 'invalid_file', message: /more than 64 MB of memory/ });
+      expect(await failure(small.extract({ path, filename: 'big.json' }))).toMatchObject({
+        code: 'invalid_file',
+        message: /more than 64 MB of memory/,
+      });
       expect(await small.extract({ path: write('ok2.txt', 'fine again'), filename: 'ok2.txt' })).toBe('fine again');
     } finally {
       await small.close();
@@ -50,7 +56,10 @@ describe('ExtractPool (worker threads)', () => {
     const slow = new ExtractPool({ threads: 1, timeoutMs: 30 });
     try {
       const path = write('slow.pdf', await makePdf(['x']));
-      expect(await failure(slow.extract({ path, filename: 'slow.pdf' }))).toMatchObject({ code: 'invalid_file', message: /took longer than/ });
+      expect(await failure(slow.extract({ path, filename: 'slow.pdf' }))).toMatchObject({
+        code: 'invalid_file',
+        message: /took longer than/,
+      });
     } finally {
       await slow.close();
     }

@@ -45,14 +45,22 @@ export class ExtractPool {
       minThreads: 0,
       maxThreads: threads,
       idleTimeout: 30_000,
-      resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: Math.max(2, Math.min(16, Math.floor(this.memoryMb / 16))) },
+      resourceLimits: {
+        maxOldGenerationSizeMb: this.memoryMb,
+        maxYoungGenerationSizeMb: Math.max(2, Math.min(16, Math.floor(this.memoryMb / 16))),
+      },
     });
   }
 
   /** Text of the file at `path`, or an `ExtractionError` saying what was wrong. */
   async extract(task: ExtractTask, signal?: AbortSignal): Promise<string> {
     if (this.inlineTextBytes > 0) {
-      const size = task.size ?? (await stat(task.path).then((info) => info.size, () => -1));
+      const size =
+        task.size ??
+        (await stat(task.path).then(
+          (info) => info.size,
+          () => -1,
+        ));
       if (size >= 0 && size <= this.inlineTextBytes) {
         const bytes = await readFile(task.path);
         let format: string;
@@ -70,7 +78,12 @@ export class ExtractPool {
   /** Extracts, chunks and embeds in the worker (`task.prepare` names a worker-capable embedder). */
   async prepare(task: ExtractTask & { prepare: NonNullable<ExtractTask['prepare']> }, signal?: AbortSignal) {
     // Embedding adds work proportional to the size: allow 4 s more per MB on top of the parse deadline.
-    const size = task.size ?? (await stat(task.path).then((info) => info.size, () => 0));
+    const size =
+      task.size ??
+      (await stat(task.path).then(
+        (info) => info.size,
+        () => 0,
+      ));
     const result = await this.run(task, signal, this.timeoutMs + Math.ceil(size / 1e6) * 4_000);
     const spans = result.spans ?? new Int32Array();
     const flat = result.vectors ?? new Float32Array();

@@ -27,7 +27,8 @@ describe('extractText', () => {
   });
 
   it('keeps the visible text of HTML only', async () => {
-    const html = '<html><head><title>Guide</title><style>p{color:red}</style></head><body><script>var secret=1</script><p>Hello &amp; welcome</p><div>Line two</div></body></html>';
+    const html =
+      '<html><head><title>Guide</title><style>p{color:red}</style></head><body><script>var secret=1</script><p>Hello &amp; welcome</p><div>Line two</div></body></html>';
     const text = await extractText('page.html', utf8(html));
     expect(text).toContain('Hello & welcome');
     expect(text).toContain('Line two');
@@ -45,13 +46,28 @@ describe('extractText', () => {
   });
 
   it('fails corrupt, encrypted, empty and unsupported files with a code and a clear message', async () => {
-    expect(await failure(extractText('bad.pdf', utf8('%PDF-1.4 garbage')))).toMatchObject({ code: 'invalid_file', message: /PDF is corrupt/ });
-    expect(await failure(extractText('locked.pdf', await makeEncryptedPdf()))).toEqual({ code: 'invalid_file', message: 'PDF is encrypted (password protected)' });
+    expect(await failure(extractText('bad.pdf', utf8('%PDF-1.4 garbage')))).toMatchObject({
+      code: 'invalid_file',
+      message: /PDF is corrupt/,
+    });
+    expect(await failure(extractText('locked.pdf', await makeEncryptedPdf()))).toEqual({
+      code: 'invalid_file',
+      message: 'PDF is encrypted (password protected)',
+    });
     expect(await failure(extractText('empty.txt', new Uint8Array()))).toEqual({ code: 'invalid_file', message: 'file is empty' });
     expect(await failure(extractText('blank.txt', utf8('  \n\t ')))).toEqual({ code: 'invalid_file', message: 'file contains no text' });
-    expect(await failure(extractText('slides.pptx', utf8('PK...')))).toMatchObject({ code: 'unsupported_file', message: /'\.pptx' are not supported/ });
-    expect(await failure(extractText('blob.bin', new Uint8Array([1, 0, 2, 0])))).toMatchObject({ code: 'unsupported_file', message: /binary/ });
-    expect(await failure(extractText('broken.docx', utf8('not a zip')))).toMatchObject({ code: 'invalid_file', message: /DOCX is not a valid zip/ });
+    expect(await failure(extractText('slides.pptx', utf8('PK...')))).toMatchObject({
+      code: 'unsupported_file',
+      message: /'\.pptx' are not supported/,
+    });
+    expect(await failure(extractText('blob.bin', new Uint8Array([1, 0, 2, 0])))).toMatchObject({
+      code: 'unsupported_file',
+      message: /binary/,
+    });
+    expect(await failure(extractText('broken.docx', utf8('not a zip')))).toMatchObject({
+      code: 'invalid_file',
+      message: /DOCX is not a valid zip/,
+    });
     expect(await failure(extractText('bad.json', utf8('{"a":')))).toMatchObject({ code: 'invalid_file', message: /JSON is not valid/ });
   });
 

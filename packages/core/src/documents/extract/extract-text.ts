@@ -8,13 +8,105 @@ import { csvToText, jsonToText } from './structured';
 
 /** Extensions read as plain text: prose, markup and common source code. */
 export const TEXT_EXTENSIONS = new Set([
-  'txt', 'text', 'md', 'markdown', 'mdx', 'rst', 'adoc', 'org', 'tex', 'log', 'xml', 'yaml', 'yml', 'toml', 'ini', 'cfg', 'conf',
-  'c', 'h', 'cc', 'cpp', 'hpp', 'cs', 'java', 'kt', 'kts', 'scala', 'go', 'rs', 'swift', 'm', 'py', 'pyi', 'rb', 'php', 'pl',
-  'lua', 'r', 'jl', 'js', 'mjs', 'cjs', 'jsx', 'ts', 'tsx', 'mts', 'cts', 'vue', 'svelte', 'css', 'scss', 'less', 'sh', 'bash',
-  'zsh', 'fish', 'ps1', 'bat', 'sql', 'graphql', 'proto', 'dockerfile', 'makefile', 'gradle', 'ex', 'exs', 'erl', 'hs', 'clj',
-  'dart', 'zig', 'nim', 'vb', 'fs', 'tf', 'env', 'properties', 'ipynb',
+  'txt',
+  'text',
+  'md',
+  'markdown',
+  'mdx',
+  'rst',
+  'adoc',
+  'org',
+  'tex',
+  'log',
+  'xml',
+  'yaml',
+  'yml',
+  'toml',
+  'ini',
+  'cfg',
+  'conf',
+  'c',
+  'h',
+  'cc',
+  'cpp',
+  'hpp',
+  'cs',
+  'java',
+  'kt',
+  'kts',
+  'scala',
+  'go',
+  'rs',
+  'swift',
+  'm',
+  'py',
+  'pyi',
+  'rb',
+  'php',
+  'pl',
+  'lua',
+  'r',
+  'jl',
+  'js',
+  'mjs',
+  'cjs',
+  'jsx',
+  'ts',
+  'tsx',
+  'mts',
+  'cts',
+  'vue',
+  'svelte',
+  'css',
+  'scss',
+  'less',
+  'sh',
+  'bash',
+  'zsh',
+  'fish',
+  'ps1',
+  'bat',
+  'sql',
+  'graphql',
+  'proto',
+  'dockerfile',
+  'makefile',
+  'gradle',
+  'ex',
+  'exs',
+  'erl',
+  'hs',
+  'clj',
+  'dart',
+  'zig',
+  'nim',
+  'vb',
+  'fs',
+  'tf',
+  'env',
+  'properties',
+  'ipynb',
 ]);
-const KNOWN_BINARY = new Set(['doc', 'ppt', 'pptx', 'xls', 'xlsx', 'odt', 'rtf', 'epub', 'png', 'jpg', 'jpeg', 'gif', 'webp', 'zip', 'gz', 'mp3', 'mp4', 'exe']);
+const KNOWN_BINARY = new Set([
+  'doc',
+  'ppt',
+  'pptx',
+  'xls',
+  'xlsx',
+  'odt',
+  'rtf',
+  'epub',
+  'png',
+  'jpg',
+  'jpeg',
+  'gif',
+  'webp',
+  'zip',
+  'gz',
+  'mp3',
+  'mp4',
+  'exe',
+]);
 
 export type DocumentFormat = 'pdf' | 'docx' | 'html' | 'json' | 'csv' | 'text';
 
@@ -30,7 +122,10 @@ export function detectFormat(filename: string, bytes: Uint8Array): DocumentForma
   if (TEXT_EXTENSIONS.has(ext)) return 'text';
   if (head.startsWith('PK\u0003\u0004') && head.includes('word/')) return 'docx';
   if (KNOWN_BINARY.has(ext)) {
-    throw new ExtractionError('unsupported_file', `files of type '.${ext}' are not supported (use PDF, DOCX, TXT, Markdown, HTML, JSON, CSV or source code)`);
+    throw new ExtractionError(
+      'unsupported_file',
+      `files of type '.${ext}' are not supported (use PDF, DOCX, TXT, Markdown, HTML, JSON, CSV or source code)`,
+    );
   }
   if (/^\s*<(!doctype html|html)/i.test(head)) return 'html';
   return 'text'; // unknown extension: accepted when the bytes are text, refused as binary otherwise
@@ -65,9 +160,13 @@ export async function extractText(filename: string, bytes: Uint8Array): Promise<
       text = decodeText(bytes, ext && !TEXT_EXTENSIONS.has(ext) ? `file of type '.${ext}'` : 'file');
     }
   }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL bytes are removed on purpose
   text = text.replace(/\r\n?/g, '\n').replace(/\u0000/g, '');
   if (!/\S/.test(text)) {
-    throw new ExtractionError('invalid_file', format === 'pdf' ? 'file contains no text (scanned PDF without a text layer?)' : 'file contains no text');
+    throw new ExtractionError(
+      'invalid_file',
+      format === 'pdf' ? 'file contains no text (scanned PDF without a text layer?)' : 'file contains no text',
+    );
   }
   return text;
 }

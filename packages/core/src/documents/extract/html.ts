@@ -2,8 +2,34 @@ import { Parser } from 'htmlparser2';
 
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head']);
 const BLOCKS = new Set([
-  'p', 'div', 'br', 'li', 'ul', 'ol', 'tr', 'table', 'section', 'article', 'header', 'footer', 'h1', 'h2', 'h3',
-  'h4', 'h5', 'h6', 'pre', 'blockquote', 'title', 'dt', 'dd', 'hr', 'main', 'nav', 'aside', 'figcaption',
+  'p',
+  'div',
+  'br',
+  'li',
+  'ul',
+  'ol',
+  'tr',
+  'table',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'pre',
+  'blockquote',
+  'title',
+  'dt',
+  'dd',
+  'hr',
+  'main',
+  'nav',
+  'aside',
+  'figcaption',
 ]);
 
 /** Visible text of an HTML document: no scripts, styles or markup; block elements become line breaks. */

@@ -45,6 +45,11 @@ export function csvToText(source: string): string {
   if (rows.length < 2) return rows.map((row) => row.join(', ')).join('\n');
   const [header, ...body] = rows;
   return body
-    .map((row) => row.map((cell, i) => (header![i] ? `${header![i]}: ${cell}` : cell)).filter(Boolean).join('; '))
+    .map((row) =>
+      row
+        .map((cell, i) => (header![i] ? `${header![i]}: ${cell}` : cell))
+        .filter(Boolean)
+        .join('; '),
+    )
     .join('\n');
 }

@@ -46,13 +46,22 @@ export class ApifySource implements ToolSource {
     const actor = this.#options.actors[tool];
     if (!actor) throw new UpstreamError(`No Apify actor is configured for '${tool}'.`, { code: 'tool_unavailable' });
     const call = <T>(path: string, init: { method?: string; json?: unknown; signal?: AbortSignal } = {}) =>
-      providerJson<T>(this.#options.fetch, `${baseURL}${path}`, { signal, ...init, provider: 'Apify', headers: { authorization: `Bearer ${token}` } });
+      providerJson<T>(this.#options.fetch, `${baseURL}${path}`, {
+        signal,
+        ...init,
+        provider: 'Apify',
+        headers: { authorization: `Bearer ${token}` },
+      });
 
     const actorInput = typeof input.limit === 'number' ? { ...input, maxItems: input.limit } : input;
-    const started = await call<{ data: ApifyRun }>(`/v2/acts/${encodeURIComponent(actor.replace('/', '~'))}/runs`, { method: 'POST', json: actorInput });
+    const started = await call<{ data: ApifyRun }>(`/v2/acts/${encodeURIComponent(actor.replace('/', '~'))}/runs`, {
+      method: 'POST',
+      json: actorInput,
+    });
     let run = started.data;
     // The job's signal has fired by then, so the abort call gets its own short deadline.
-    const abortRun = () => void call(`/v2/actor-runs/${run.id}/abort`, { method: 'POST', signal: AbortSignal.timeout(10_000) }).catch(() => {});
+    const abortRun = () =>
+      void call(`/v2/actor-runs/${run.id}/abort`, { method: 'POST', signal: AbortSignal.timeout(10_000) }).catch(() => {});
     try {
       while (!TERMINAL.has(run.status)) {
         await sleep(pollMs, signal);
@@ -63,7 +72,9 @@ export class ApifySource implements ToolSource {
       throw error;
     }
     if (run.status !== 'SUCCEEDED') {
-      throw new UpstreamError(`The Apify run ${run.id} ended ${run.status}${run.statusMessage ? `: ${run.statusMessage}` : ''}.`, { code: 'provider_error' });
+      throw new UpstreamError(`The Apify run ${run.id} ended ${run.status}${run.statusMessage ? `: ${run.statusMessage}` : ''}.`, {
+        code: 'provider_error',
+      });
     }
     const limit = typeof input.limit === 'number' ? `&limit=${input.limit}` : '';
     const records = await call<unknown[]>(`/v2/datasets/${run.defaultDatasetId}/items?clean=true&format=json${limit}`);

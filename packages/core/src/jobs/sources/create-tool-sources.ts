@@ -30,8 +30,14 @@ export interface ConfiguredSources {
   howToConfigure(tool: string): string;
 }
 
-const PROVIDER_ONLY = new Set(['pronet-profile', 'pronet-profile-detail', 'pronet-employees', 'pronet-company', 'pronet-jobs', 'leads-finder']);
-
+const PROVIDER_ONLY = new Set([
+  'pronet-profile',
+  'pronet-profile-detail',
+  'pronet-employees',
+  'pronet-company',
+  'pronet-jobs',
+  'leads-finder',
+]);
 
 /**
  * Chooses each tool's source from the environment, first match wins:
@@ -49,16 +55,17 @@ export function createToolSources(options: CreateToolSourcesOptions): Configured
     const actor = env[toolVariable(tool, 'APIFY_ACTOR')];
     if (actor) actors[tool] = actor;
   }
-  const apify = apifyToken && Object.keys(actors).length > 0
-    ? new ApifySource({
-        token: apifyToken,
-        actors,
-        baseURL: env.FATHOM_TOOLS_APIFY_URL || undefined,
-        pollMs: readNumber(env, 'FATHOM_TOOLS_APIFY_POLL_MS', 2000, 1),
-        costMultiplier: readNumber(env, 'FATHOM_TOOLS_APIFY_COST_MULTIPLIER', 1, 0),
-        fetch: fetchImpl,
-      })
-    : undefined;
+  const apify =
+    apifyToken && Object.keys(actors).length > 0
+      ? new ApifySource({
+          token: apifyToken,
+          actors,
+          baseURL: env.FATHOM_TOOLS_APIFY_URL || undefined,
+          pollMs: readNumber(env, 'FATHOM_TOOLS_APIFY_POLL_MS', 2000, 1),
+          costMultiplier: readNumber(env, 'FATHOM_TOOLS_APIFY_COST_MULTIPLIER', 1, 0),
+          fetch: fetchImpl,
+        })
+      : undefined;
   const userAgent = env.FATHOM_TOOLS_USER_AGENT || undefined;
 
   const builtIn = (tool: string): ToolSource | undefined => {
@@ -121,7 +128,12 @@ export function createToolSources(options: CreateToolSourcesOptions): Configured
     if ((env[toolVariable(tool, 'SOURCE')] ?? '').toLowerCase() === 'off') continue;
     const url = env[toolVariable(tool, 'URL')];
     const source = url
-      ? new HttpSource({ url, token: env[toolVariable(tool, 'TOKEN')] || undefined, pricePerItem: readNumber(env, toolVariable(tool, 'PRICE_PER_ITEM'), 0.01, 0), fetch: fetchImpl })
+      ? new HttpSource({
+          url,
+          token: env[toolVariable(tool, 'TOKEN')] || undefined,
+          pricePerItem: readNumber(env, toolVariable(tool, 'PRICE_PER_ITEM'), 0.01, 0),
+          fetch: fetchImpl,
+        })
       : apify && actors[tool]
         ? apify
         : builtIn(tool);

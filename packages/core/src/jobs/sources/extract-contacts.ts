@@ -41,7 +41,10 @@ export function deobfuscateEmails(text: string): string {
   return text
     .replace(/ {0,3}[[({<] {0,2}(?:at|@|ät) {0,2}[\])}>] {0,3}/gi, '@')
     .replace(/ {0,3}[[({<] {0,2}(?:dot|punkt|point|\.) {0,2}[\])}>] {0,3}/gi, '.')
-    .replace(/\b([a-z0-9._%+-]{1,64})\s{1,3}(?:at|AT)\s{1,3}([a-z0-9-]{1,63}(?:\s{1,3}(?:dot|DOT)\s{1,3}[a-z0-9-]{1,63}){1,4})\b/g, (_, user: string, domain: string) => `${user}@${domain.replace(/\s+(?:dot|DOT)\s+/g, '.')}`);
+    .replace(
+      /\b([a-z0-9._%+-]{1,64})\s{1,3}(?:at|AT)\s{1,3}([a-z0-9-]{1,63}(?:\s{1,3}(?:dot|DOT)\s{1,3}[a-z0-9-]{1,63}){1,4})\b/g,
+      (_, user: string, domain: string) => `${user}@${domain.replace(/\s+(?:dot|DOT)\s+/g, '.')}`,
+    );
 }
 
 /** Cloudflare's email protection: hex string whose first byte XORs the rest. */
@@ -141,7 +144,7 @@ export function extractContacts(html: string, pageUrl: string, country?: Country
 }
 
 /** Digit runs that could be phone numbers: found with one linear, bounded pattern, then judged by libphonenumber. */
-const PHONE_CANDIDATE = /\+?\(?\d[\d \t().\/-]{5,24}\d/g;
+const PHONE_CANDIDATE = /\+?\(?\d[\d \t()./-]{5,24}\d/g;
 const MAX_PHONE_CANDIDATES = 500;
 const DATE = /^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})$/;
 
@@ -169,9 +172,37 @@ function safeDecode(value: string): string {
 }
 
 const COUNTRY_BY_TLD: Record<string, CountryCode> = {
-  de: 'DE', at: 'AT', ch: 'CH', fr: 'FR', uk: 'GB', nl: 'NL', be: 'BE', es: 'ES', it: 'IT', pt: 'PT', br: 'BR', pl: 'PL',
-  se: 'SE', no: 'NO', dk: 'DK', fi: 'FI', ie: 'IE', au: 'AU', nz: 'NZ', ca: 'CA', mx: 'MX', ar: 'AR', in: 'IN', jp: 'JP',
-  us: 'US', cz: 'CZ', lu: 'LU', gr: 'GR', ro: 'RO', hu: 'HU', za: 'ZA',
+  de: 'DE',
+  at: 'AT',
+  ch: 'CH',
+  fr: 'FR',
+  uk: 'GB',
+  nl: 'NL',
+  be: 'BE',
+  es: 'ES',
+  it: 'IT',
+  pt: 'PT',
+  br: 'BR',
+  pl: 'PL',
+  se: 'SE',
+  no: 'NO',
+  dk: 'DK',
+  fi: 'FI',
+  ie: 'IE',
+  au: 'AU',
+  nz: 'NZ',
+  ca: 'CA',
+  mx: 'MX',
+  ar: 'AR',
+  in: 'IN',
+  jp: 'JP',
+  us: 'US',
+  cz: 'CZ',
+  lu: 'LU',
+  gr: 'GR',
+  ro: 'RO',
+  hu: 'HU',
+  za: 'ZA',
 };
 
 /** Country used to read national phone numbers: from the site's TLD, else the configured default. */

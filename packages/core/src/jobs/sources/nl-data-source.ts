@@ -35,7 +35,11 @@ const validatePlan = ajv.compile({
   required: ['item_type', 'item_schema'],
   properties: {
     item_type: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,40}$' },
-    item_schema: { type: 'object', required: ['type', 'properties'], properties: { type: { const: 'object' }, properties: { type: 'object' } } },
+    item_schema: {
+      type: 'object',
+      required: ['type', 'properties'],
+      properties: { type: { const: 'object' }, properties: { type: 'object' } },
+    },
     urls: { type: 'array', items: { type: 'string' } },
     instructions: { type: 'string' },
   },
@@ -45,13 +49,19 @@ const PLAN_PROMPT = `You plan a data extraction from public web pages. Answer on
 {"item_type": "<snake_case noun>", "item_schema": <JSON Schema of one item: {"type":"object","properties":{"value":{"type":"string","description":"the item's main label"}, ...},"required":["value", ...]}>, "urls": [<public page URLs likely to hold the data, only when none were given>], "instructions": "<how to find the items on a page>"}
 Refuse nothing here; policy was checked before.`;
 
-const EXTRACT_PROMPT = (plan: ExtractionPlan, limit: number) => `Extract every "${plan.item_type}" found in the page text below, at most ${limit}.
+const EXTRACT_PROMPT = (
+  plan: ExtractionPlan,
+  limit: number,
+) => `Extract every "${plan.item_type}" found in the page text below, at most ${limit}.
 Each item must validate against this JSON Schema: ${JSON.stringify(plan.item_schema)}
 ${plan.instructions ? `Instructions: ${plan.instructions}\n` : ''}Use only facts present in the text. Answer only a JSON object {"items": [...]}.`;
 
 /** Parses a model answer as JSON, tolerating a fenced code block around it. */
 export function parseModelJson(content: string | null): any {
-  const text = (content ?? '').trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  const text = (content ?? '')
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
   try {
     return JSON.parse(text);
   } catch {
@@ -79,22 +89,33 @@ export class NlDataSource implements ToolSource {
     const { chat, model } = this.#options;
     let tokens = 0;
     const ask = async (messages: ChatMessage[]) => {
-      const result = await chat.complete({ model, messages, temperature: 0, response_format: { type: 'json_object' } }, { signal, accountId });
+      const result = await chat.complete(
+        { model, messages, temperature: 0, response_format: { type: 'json_object' } },
+        { signal, accountId },
+      );
       tokens += result.usage?.total_tokens ?? 0;
       return parseModelJson(result.message.content);
     };
     const given: string[] = input.urls ?? [];
     const plan = (await ask([
       { role: 'system', content: PLAN_PROMPT },
-      { role: 'user', content: `Data needed: ${input.description}\n${given.length ? `Pages given: ${given.join(', ')}` : 'No pages given: propose up to 5 public URLs.'}` },
+      {
+        role: 'user',
+        content: `Data needed: ${input.description}\n${given.length ? `Pages given: ${given.join(', ')}` : 'No pages given: propose up to 5 public URLs.'}`,
+      },
     ])) as ExtractionPlan;
-    if (!validatePlan(plan)) throw new SourceError('model_output_invalid', `The model's extraction plan is not valid: ${ajv.errorsText(validatePlan.errors)}.`);
+    if (!validatePlan(plan))
+      throw new SourceError('model_output_invalid', `The model's extraction plan is not valid: ${ajv.errorsText(validatePlan.errors)}.`);
     plan.item_schema.properties = { ...plan.item_schema.properties, value: { type: 'string' } };
     plan.item_schema.required = [...new Set([...(plan.item_schema.required ?? []), 'value'])];
     const validateItem = ajv.compile(plan.item_schema);
 
-    const urls = (given.length ? given : (plan.urls ?? []).filter((url) => /^https?:\/\//i.test(url))).slice(0, this.#options.maxPages ?? 5);
-    if (urls.length === 0) throw new SourceError('no_pages', 'No pages to read: give `urls`, or describe data the model can locate. Nothing was charged.');
+    const urls = (given.length ? given : (plan.urls ?? []).filter((url) => /^https?:\/\//i.test(url))).slice(
+      0,
+      this.#options.maxPages ?? 5,
+    );
+    if (urls.length === 0)
+      throw new SourceError('no_pages', 'No pages to read: give `urls`, or describe data the model can locate. Nothing was charged.');
 
     const items: ToolItem[] = [];
     let pagesRead = 0;
@@ -136,8 +157,16 @@ export class NlDataSource implements ToolSource {
         items.push({ ...candidate, type: plan.item_type, value: String(candidate.value), source_url: url });
       }
     }
-    if (pagesRead === 0) throw new SourceError('no_pages', `None of the pages could be read (${pages.map((page) => `${page.url}: ${page.status}`).join(', ')}). Nothing was charged.`);
+    if (pagesRead === 0)
+      throw new SourceError(
+        'no_pages',
+        `None of the pages could be read (${pages.map((page) => `${page.url}: ${page.status}`).join(', ')}). Nothing was charged.`,
+      );
     const cost = pagesRead * (this.#options.pricePerPage ?? 0.02) + (tokens / 1000) * (this.#options.pricePer1kTokens ?? 0.002);
-    return { items, cost, details: { plan: { item_type: plan.item_type, item_schema: plan.item_schema }, pages, rejected_items: rejected } };
+    return {
+      items,
+      cost,
+      details: { plan: { item_type: plan.item_type, item_schema: plan.item_schema }, pages, rejected_items: rejected },
+    };
   }
 }

@@ -20,7 +20,12 @@ const CATEGORY_KEYS = ['amenity', 'shop', 'craft', 'office', 'healthcare', 'tour
 /** Singular forms so "bakeries" matches `shop=bakery` and "dentists" `amenity=dentist`. */
 function stems(query: string): string {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-  const singular = words.map((word) => word.replace(/ies$/, 'y').replace(/(ch|sh|x)es$/, '$1').replace(/([^s])s$/, '$1'));
+  const singular = words.map((word) =>
+    word
+      .replace(/ies$/, 'y')
+      .replace(/(ch|sh|x)es$/, '$1')
+      .replace(/([^s])s$/, '$1'),
+  );
   return [...new Set([query.toLowerCase(), singular.join(' '), singular.join('_')])].map(escapeRegex).join('|');
 }
 
@@ -58,20 +63,28 @@ export class OsmMapsSource implements ToolSource {
     const pattern = stems(input.query);
     const clauses = ['name', ...CATEGORY_KEYS].map((key) => `nwr${around}["name"]["${key}"~"${pattern}",i];`).join('\n  ');
     const query = `[out:json][timeout:25];\n(\n  ${clauses}\n);\nout center tags ${Math.min(input.limit * 5, 500)};`;
-    const answer = await providerJson<{ elements?: OverpassElement[] }>(fetchImpl, this.#options.overpassURL ?? 'https://overpass-api.de/api/interpreter', {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ data: query }).toString(),
-      signal,
-      provider: 'Overpass',
-    });
+    const answer = await providerJson<{ elements?: OverpassElement[] }>(
+      fetchImpl,
+      this.#options.overpassURL ?? 'https://overpass-api.de/api/interpreter',
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ data: query }).toString(),
+        signal,
+        provider: 'Overpass',
+      },
+    );
     const seen = new Set<string>();
     const items = (answer.elements ?? [])
       .filter((element) => element.tags?.name && !seen.has(`${element.type}/${element.id}`) && seen.add(`${element.type}/${element.id}`))
       .map((element) => toPlace(element))
       .sort((a, b) => distance(a, lat, lon) - distance(b, lat, lon))
       .slice(0, input.limit);
-    return { items, cost: items.length * (this.#options.pricePerPlace ?? 0.02), details: { center: { lat, lon, name: center.display_name ?? input.location } } };
+    return {
+      items,
+      cost: items.length * (this.#options.pricePerPlace ?? 0.02),
+      details: { center: { lat, lon, name: center.display_name ?? input.location } },
+    };
   }
 }
 

@@ -40,7 +40,11 @@ export async function providerJson<T = any>(fetchImpl: typeof fetch | undefined,
     }
   } catch (error) {
     if (request.signal?.aborted) throw request.signal.reason ?? error;
-    throw new UpstreamError(`${request.provider} could not be reached: ${(error as Error).message}`, { url: redact(url), cause: error, isRetryable: true });
+    throw new UpstreamError(`${request.provider} could not be reached: ${(error as Error).message}`, {
+      url: redact(url),
+      cause: error,
+      isRetryable: true,
+    });
   }
   const response = { ok: status >= 200 && status < 300, status };
   if (!response.ok) {
@@ -55,7 +59,11 @@ export async function providerJson<T = any>(fetchImpl: typeof fetch | undefined,
   try {
     return JSON.parse(text) as T;
   } catch {
-    throw new UpstreamError(`${request.provider} answered with invalid JSON: ${text.slice(0, 200)}`, { url: redact(url), code: 'provider_error', status: 502 });
+    throw new UpstreamError(`${request.provider} answered with invalid JSON: ${text.slice(0, 200)}`, {
+      url: redact(url),
+      code: 'provider_error',
+      status: 502,
+    });
   }
 }
 

@@ -56,7 +56,10 @@ export class SocialProfileSource implements ToolSource {
       signal,
       provider,
     }).catch((error) => {
-      if (error instanceof UpstreamError && (error.statusCode === 404 || (error.statusCode === 400 && /not found|profile/i.test(error.responseBody ?? '')))) {
+      if (
+        error instanceof UpstreamError &&
+        (error.statusCode === 404 || (error.statusCode === 400 && /not found|profile/i.test(error.responseBody ?? '')))
+      ) {
         throw new SourceError('profile_not_found', `${provider} has no public profile named that; nothing was charged.`);
       }
       throw error;
@@ -69,7 +72,11 @@ export class SocialProfileSource implements ToolSource {
     const profile = await this.#provider<any>(`${base}/xrpc/app.bsky.actor.getProfile?actor=${actor}`, 'Bluesky', signal);
     let posts: Post[] = [];
     if (postsLimit > 0) {
-      const feed = await this.#provider<any>(`${base}/xrpc/app.bsky.feed.getAuthorFeed?actor=${actor}&limit=${postsLimit}&filter=posts_no_replies`, 'Bluesky', signal);
+      const feed = await this.#provider<any>(
+        `${base}/xrpc/app.bsky.feed.getAuthorFeed?actor=${actor}&limit=${postsLimit}&filter=posts_no_replies`,
+        'Bluesky',
+        signal,
+      );
       posts = (feed.feed ?? []).slice(0, postsLimit).map((entry: any) => ({
         text: entry.post?.record?.text ?? '',
         created_at: entry.post?.record?.createdAt ?? null,
@@ -77,39 +84,78 @@ export class SocialProfileSource implements ToolSource {
       }));
     }
     return {
-      type: 'profile', value: profile.handle, platform: 'bluesky', name: profile.displayName ?? null, bio: profile.description ?? null,
-      followers: profile.followersCount ?? null, following: profile.followsCount ?? null, posts_count: profile.postsCount ?? null,
-      url: `https://bsky.app/profile/${profile.handle}`, avatar: profile.avatar ?? null, posts,
+      type: 'profile',
+      value: profile.handle,
+      platform: 'bluesky',
+      name: profile.displayName ?? null,
+      bio: profile.description ?? null,
+      followers: profile.followersCount ?? null,
+      following: profile.followsCount ?? null,
+      posts_count: profile.postsCount ?? null,
+      url: `https://bsky.app/profile/${profile.handle}`,
+      avatar: profile.avatar ?? null,
+      posts,
     };
   }
 
   async #mastodon(handle: string, postsLimit: number, signal: AbortSignal): Promise<ToolItem> {
     const [user, instance] = handle.split('@');
-    if (!user || !instance) throw new SourceError('invalid_handle', `A Mastodon handle looks like 'user@instance.social'; got '${handle}'. Nothing was charged.`);
+    if (!user || !instance)
+      throw new SourceError('invalid_handle', `A Mastodon handle looks like 'user@instance.social'; got '${handle}'. Nothing was charged.`);
     const base = (this.#options.mastodonURLTemplate ?? 'https://{instance}').replace('{instance}', instance).replace(/\/+$/, '');
     const get = async (path: string): Promise<any> => {
-      const response = await this.#options.egress.request(`${base}${path}`, { headers: { accept: 'application/json', 'user-agent': this.#options.userAgent ?? 'Fathom data tools' }, signal, timeoutMs: 15_000, maxBytes: 2 * 1024 * 1024 });
+      const response = await this.#options.egress.request(`${base}${path}`, {
+        headers: { accept: 'application/json', 'user-agent': this.#options.userAgent ?? 'Fathom data tools' },
+        signal,
+        timeoutMs: 15_000,
+        maxBytes: 2 * 1024 * 1024,
+      });
       if (response.status === 404) throw new SourceError('profile_not_found', `${instance} has no account '${user}'; nothing was charged.`);
-      if (response.status >= 400) throw new UpstreamError(`Mastodon instance ${instance} answered HTTP ${response.status}.`, { statusCode: response.status, code: 'provider_error', status: 502 });
+      if (response.status >= 400)
+        throw new UpstreamError(`Mastodon instance ${instance} answered HTTP ${response.status}.`, {
+          statusCode: response.status,
+          code: 'provider_error',
+          status: 502,
+        });
       return JSON.parse(response.text());
     };
     const account = await get(`/api/v1/accounts/lookup?acct=${encodeURIComponent(user)}`);
-    const statuses: any[] = postsLimit > 0 ? await get(`/api/v1/accounts/${encodeURIComponent(account.id)}/statuses?limit=${postsLimit}&exclude_replies=true`) : [];
+    const statuses: any[] =
+      postsLimit > 0
+        ? await get(`/api/v1/accounts/${encodeURIComponent(account.id)}/statuses?limit=${postsLimit}&exclude_replies=true`)
+        : [];
     return {
-      type: 'profile', value: `${account.username ?? user}@${instance}`, platform: 'mastodon', name: account.display_name || null,
-      bio: account.note ? htmlToText(account.note) : null, followers: account.followers_count ?? null, following: account.following_count ?? null,
-      posts_count: account.statuses_count ?? null, url: account.url ?? null, avatar: account.avatar ?? null,
-      posts: statuses.slice(0, postsLimit).map((status) => ({ text: htmlToText(status.content ?? ''), created_at: status.created_at ?? null, url: status.url ?? null })),
+      type: 'profile',
+      value: `${account.username ?? user}@${instance}`,
+      platform: 'mastodon',
+      name: account.display_name || null,
+      bio: account.note ? htmlToText(account.note) : null,
+      followers: account.followers_count ?? null,
+      following: account.following_count ?? null,
+      posts_count: account.statuses_count ?? null,
+      url: account.url ?? null,
+      avatar: account.avatar ?? null,
+      posts: statuses
+        .slice(0, postsLimit)
+        .map((status) => ({ text: htmlToText(status.content ?? ''), created_at: status.created_at ?? null, url: status.url ?? null })),
     };
   }
 
   async #github(login: string, postsLimit: number, signal: AbortSignal): Promise<ToolItem> {
     const base = (this.#options.githubURL ?? 'https://api.github.com').replace(/\/+$/, '');
-    const headers: Record<string, string> = { accept: 'application/vnd.github+json', ...(this.#options.githubToken ? { authorization: `Bearer ${this.#options.githubToken}` } : {}) };
+    const headers: Record<string, string> = {
+      accept: 'application/vnd.github+json',
+      ...(this.#options.githubToken ? { authorization: `Bearer ${this.#options.githubToken}` } : {}),
+    };
     const user = await this.#provider<any>(`${base}/users/${encodeURIComponent(login)}`, 'GitHub', signal, headers);
     let posts: Post[] = [];
     if (postsLimit > 0) {
-      const events = await this.#provider<any[]>(`${base}/users/${encodeURIComponent(login)}/events/public?per_page=${postsLimit}`, 'GitHub', signal, headers);
+      const events = await this.#provider<any[]>(
+        `${base}/users/${encodeURIComponent(login)}/events/public?per_page=${postsLimit}`,
+        'GitHub',
+        signal,
+        headers,
+      );
       posts = events.slice(0, postsLimit).map((event) => ({
         text: `${event.type}${event.repo?.name ? ` on ${event.repo.name}` : ''}`,
         created_at: event.created_at ?? null,
@@ -117,9 +163,20 @@ export class SocialProfileSource implements ToolSource {
       }));
     }
     return {
-      type: 'profile', value: user.login, platform: 'github', name: user.name ?? null, bio: user.bio ?? null, followers: user.followers ?? null,
-      following: user.following ?? null, posts_count: user.public_repos ?? null, url: user.html_url ?? `https://github.com/${user.login}`,
-      avatar: user.avatar_url ?? null, company: user.company ?? null, location: user.location ?? null, website: user.blog || null, posts,
+      type: 'profile',
+      value: user.login,
+      platform: 'github',
+      name: user.name ?? null,
+      bio: user.bio ?? null,
+      followers: user.followers ?? null,
+      following: user.following ?? null,
+      posts_count: user.public_repos ?? null,
+      url: user.html_url ?? `https://github.com/${user.login}`,
+      avatar: user.avatar_url ?? null,
+      company: user.company ?? null,
+      location: user.location ?? null,
+      website: user.blog || null,
+      posts,
     };
   }
 }

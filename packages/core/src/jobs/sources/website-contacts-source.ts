@@ -60,16 +60,26 @@ export class WebsiteContactsSource implements ToolSource {
       };
       for (const page of crawl.pages) {
         for (const email of page.contacts.emails) add({ type: 'email', value: email, site: crawl.site, source_url: page.url });
-        for (const phone of page.contacts.phones) add({ type: 'phone', value: phone.number, national: phone.national, site: crawl.site, source_url: page.url });
-        for (const social of page.contacts.socials) add({ type: 'social', value: social.url, network: social.network, site: crawl.site, source_url: page.url });
+        for (const phone of page.contacts.phones)
+          add({ type: 'phone', value: phone.number, national: phone.national, site: crawl.site, source_url: page.url });
+        for (const social of page.contacts.socials)
+          add({ type: 'social', value: social.url, network: social.network, site: crawl.site, source_url: page.url });
       }
     }
-    const sites = crawls.map((crawl) => ({ site: crawl.site, status: crawl.status, pages_crawled: crawl.pages.map((page) => page.url), error: crawl.error ?? null }));
+    const sites = crawls.map((crawl) => ({
+      site: crawl.site,
+      status: crawl.status,
+      pages_crawled: crawl.pages.map((page) => page.url),
+      error: crawl.error ?? null,
+    }));
     const crawled = crawls.filter((crawl) => crawl.pages.length > 0).length;
     if (crawled === 0) {
       const codes = new Set(crawls.map((crawl) => crawl.error?.code ?? 'fetch_failed'));
       const code = codes.size === 1 ? [...codes][0]! : 'crawl_failed';
-      throw new SourceError(code, `No website could be read; nothing was charged. ${crawls.map((crawl) => `${crawl.site}: ${crawl.error?.message ?? crawl.status}`).join(' ')}`);
+      throw new SourceError(
+        code,
+        `No website could be read; nothing was charged. ${crawls.map((crawl) => `${crawl.site}: ${crawl.error?.message ?? crawl.status}`).join(' ')}`,
+      );
     }
     return { items, cost: crawled * this.#pricePerSite, details: { sites } };
   }

@@ -4,7 +4,13 @@ import { createTestServer, respond, type TestServer } from '../../test';
 import { crawlSite, siteUrl, type CrawlLimits } from './website-crawler';
 
 const egress = new EgressGuard({ allow: ['127.0.0.1'] });
-const limits: CrawlLimits = { maxPages: 6, maxBytesPerPage: 64 * 1024, maxBytesPerSite: 256 * 1024, timeoutMs: 5000, userAgent: 'FathomBot/1.0' };
+const limits: CrawlLimits = {
+  maxPages: 6,
+  maxBytesPerPage: 64 * 1024,
+  maxBytesPerSite: 256 * 1024,
+  timeoutMs: 5000,
+  userAgent: 'FathomBot/1.0',
+};
 const signal = new AbortController().signal;
 const html = (body: string) => `<html><body>${body}</body></html>`;
 
@@ -29,7 +35,8 @@ describe('crawlSite', () => {
         response.end();
       },
       'GET /home': (_, response) => respond.text(response, 200, html('<a href="/products">Products</a>'), 'text/html'),
-      'GET /impressum': (_, response) => respond.text(response, 200, html('Kontakt: info (at) firma (dot) test, Tel. +49 89 1234567'), 'text/html'),
+      'GET /impressum': (_, response) =>
+        respond.text(response, 200, html('Kontakt: info (at) firma (dot) test, Tel. +49 89 1234567'), 'text/html'),
     });
     const crawl = await crawlSite(egress, server.url, limits, signal);
     expect(crawl.status).toBe('crawled');

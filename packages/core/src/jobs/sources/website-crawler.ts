@@ -96,7 +96,12 @@ export async function crawlSite(egress: EgressGuardContract, input: string, limi
     };
     const allowed = async (url: string) => (await robotsFor(new URL(url).origin)).isAllowed(url, limits.userAgent) !== false;
     if (!(await allowed(site))) {
-      return { site, status: 'disallowed_by_robots', pages: [], error: { code: 'disallowed_by_robots', message: `robots.txt of ${start.host} disallows ${start.pathname}.` } };
+      return {
+        site,
+        status: 'disallowed_by_robots',
+        pages: [],
+        error: { code: 'disallowed_by_robots', message: `robots.txt of ${start.host} disallows ${start.pathname}.` },
+      };
     }
 
     const pages: CrawledPage[] = [];
@@ -125,7 +130,9 @@ export async function crawlSite(egress: EgressGuardContract, input: string, limi
     const candidates = home.links
       .filter((link) => {
         const url = new URL(link.href);
-        return /^https?:$/.test(url.protocol) && (sameSite(url, start) || sameSite(url, home.url)) && rank(link) !== Number.POSITIVE_INFINITY;
+        return (
+          /^https?:$/.test(url.protocol) && (sameSite(url, start) || sameSite(url, home.url)) && rank(link) !== Number.POSITIVE_INFINITY
+        );
       })
       .sort((a, b) => rank(a) - rank(b))
       .map((link) => link.href.split('#')[0]!);

@@ -24,7 +24,11 @@ export interface ChatProvider {
   stream(model: string, request: ChatRequest, signal?: AbortSignal): AsyncIterable<ChatStreamPart>;
   /** Upstream model names (without the vendor prefix). */
   listModels(signal?: AbortSignal): Promise<string[]>;
-  embed?(model: string, input: string[] | number[][], options: { dimensions?: number; user?: string; signal?: AbortSignal }): Promise<ProviderEmbeddings>;
+  embed?(
+    model: string,
+    input: string[] | number[][],
+    options: { dimensions?: number; user?: string; signal?: AbortSignal },
+  ): Promise<ProviderEmbeddings>;
   close(): Promise<void>;
 }
 

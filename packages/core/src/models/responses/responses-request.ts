@@ -34,9 +34,14 @@ function contentParts(content: unknown, param: string): string | ChatContentPart
   if (!Array.isArray(content)) fail(param, `Invalid '${param}': expected a string or an array of content parts.`);
   return content.map((part: any, index: number): ChatContentPart => {
     const where = `${param}[${index}]`;
-    if (part?.type === 'input_text' || part?.type === 'output_text' || part?.type === 'text') return { type: 'text', text: String(part.text ?? '') };
-    if (part?.type === 'input_image' && typeof part.image_url === 'string') return { type: 'image_url', image_url: { url: part.image_url, ...(part.detail ? { detail: part.detail } : {}) } };
-    return fail(`${where}.type`, `Unsupported value for '${where}.type': '${part?.type}'. Fathom accepts input_text, output_text and input_image (with image_url) parts; files need /v1/files and vector stores.`);
+    if (part?.type === 'input_text' || part?.type === 'output_text' || part?.type === 'text')
+      return { type: 'text', text: String(part.text ?? '') };
+    if (part?.type === 'input_image' && typeof part.image_url === 'string')
+      return { type: 'image_url', image_url: { url: part.image_url, ...(part.detail ? { detail: part.detail } : {}) } };
+    return fail(
+      `${where}.type`,
+      `Unsupported value for '${where}.type': '${part?.type}'. Fathom accepts input_text, output_text and input_image (with image_url) parts; files need /v1/files and vector stores.`,
+    );
   });
 }
 
@@ -48,17 +53,29 @@ function inputMessages(input: unknown): ChatMessage[] {
     const where = `input[${index}]`;
     const type = item?.type ?? (item?.role ? 'message' : undefined);
     if (type === 'message') {
-      if (!['user', 'system', 'developer', 'assistant'].includes(item.role)) fail(`${where}.role`, `Invalid '${where}.role': expected user, system, developer or assistant.`);
+      if (!['user', 'system', 'developer', 'assistant'].includes(item.role))
+        fail(`${where}.role`, `Invalid '${where}.role': expected user, system, developer or assistant.`);
       messages.push({ role: item.role, content: contentParts(item.content, `${where}.content`) });
     } else if (type === 'function_call') {
-      const call = { id: String(item.call_id), type: 'function' as const, function: { name: String(item.name), arguments: String(item.arguments ?? '') } };
+      const call = {
+        id: String(item.call_id),
+        type: 'function' as const,
+        function: { name: String(item.name), arguments: String(item.arguments ?? '') },
+      };
       const last = messages[messages.length - 1];
       if (last?.role === 'assistant' && last.tool_calls) last.tool_calls.push(call);
       else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
     } else if (type === 'function_call_output') {
-      messages.push({ role: 'tool', tool_call_id: String(item.call_id), content: typeof item.output === 'string' ? item.output : JSON.stringify(item.output) });
+      messages.push({
+        role: 'tool',
+        tool_call_id: String(item.call_id),
+        content: typeof item.output === 'string' ? item.output : JSON.stringify(item.output),
+      });
     } else {
-      fail(`${where}.type`, `Unsupported value for '${where}.type': '${type}'. Fathom keeps no conversation state; send message, function_call and function_call_output items.`);
+      fail(
+        `${where}.type`,
+        `Unsupported value for '${where}.type': '${type}'. Fathom keeps no conversation state; send message, function_call and function_call_output items.`,
+      );
     }
   });
   return messages;
@@ -70,7 +87,8 @@ function fileSearchSettings(tool: any, where: string): FileSearchSettings {
     fail(`${where}.vector_store_ids`, `Missing required parameter: '${where}.vector_store_ids' (a non-empty array of vector store ids).`);
   }
   const max = tool.max_num_results;
-  if (max !== undefined && (!Number.isInteger(max) || max < 1 || max > 50)) fail(`${where}.max_num_results`, `Invalid '${where}.max_num_results': expected an integer between 1 and 50.`);
+  if (max !== undefined && (!Number.isInteger(max) || max < 1 || max > 50))
+    fail(`${where}.max_num_results`, `Invalid '${where}.max_num_results': expected an integer between 1 and 50.`);
   return {
     vectorStoreIds: ids,
     search: {
@@ -87,7 +105,10 @@ function toolChoice(choice: any): ChatToolChoice | undefined {
   if (choice === 'auto' || choice === 'none' || choice === 'required') return choice;
   if (choice?.type === 'function' && typeof choice.name === 'string') return { type: 'function', function: { name: choice.name } };
   if (choice?.type === 'file_search') return { type: 'function', function: { name: 'file_search' } };
-  return fail('tool_choice', `Unsupported value for 'tool_choice': Fathom accepts auto, none, required, {type: "function", name} and {type: "file_search"}.`);
+  return fail(
+    'tool_choice',
+    `Unsupported value for 'tool_choice': Fathom accepts auto, none, required, {type: "function", name} and {type: "file_search"}.`,
+  );
 }
 
 function responseFormat(text: any): Record<string, unknown> | undefined {
@@ -95,9 +116,20 @@ function responseFormat(text: any): Record<string, unknown> | undefined {
   if (!format || format.type === 'text') return undefined;
   if (format.type === 'json_object') return { type: 'json_object' };
   if (format.type === 'json_schema') {
-    return { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, ...(format.strict !== undefined ? { strict: format.strict } : {}), ...(format.description ? { description: format.description } : {}) } };
+    return {
+      type: 'json_schema',
+      json_schema: {
+        name: format.name,
+        schema: format.schema,
+        ...(format.strict !== undefined ? { strict: format.strict } : {}),
+        ...(format.description ? { description: format.description } : {}),
+      },
+    };
   }
-  return fail('text.format.type', `Unsupported value for 'text.format.type': '${format.type}'. Fathom supports text, json_object and json_schema.`);
+  return fail(
+    'text.format.type',
+    `Unsupported value for 'text.format.type': '${format.type}'. Fathom supports text, json_object and json_schema.`,
+  );
 }
 
 /**
@@ -107,17 +139,26 @@ function responseFormat(text: any): Record<string, unknown> | undefined {
  */
 export function readResponsesBody(body: Record<string, any>): ResponsesCall {
   if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
-    fail('previous_response_id', `Unsupported parameter: 'previous_response_id'. Fathom keeps no conversation state; send the earlier turns in 'input'.`);
+    fail(
+      'previous_response_id',
+      `Unsupported parameter: 'previous_response_id'. Fathom keeps no conversation state; send the earlier turns in 'input'.`,
+    );
   }
-  if (body.conversation !== undefined && body.conversation !== null) fail('conversation', `Unsupported parameter: 'conversation'. Fathom keeps no conversation state; send the earlier turns in 'input'.`);
+  if (body.conversation !== undefined && body.conversation !== null)
+    fail('conversation', `Unsupported parameter: 'conversation'. Fathom keeps no conversation state; send the earlier turns in 'input'.`);
   for (const field of IGNORED_WHEN_FALSE) {
-    if (body[field] === true) fail(field, `Unsupported value for '${field}': true. Fathom does not store responses or run them in the background; omit it or send false.`);
+    if (body[field] === true)
+      fail(
+        field,
+        `Unsupported value for '${field}': true. Fathom does not store responses or run them in the background; omit it or send false.`,
+      );
   }
   if (body.prompt !== undefined) fail('prompt', `Unsupported parameter: 'prompt' (stored prompt templates).`);
   if (body.input === undefined) fail('input', `Missing required parameter: 'input'.`);
   const include: unknown[] = Array.isArray(body.include) ? body.include : [];
   include.forEach((value, index) => {
-    if (!SUPPORTED_INCLUDE.has(value as string)) fail(`include[${index}]`, `Unsupported value for 'include[${index}]': '${value}'. Fathom supports file_search_call.results.`);
+    if (!SUPPORTED_INCLUDE.has(value as string))
+      fail(`include[${index}]`, `Unsupported value for 'include[${index}]': '${value}'. Fathom supports file_search_call.results.`);
   });
 
   const tools: ChatToolDefinition[] = [];
@@ -126,7 +167,15 @@ export function readResponsesBody(body: Record<string, any>): ResponsesCall {
     const where = `tools[${index}]`;
     if (tool?.type === 'function') {
       if (typeof tool.name !== 'string' || !tool.name) fail(`${where}.name`, `Missing required parameter: '${where}.name'.`);
-      tools.push({ type: 'function', function: { name: tool.name, ...(tool.description ? { description: tool.description } : {}), parameters: tool.parameters ?? { type: 'object', properties: {} }, ...(tool.strict !== undefined && tool.strict !== null ? { strict: tool.strict } : {}) } });
+      tools.push({
+        type: 'function',
+        function: {
+          name: tool.name,
+          ...(tool.description ? { description: tool.description } : {}),
+          parameters: tool.parameters ?? { type: 'object', properties: {} },
+          ...(tool.strict !== undefined && tool.strict !== null ? { strict: tool.strict } : {}),
+        },
+      });
     } else if (tool?.type === 'file_search') {
       if (fileSearch) fail(`${where}.type`, `Invalid '${where}': only one file_search tool is allowed.`);
       fileSearch = fileSearchSettings(tool, where);

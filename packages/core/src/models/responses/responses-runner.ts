@@ -29,14 +29,22 @@ const FILE_SEARCH_FUNCTION: ChatToolDefinition = {
   function: {
     name: 'file_search',
     description: "Search the user's documents (the attached vector stores). Returns the most relevant passages with their file names.",
-    parameters: { type: 'object', properties: { query: { type: 'string', description: 'What to search for, in natural language.' } }, required: ['query'] },
+    parameters: {
+      type: 'object',
+      properties: { query: { type: 'string', description: 'What to search for, in natural language.' } },
+      required: ['query'],
+    },
   },
 };
 
 function queryOf(call: ChatToolCall): string {
   try {
     const parsed = JSON.parse(call.function.arguments || '{}');
-    return typeof parsed.query === 'string' ? parsed.query : Array.isArray(parsed.queries) ? parsed.queries.join(' ') : call.function.arguments;
+    return typeof parsed.query === 'string'
+      ? parsed.query
+      : Array.isArray(parsed.queries)
+        ? parsed.queries.join(' ')
+        : call.function.arguments;
   } catch {
     return call.function.arguments;
   }
@@ -44,7 +52,14 @@ function queryOf(call: ChatToolCall): string {
 
 function passages(hits: SearchHit[]): string {
   if (!hits.length) return 'No results found.';
-  return JSON.stringify(hits.map((hit) => ({ file_id: hit.file_id, filename: hit.filename, score: Number(hit.score.toFixed(4)), text: hit.content.map((part) => part.text).join('\n') })));
+  return JSON.stringify(
+    hits.map((hit) => ({
+      file_id: hit.file_id,
+      filename: hit.filename,
+      score: Number(hit.score.toFixed(4)),
+      text: hit.content.map((part) => part.text).join('\n'),
+    })),
+  );
 }
 
 /**
@@ -54,9 +69,11 @@ function passages(hits: SearchHit[]): string {
  * Nothing is yielded before the first model turn answers, so its errors can still become HTTP statuses.
  */
 export async function* runResponse(deps: ResponsesDeps, call: ResponsesCall, options: ResponsesRunOptions): AsyncGenerator<ResponsesEvent> {
-  if (call.fileSearch && !deps.searcher) throw new ServiceUnavailableError('file_search is not available: document search is not configured on this installation.');
+  if (call.fileSearch && !deps.searcher)
+    throw new ServiceUnavailableError('file_search is not available: document search is not configured on this installation.');
   // Checks the stores belong to the account (404 before anything is streamed) and lets ingestion finish.
-  if (call.fileSearch) await deps.searcher!.waitForIngestion(options.accountId, call.fileSearch.vectorStoreIds, FILE_SEARCH_INGESTION_WAIT_MS);
+  if (call.fileSearch)
+    await deps.searcher!.waitForIngestion(options.accountId, call.fileSearch.vectorStoreIds, FILE_SEARCH_INGESTION_WAIT_MS);
   const response: Record<string, any> = {
     id: newId('resp_'),
     object: 'response',
@@ -83,7 +100,15 @@ export async function* runResponse(deps: ResponsesDeps, call: ResponsesCall, opt
     const searching = call.fileSearch && deps.searcher && round < MAX_FILE_SEARCH_ROUNDS;
     const tools = [...(call.chat.tools ?? []), ...(searching ? [FILE_SEARCH_FUNCTION] : [])];
     const iterator = deps.chat
-      .stream({ ...call.chat, messages, tools: tools.length ? tools : undefined, tool_choice: round > 0 && call.chat.tool_choice !== 'none' ? 'auto' : call.chat.tool_choice }, options)
+      .stream(
+        {
+          ...call.chat,
+          messages,
+          tools: tools.length ? tools : undefined,
+          tool_choice: round > 0 && call.chat.tool_choice !== 'none' ? 'auto' : call.chat.tool_choice,
+        },
+        options,
+      )
       [Symbol.asyncIterator]();
     let next = await iterator.next();
     if (round === 0) {
@@ -100,12 +125,27 @@ export async function* runResponse(deps: ResponsesDeps, call: ResponsesCall, opt
           message = { id: newId('msg_'), type: 'message', status: 'in_progress', role: 'assistant', content: [] };
           output.push(message);
           yield event('response.output_item.added', { output_index: output.length - 1, item: { ...message, content: [] } });
-          yield event('response.content_part.added', { item_id: message.id, output_index: output.length - 1, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+          yield event('response.content_part.added', {
+            item_id: message.id,
+            output_index: output.length - 1,
+            content_index: 0,
+            part: { type: 'output_text', text: '', annotations: [] },
+          });
         }
         text += part.text;
-        yield event('response.output_text.delta', { item_id: message.id, output_index: output.indexOf(message), content_index: 0, delta: part.text, logprobs: [] });
+        yield event('response.output_text.delta', {
+          item_id: message.id,
+          output_index: output.indexOf(message),
+          content_index: 0,
+          delta: part.text,
+          logprobs: [],
+        });
       } else if (part.type === 'tool-call-delta') {
-        const entry = (calls[part.index] ??= { id: part.id ?? `call_${randomToken(24)}`, type: 'function', function: { name: '', arguments: '' } });
+        const entry = (calls[part.index] ??= {
+          id: part.id ?? `call_${randomToken(24)}`,
+          type: 'function',
+          function: { name: '', arguments: '' },
+        });
         if (part.id) entry.id = part.id;
         if (part.name) entry.function.name += part.name;
         if (part.argumentsDelta) entry.function.arguments += part.argumentsDelta;
@@ -130,7 +170,13 @@ export async function* runResponse(deps: ResponsesDeps, call: ResponsesCall, opt
       messages.push({ role: 'assistant', content: text || null, tool_calls: searches });
       for (const search of searches) {
         const query = queryOf(search);
-        const item: Record<string, any> = { id: newId('fs_'), type: 'file_search_call', status: 'in_progress', queries: [query], results: null };
+        const item: Record<string, any> = {
+          id: newId('fs_'),
+          type: 'file_search_call',
+          status: 'in_progress',
+          queries: [query],
+          results: null,
+        };
         output.push(item);
         const index = output.length - 1;
         yield event('response.output_item.added', { output_index: index, item: { ...item } });
@@ -139,7 +185,13 @@ export async function* runResponse(deps: ResponsesDeps, call: ResponsesCall, opt
         const hits = await deps.searcher!.search(options.accountId, call.fileSearch!.vectorStoreIds, { ...call.fileSearch!.search, query });
         item.status = 'completed';
         if (call.includeResults) {
-          item.results = hits.map((hit) => ({ file_id: hit.file_id, filename: hit.filename, score: hit.score, text: hit.content.map((part) => part.text).join('\n'), attributes: hit.attributes ?? {} }));
+          item.results = hits.map((hit) => ({
+            file_id: hit.file_id,
+            filename: hit.filename,
+            score: hit.score,
+            text: hit.content.map((part) => part.text).join('\n'),
+            attributes: hit.attributes ?? {},
+          }));
         }
         yield event('response.file_search_call.completed', { output_index: index, item_id: item.id });
         yield event('response.output_item.done', { output_index: index, item });
@@ -147,12 +199,24 @@ export async function* runResponse(deps: ResponsesDeps, call: ResponsesCall, opt
       }
     }
     for (const fn of functions) {
-      const item = { id: `fc_${randomToken(24)}`, type: 'function_call', status: 'completed', call_id: fn.id, name: fn.function.name, arguments: fn.function.arguments };
+      const item = {
+        id: `fc_${randomToken(24)}`,
+        type: 'function_call',
+        status: 'completed',
+        call_id: fn.id,
+        name: fn.function.name,
+        arguments: fn.function.arguments,
+      };
       output.push(item);
       const index = output.length - 1;
       yield event('response.output_item.added', { output_index: index, item: { ...item, arguments: '' } });
       yield event('response.function_call_arguments.delta', { item_id: item.id, output_index: index, delta: item.arguments });
-      yield event('response.function_call_arguments.done', { item_id: item.id, output_index: index, name: item.name, arguments: item.arguments });
+      yield event('response.function_call_arguments.done', {
+        item_id: item.id,
+        output_index: index,
+        name: item.name,
+        arguments: item.arguments,
+      });
       yield event('response.output_item.done', { output_index: index, item });
     }
     if (!searches.length || functions.length) break;
@@ -173,7 +237,11 @@ export async function* runResponse(deps: ResponsesDeps, call: ResponsesCall, opt
 }
 
 /** Runs a non-streaming `/v1/responses` call: the final response object. */
-export async function createResponse(deps: ResponsesDeps, call: ResponsesCall, options: ResponsesRunOptions): Promise<Record<string, unknown>> {
+export async function createResponse(
+  deps: ResponsesDeps,
+  call: ResponsesCall,
+  options: ResponsesRunOptions,
+): Promise<Record<string, unknown>> {
   let last: ResponsesEvent | undefined;
   for await (const event of runResponse(deps, call, options)) last = event;
   return last!.response as Record<string, unknown>;

@@ -45,7 +45,11 @@ export class AnthropicProvider implements ChatProvider {
       }
     }
     return {
-      message: { role: 'assistant', content: text || (toolCalls.length ? null : ''), ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+      message: {
+        role: 'assistant',
+        content: text || (toolCalls.length ? null : ''),
+        ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+      },
       finishReason: finishReasonOf(body?.stop_reason),
       usage: usageOf(body?.usage),
     };
@@ -102,7 +106,9 @@ export class AnthropicProvider implements ChatProvider {
         }
       }
     } catch (error) {
-      throw error instanceof SyntaxError ? new UpstreamError(`Provider '${this.vendor}' sent malformed stream data.`, { status: 502 }) : toUpstreamError(error, this.vendor, '/messages');
+      throw error instanceof SyntaxError
+        ? new UpstreamError(`Provider '${this.vendor}' sent malformed stream data.`, { status: 502 })
+        : toUpstreamError(error, this.vendor, '/messages');
     }
     if (!finished) yield { type: 'finish', finishReason: reason, usage: usageOf({ ...usage.input, output_tokens: usage.output }) };
   }

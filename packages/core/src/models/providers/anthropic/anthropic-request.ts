@@ -18,7 +18,9 @@ function textOf(content: ChatMessage['content']): string {
 function imageBlock(part: ChatContentPart): Block {
   const url = String((part as { image_url: { url: string } }).image_url?.url ?? '');
   const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
-  return match ? { type: 'image', source: { type: 'base64', media_type: match[1], data: match[2] } } : { type: 'image', source: { type: 'url', url } };
+  return match
+    ? { type: 'image', source: { type: 'base64', media_type: match[1], data: match[2] } }
+    : { type: 'image', source: { type: 'url', url } };
 }
 
 function contentBlocks(content: ChatMessage['content']): Block[] {
@@ -94,7 +96,8 @@ export function toAnthropicBody(model: string, request: ChatRequest, stream: boo
       input_schema: tool.function.parameters ?? { type: 'object', properties: {} },
     }));
     const choice = toolChoice(request.tool_choice);
-    if (request.extra?.parallel_tool_calls === false && choice?.type !== 'none') body.tool_choice = { ...(choice ?? { type: 'auto' }), disable_parallel_tool_use: true };
+    if (request.extra?.parallel_tool_calls === false && choice?.type !== 'none')
+      body.tool_choice = { ...(choice ?? { type: 'auto' }), disable_parallel_tool_use: true };
     else if (choice) body.tool_choice = choice;
   }
   if (stream) body.stream = true;
@@ -118,7 +121,8 @@ export function finishReasonOf(stopReason: unknown): FinishReason {
 
 /** Messages API usage -> chat usage (cache reads and writes count as prompt tokens). */
 export function usageOf(usage: any): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
-  const prompt = (Number(usage?.input_tokens) || 0) + (Number(usage?.cache_creation_input_tokens) || 0) + (Number(usage?.cache_read_input_tokens) || 0);
+  const prompt =
+    (Number(usage?.input_tokens) || 0) + (Number(usage?.cache_creation_input_tokens) || 0) + (Number(usage?.cache_read_input_tokens) || 0);
   const completion = Number(usage?.output_tokens) || 0;
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }

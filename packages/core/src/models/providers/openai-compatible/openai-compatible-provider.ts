@@ -62,7 +62,8 @@ export class OpenAICompatibleProvider implements ChatProvider {
   async complete(model: string, request: ChatRequest, signal?: AbortSignal): Promise<ProviderChatResult> {
     const body = await this.client.json<any>('POST', '/chat/completions', toOpenAIBody(model, request, false), signal);
     const choice = body?.choices?.[0];
-    if (!choice) throw new UpstreamError(`Provider '${this.vendor}' answered without choices.`, { status: 502, responseBody: JSON.stringify(body) });
+    if (!choice)
+      throw new UpstreamError(`Provider '${this.vendor}' answered without choices.`, { status: 502, responseBody: JSON.stringify(body) });
     const message = choice.message ?? {};
     const toolCalls = Array.isArray(message.tool_calls) && message.tool_calls.length ? message.tool_calls : undefined;
     return {
@@ -70,7 +71,13 @@ export class OpenAICompatibleProvider implements ChatProvider {
         role: 'assistant',
         content: typeof message.content === 'string' ? message.content : null,
         ...(toolCalls
-          ? { tool_calls: toolCalls.map((call: any) => ({ id: call.id, type: 'function' as const, function: { name: call.function?.name, arguments: call.function?.arguments ?? '' } })) }
+          ? {
+              tool_calls: toolCalls.map((call: any) => ({
+                id: call.id,
+                type: 'function' as const,
+                function: { name: call.function?.name, arguments: call.function?.arguments ?? '' },
+              })),
+            }
           : {}),
       },
       finishReason: finishReason(choice.finish_reason),
@@ -94,7 +101,10 @@ export class OpenAICompatibleProvider implements ChatProvider {
           continue;
         }
         const chunk = JSON.parse(event.data);
-        if (chunk.error) throw new UpstreamError(`Provider '${this.vendor}' failed mid-stream: ${chunk.error.message ?? 'unknown error'}`, { status: 502 });
+        if (chunk.error)
+          throw new UpstreamError(`Provider '${this.vendor}' failed mid-stream: ${chunk.error.message ?? 'unknown error'}`, {
+            status: 502,
+          });
         if (chunk.usage) totals = usage(chunk.usage);
         const choice = chunk.choices?.[0];
         if (!choice) continue;
@@ -114,7 +124,9 @@ export class OpenAICompatibleProvider implements ChatProvider {
         if (choice.finish_reason) reason = finishReason(choice.finish_reason);
       }
     } catch (error) {
-      throw error instanceof SyntaxError ? new UpstreamError(`Provider '${this.vendor}' sent malformed stream data.`, { status: 502 }) : toUpstreamError(error, this.vendor, '/chat/completions');
+      throw error instanceof SyntaxError
+        ? new UpstreamError(`Provider '${this.vendor}' sent malformed stream data.`, { status: 502 })
+        : toUpstreamError(error, this.vendor, '/chat/completions');
     }
     if (!finished) yield { type: 'finish', finishReason: reason ?? 'stop', ...(totals ? { usage: totals } : {}) };
   }
@@ -124,16 +136,29 @@ export class OpenAICompatibleProvider implements ChatProvider {
     return Array.isArray(body?.data) ? body.data.map((entry: any) => String(entry.id)) : [];
   }
 
-  async embed(model: string, input: string[] | number[][], options: { dimensions?: number; user?: string; signal?: AbortSignal }): Promise<ProviderEmbeddings> {
+  async embed(
+    model: string,
+    input: string[] | number[][],
+    options: { dimensions?: number; user?: string; signal?: AbortSignal },
+  ): Promise<ProviderEmbeddings> {
     const body = await this.client.json<any>(
       'POST',
       '/embeddings',
-      { model, input, encoding_format: 'float', ...(options.dimensions ? { dimensions: options.dimensions } : {}), ...(options.user ? { user: options.user } : {}) },
+      {
+        model,
+        input,
+        encoding_format: 'float',
+        ...(options.dimensions ? { dimensions: options.dimensions } : {}),
+        ...(options.user ? { user: options.user } : {}),
+      },
       options.signal,
     );
     const data = [...(body?.data ?? [])].sort((a: any, b: any) => a.index - b.index);
     const prompt = Number(body?.usage?.prompt_tokens) || 0;
-    return { embeddings: data.map((entry: any) => entry.embedding as number[]), usage: { prompt_tokens: prompt, total_tokens: Number(body?.usage?.total_tokens) || prompt } };
+    return {
+      embeddings: data.map((entry: any) => entry.embedding as number[]),
+      usage: { prompt_tokens: prompt, total_tokens: Number(body?.usage?.total_tokens) || prompt },
+    };
   }
 
   close(): Promise<void> {
