@@ -3,7 +3,7 @@ import { Accounts, accountsSchema, bootstrapAccounts, type BootstrapResult } fro
 import { AssistantRunner, assistantsSchema } from './assistants';
 import { Agents, agentsSchema } from './agents';
 import { loadConfig, type FathomConfig } from './config';
-import { openDatabase, type Database } from './db';
+import { openDatabase, SqliteDatabase, type SqlDatabase } from './storage';
 import { Documents, documentsSchema } from './documents';
 import { EgressGuard } from './egress';
 import { createEmbedder, type Embedder } from './embeddings';
@@ -26,13 +26,19 @@ export interface FathomOptions {
   embedder?: Embedder;
 }
 
+/** Every capability's tables, in dependency order. */
+export const FATHOM_SCHEMAS = [accountsSchema, documentsSchema, vectorSchema, modelsSchema, assistantsSchema, jobsSchema, agentsSchema];
+
 /**
- * Fathom embedded in a Node app: every capability wired over one SQLite database.
- * `packages/http` serves exactly this object; an app can use it with no HTTP at all.
+ * Fathom embedded in a Node app: every capability wired over one database — SQLite under the data
+ * dir, or PostgreSQL with pgvector when `FATHOM_DATABASE_URL` is set. This is the composition root:
+ * the only place that knows which backend runs. `packages/http` serves exactly this object; an app
+ * can use it with no HTTP at all.
  */
 export class Fathom {
   readonly config: FathomConfig;
-  readonly db: Database;
+  /** The opened database (for diagnostics and tests; capabilities own their tables and SQL). */
+  readonly database: SqlDatabase;
   readonly log: Logger;
   readonly accounts: Accounts;
   readonly bootstrap: BootstrapResult;
@@ -46,16 +52,17 @@ export class Fathom {
   readonly webhooks: WebhookToolkit;
   readonly agents: Agents;
 
-  private constructor(config: FathomConfig, log: Logger, embedder: Embedder) {
+  private constructor(config: FathomConfig, log: Logger, embedder: Embedder, database: SqlDatabase, bootstrap: BootstrapResult) {
     this.config = config;
     this.log = log;
-    this.db = openDatabase({
-      location: join(config.dataDir, 'fathom.db'),
-      schemas: [accountsSchema, documentsSchema, vectorSchema, modelsSchema, assistantsSchema, jobsSchema, agentsSchema],
-    });
-    this.accounts = new Accounts(this.db);
-    this.bootstrap = bootstrapAccounts(this.accounts, config);
-    const { db } = this;
+    this.database = database;
+    this.accounts = new Accounts(database);
+    this.bootstrap = bootstrap;
+    if (!(database instanceof SqliteDatabase))
+      throw new Error(
+        'PostgreSQL support is not complete yet: the documents, models, assistants and agents capabilities still need SQLite.',
+      );
+    const db = database.raw;
     // One line per capability; each owner edits only its own line.
     this.egress = new EgressGuard({ allow: config.egressAllow });
     this.embedder = embedder;
@@ -63,7 +70,7 @@ export class Fathom {
     this.documents = new Documents({ db, config, embedder, vectorIndex: this.vectorIndex, log });
     this.chat = new ChatAdapter({ db, config, log, embedder });
     this.assistants = new AssistantRunner({ db, chat: this.chat, searcher: this.documents, log });
-    this.jobs = new JobEngine({ db, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
+    this.jobs = new JobEngine({ db: database, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
     this.webhooks = new WebhookToolkit({ egress: this.egress });
     this.agents = new Agents({ db, config, chat: this.chat, webhooks: this.webhooks, log });
   }
@@ -72,8 +79,21 @@ export class Fathom {
   static async open(options: FathomOptions = {}): Promise<Fathom> {
     const config = loadConfig(options.env ?? process.env, options.config ?? {});
     const log = options.logger ?? consoleLogger;
-    const embedder = options.embedder ?? (await createEmbedder(config, log));
-    const fathom = new Fathom(config, log, embedder);
+    const database = await openDatabase({
+      url: config.databaseUrl,
+      location: join(config.dataDir, 'fathom.db'),
+      schemas: FATHOM_SCHEMAS,
+      poolSize: config.databasePoolSize,
+    });
+    let fathom: Fathom;
+    try {
+      const bootstrap = await bootstrapAccounts(new Accounts(database), config);
+      const embedder = options.embedder ?? (await createEmbedder(config, log));
+      fathom = new Fathom(config, log, embedder, database, bootstrap);
+    } catch (error) {
+      await database.close();
+      throw error;
+    }
     if (options.start !== false) fathom.start();
     return fathom;
   }
@@ -96,6 +116,6 @@ export class Fathom {
     await this.chat.close();
     await this.embedder.close?.();
     await this.egress.close();
-    this.db.close();
+    await this.database.close();
   }
 }

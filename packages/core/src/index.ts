@@ -1,5 +1,5 @@
 export * from './errors';
-export * from './db';
+export * from './storage';
 export * from './config';
 export * from './accounts';
 export * from './egress';
@@ -11,7 +11,7 @@ export * from './assistants';
 export * from './jobs';
 export * from './webhooks';
 export * from './agents';
-export { Fathom, type FathomOptions } from './fathom';
+export { Fathom, FATHOM_SCHEMAS, type FathomOptions } from './fathom';
 export { parseListQuery, type ListPage, type ListQuery } from './internal/pagination';
 export { newId, nowSeconds } from './internal/ids';
 export { consoleLogger, silentLogger, type Logger } from './internal/logger';

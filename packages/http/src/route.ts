@@ -35,7 +35,7 @@ export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: rea
       schema: route.schema,
       handler: async (request, reply) => {
         let account: Account | undefined;
-        if ((route.auth ?? 'account') === 'account') account = authenticateAccount(fathom, request);
+        if ((route.auth ?? 'account') === 'account') account = await authenticateAccount(fathom, request);
         else if (route.auth === 'admin') authenticateAdmin(fathom, request);
         request.account = account;
         const result = await route.handler({

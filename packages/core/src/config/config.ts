@@ -37,6 +37,12 @@ export interface FathomConfig {
   providers: Record<string, ProviderConfig>;
   /** `AGENT_EGRESS_ALLOW`: hosts/IPs (optionally host:port) allowed although private or loopback. */
   egressAllow: string[];
+  /** `FATHOM_DATABASE_URL`: `postgres://…` keeps all durable state in PostgreSQL with pgvector; unset = SQLite under `dataDir`. */
+  databaseUrl?: string;
+  /** `FATHOM_DATABASE_POOL_SIZE`: PostgreSQL connections per process, default 10. */
+  databasePoolSize: number;
+  /** `FATHOM_LEASE_SECONDS`: how long a process holds claimed background work without renewing it, default 30. */
+  leaseSeconds: number;
   /** The environment the config was read from, for capability-specific settings (e.g. `FATHOM_TOOLS_MODEL`). */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -53,6 +59,26 @@ function parseNumber(value: string | undefined, fallback: number, name: string):
   const parsed = Number(value);
   if (!Number.isFinite(parsed)) throw new Error(`${name} must be a number, got '${value}'.`);
   return parsed;
+}
+
+function parsePositiveInteger(value: string | undefined, fallback: number, name: string): number {
+  const parsed = parseNumber(value, fallback, name);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`${name} must be a positive integer, got '${value}'.`);
+  return parsed;
+}
+
+function parsePositiveNumber(value: string | undefined, fallback: number, name: string): number {
+  const parsed = parseNumber(value, fallback, name);
+  if (!(parsed > 0)) throw new Error(`${name} must be a number > 0, got '${value}'.`);
+  return parsed;
+}
+
+function parseDatabaseUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (!/^postgres(ql)?:\/\/./i.test(value)) {
+    throw new Error(`FATHOM_DATABASE_URL must be a postgres:// or postgresql:// URL, got '${value.replace(/\/\/[^@]*@/, '//***@')}'.`);
+  }
+  return value;
 }
 
 function parseProviders(env: Record<string, string | undefined>): Record<string, ProviderConfig> {
@@ -113,6 +139,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     modelsDir: resolve(env.FATHOM_MODELS_DIR || resolve(dataDir, 'models')),
     allowRemoteModels: parseBoolean(env.FATHOM_ALLOW_REMOTE_MODELS, true, 'FATHOM_ALLOW_REMOTE_MODELS'),
     providers: parseProviders(env),
+    databaseUrl: parseDatabaseUrl(env.FATHOM_DATABASE_URL),
+    databasePoolSize: parsePositiveInteger(env.FATHOM_DATABASE_POOL_SIZE, 10, 'FATHOM_DATABASE_POOL_SIZE'),
+    leaseSeconds: parsePositiveNumber(env.FATHOM_LEASE_SECONDS, 30, 'FATHOM_LEASE_SECONDS'),
     egressAllow: (env.AGENT_EGRESS_ALLOW || '')
       .split(',')
       .map((entry) => entry.trim())

@@ -169,6 +169,14 @@ export class Documents implements StoreSearcher {
       .map((row) => this.stores.toObject(row));
   }
 
+  /** Ids of the stores of any account whose id or name is `idOrName`, oldest first (operator CLI: `fathom reindex`). */
+  storeIdsNamed(idOrName: string): string[] {
+    return this.db
+      .prepare<[string, string], { id: string }>('SELECT id FROM vector_stores WHERE id = ? OR name = ? ORDER BY created_at, rowid')
+      .all(idOrName, idOrName)
+      .map((row) => row.id);
+  }
+
   /** Progress of some files of a store: status counts plus chunks indexed so far (CLI progress bar). */
   progress(storeId: string, fileIds: string[]): { done: number; failed: number; chunks: number; total: number } {
     const out = { done: 0, failed: 0, chunks: 0, total: fileIds.length };

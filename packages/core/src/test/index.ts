@@ -10,3 +10,12 @@ export {
 export { createFakeAnthropicUpstream } from './fake-anthropic-upstream';
 export { writeTinyModel, type TinyModelOptions } from './tiny-model';
 export { seededRandom } from './seeded-random';
+export {
+  startTestPostgres,
+  leaseTestPostgres,
+  closeTestPostgres,
+  openTestDatabase,
+  testBackends,
+  type TestPostgres,
+  type TestBackend,
+} from './postgres';
