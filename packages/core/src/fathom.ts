@@ -4,12 +4,13 @@ import { AssistantRunner, assistantsSchema } from './assistants';
 import { Agents, agentsSchema } from './agents';
 import { loadConfig, type FathomConfig } from './config';
 import { openDatabase, SqliteDatabase, type SqlDatabase } from './storage';
-import { Documents, documentsSchema } from './documents';
+import { DocumentFileContents, Documents, documentsSchema } from './documents';
 import { EgressGuard } from './egress';
 import { createEmbedder, type Embedder } from './embeddings';
 import { consoleLogger, type Logger } from './internal/logger';
 import { JobEngine, jobsSchema } from './jobs';
-import { ChatAdapter, modelsSchema } from './models';
+import { Conversations, Responses, responsesSchema, SqlResponsesRepository } from './responses';
+import { ChatAdapter, modelsSchema, StoredCompletions, storedCompletionsSchema } from './models';
 import { VectorIndex, vectorSchema } from './vector';
 import { WebhookToolkit } from './webhooks';
 
@@ -27,7 +28,17 @@ export interface FathomOptions {
 }
 
 /** Every capability's tables, in dependency order. */
-export const FATHOM_SCHEMAS = [accountsSchema, documentsSchema, vectorSchema, modelsSchema, assistantsSchema, jobsSchema, agentsSchema];
+export const FATHOM_SCHEMAS = [
+  accountsSchema,
+  documentsSchema,
+  vectorSchema,
+  modelsSchema,
+  assistantsSchema,
+  jobsSchema,
+  agentsSchema,
+  responsesSchema,
+  storedCompletionsSchema,
+];
 
 /**
  * Fathom embedded in a Node app: every capability wired over one database — SQLite under the data
@@ -48,6 +59,9 @@ export class Fathom {
   readonly documents: Documents;
   readonly chat: ChatAdapter;
   readonly assistants: AssistantRunner;
+  readonly responses: Responses;
+  readonly storedCompletions: StoredCompletions;
+  readonly conversations: Conversations;
   readonly jobs: JobEngine;
   readonly webhooks: WebhookToolkit;
   readonly agents: Agents;
@@ -70,6 +84,17 @@ export class Fathom {
     this.documents = new Documents({ db, config, embedder, vectorIndex: this.vectorIndex, log });
     this.chat = new ChatAdapter({ db, config, log, embedder });
     this.assistants = new AssistantRunner({ db, chat: this.chat, searcher: this.documents, log });
+    this.responses = new Responses({
+      db: database,
+      chat: this.chat,
+      searcher: this.documents,
+      files: new DocumentFileContents(this.documents),
+      log,
+      leaseMs: config.leaseSeconds * 1000,
+      contextTokens: config.contextTokens,
+    });
+    this.storedCompletions = new StoredCompletions({ db: database });
+    this.conversations = new Conversations({ db: database, responses: new SqlResponsesRepository(database) });
     this.jobs = new JobEngine({ db: database, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
     this.webhooks = new WebhookToolkit({ egress: this.egress });
     this.agents = new Agents({ db, config, chat: this.chat, webhooks: this.webhooks, log });
@@ -102,6 +127,7 @@ export class Fathom {
   start(): void {
     this.documents.start();
     this.assistants.start();
+    this.responses.start();
     this.jobs.start();
     this.agents.start();
   }
@@ -111,6 +137,7 @@ export class Fathom {
     await this.agents.close();
     await this.jobs.close();
     await this.assistants.close();
+    await this.responses.close();
     await this.documents.close();
     await this.vectorIndex.close();
     await this.chat.close();

@@ -9,6 +9,7 @@ import { agentsRoutes } from './routes/agents';
 import { assistantsRoutes } from './routes/assistants';
 import { documentsRoutes } from './routes/documents';
 import { modelsRoutes } from './routes/models';
+import { responsesRoutes } from './routes/responses';
 import { searchRoutes } from './routes/search';
 import { toolsRoutes } from './routes/tools';
 
@@ -46,7 +47,7 @@ export async function createServer(fathom: Fathom, options: CreateServerOptions 
   const routes = [
     ...accountRoutes,
     ...(surface !== 'agents'
-      ? [...adminRoutes, ...documentsRoutes, ...searchRoutes, ...modelsRoutes, ...assistantsRoutes, ...toolsRoutes]
+      ? [...adminRoutes, ...documentsRoutes, ...searchRoutes, ...modelsRoutes, ...responsesRoutes, ...assistantsRoutes, ...toolsRoutes]
       : []),
     ...(surface !== 'platform' ? agentsRoutes : []),
   ];

@@ -41,6 +41,8 @@ export interface FathomConfig {
   databaseUrl?: string;
   /** `FATHOM_DATABASE_POOL_SIZE`: PostgreSQL connections per process, default 10. */
   databasePoolSize: number;
+  /** `FATHOM_CONTEXT_TOKENS`: tokens a response with `truncation: "auto"` keeps, default 128000. */
+  contextTokens: number;
   /** `FATHOM_LEASE_SECONDS`: how long a process holds claimed background work without renewing it, default 30. */
   leaseSeconds: number;
   /** The environment the config was read from, for capability-specific settings (e.g. `FATHOM_TOOLS_MODEL`). */
@@ -141,6 +143,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     providers: parseProviders(env),
     databaseUrl: parseDatabaseUrl(env.FATHOM_DATABASE_URL),
     databasePoolSize: parsePositiveInteger(env.FATHOM_DATABASE_POOL_SIZE, 10, 'FATHOM_DATABASE_POOL_SIZE'),
+    contextTokens: parsePositiveInteger(env.FATHOM_CONTEXT_TOKENS, 128_000, 'FATHOM_CONTEXT_TOKENS'),
     leaseSeconds: parsePositiveNumber(env.FATHOM_LEASE_SECONDS, 30, 'FATHOM_LEASE_SECONDS'),
     egressAllow: (env.AGENT_EGRESS_ALLOW || '')
       .split(',')

@@ -157,7 +157,9 @@ export class ChatAdapter implements ChatAdapterContract {
    * Embeddings: a model naming a configured vendor goes to that provider's `/embeddings`; a model
    * with no vendor (or Fathom's embedding model) is served by Fathom's own embedder.
    */
-  async embed(request: EmbeddingsRequest, options: ChatCallOptions = {}): Promise<EmbeddingsResult> {
+  async embed(raw: EmbeddingsRequest, options: ChatCallOptions = {}): Promise<EmbeddingsResult> {
+    // `null` means absent, as OpenAI's schema allows on every optional field.
+    const request = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null)) as unknown as EmbeddingsRequest;
     const inputs =
       Array.isArray(request.input) && typeof request.input[0] === 'number'
         ? [request.input as number[]]
