@@ -19,7 +19,11 @@ describe('readChatCompletionsBody', () => {
       metadata: { team: 'ops' },
     });
     expect(call).toEqual({
-      request: expect.objectContaining({ model: 'v/m', messages: [{ role: 'user', content: 'hi' }], extra: { presence_penalty: 0.5, top_k: 20 } }),
+      request: expect.objectContaining({
+        model: 'v/m',
+        messages: [{ role: 'user', content: 'hi' }],
+        extra: { presence_penalty: 0.5, top_k: 20 },
+      }),
       stream: true,
       includeUsage: true,
       store: true,
