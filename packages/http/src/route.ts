@@ -23,26 +23,35 @@ export interface Route {
   schema?: FastifySchema;
   /** Status of a successful answer; default 200. */
   status?: number;
+  /** Largest request body in bytes (413 above it); default the route family's limit, see `route-tables.ts`. */
+  bodyLimit?: number;
   /** Return the JSON body, or `undefined` after writing to `reply` yourself (streams, binary). */
   handler: (context: RouteContext) => unknown | Promise<unknown>;
 }
 
+/**
+ * Registers routes. The key is checked in `onRequest`, the first hook: before the body is read, parsed
+ * or validated, so a caller without a valid key gets 401 whatever the body (multipart and streaming
+ * routes included), and an unauthenticated body is never parsed.
+ */
 export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: readonly Route[]): void {
   for (const route of routes) {
+    const auth = route.auth ?? 'account';
     app.route({
       method: route.method,
       url: route.path,
       schema: route.schema,
+      ...(route.bodyLimit !== undefined ? { bodyLimit: route.bodyLimit } : {}),
+      onRequest: async (request) => {
+        if (auth === 'account') request.account = authenticateAccount(fathom, request);
+        else if (auth === 'admin') authenticateAdmin(fathom, request);
+      },
       handler: async (request, reply) => {
-        let account: Account | undefined;
-        if ((route.auth ?? 'account') === 'account') account = authenticateAccount(fathom, request);
-        else if (route.auth === 'admin') authenticateAdmin(fathom, request);
-        request.account = account;
         const result = await route.handler({
           request,
           reply,
           fathom,
-          account: account as Account,
+          account: request.account as Account,
           body: request.body ?? {},
           params: (request.params ?? {}) as Record<string, string>,
           query: (request.query ?? {}) as Record<string, any>,

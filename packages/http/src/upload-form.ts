@@ -1,6 +1,6 @@
 import { FathomError, FileTooLargeError, InvalidRequestError, type Fathom, type StagedUpload } from '@fathom/core';
 import type { FastifyRequest } from 'fastify';
-import { MAX_UPLOAD_BYTES } from './server';
+import { MAX_UPLOAD_BYTES } from './body-limits';
 
 /** What `POST /v1/files` sent: the file staged on disk, its name, and `purpose`. */
 export interface UploadForm {

@@ -13,6 +13,7 @@ import {
   type StoreSearcher,
 } from '@fathom/core';
 import type { FastifyReply } from 'fastify';
+import { BODY_LIMITS } from '../body-limits';
 import type { Route } from '../route';
 import { sendSse, type SseEvent } from '../sse';
 
@@ -146,6 +147,7 @@ export const modelsRoutes: Route[] = [
   {
     method: 'POST',
     path: '/v1/embeddings',
+    bodyLimit: BODY_LIMITS.embeddings,
     schema: {
       body: {
         type: 'object',
