@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_LIMITS } from '../src/body-limits';
 import { startFathom, type TestFathom } from './harness';
@@ -208,6 +209,36 @@ describe('hardening at the HTTP edge', () => {
       });
       expect(response.status).not.toBe(413);
       expect(response.status).toBeLessThan(500);
+    });
+  });
+
+  describe('downloads of files with any name', () => {
+    it('answers GET /v1/files/{id}/content with RFC 6266 filename* for non-Latin-1 and control characters', async () => {
+      for (const [name, ascii] of [
+        ['日本語.txt', '___.txt'],
+        ['naïve résumé.md', 'naive resume.md'],
+        ['tab\there\u0007.txt', 'tab_here_.txt'],
+        ['emoji 📄.txt', 'emoji _.txt'],
+      ] as const) {
+        const file = await server.client.files.create({ file: await toFile(Buffer.from('content'), name), purpose: 'assistants' });
+        expect(file.filename).toBe(name);
+        const response = await server.request(`/v1/files/${file.id}/content`);
+        expect(response.status).toBe(200);
+        expect(await response.text()).toBe('content');
+        const disposition = response.headers.get('content-disposition')!;
+        expect(disposition).toContain(`filename="${ascii}"`);
+        expect(disposition).toContain(
+          `filename*=UTF-8''${encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`,
+        );
+        const encoded = /filename\*=UTF-8''(.+)$/.exec(disposition)![1]!;
+        expect(decodeURIComponent(encoded)).toBe(name);
+      }
+    });
+
+    it('keeps a plain ASCII name as a plain filename', async () => {
+      const file = await server.client.files.create({ file: await toFile(Buffer.from('x'), 'report-2026.txt'), purpose: 'assistants' });
+      const response = await server.request(`/v1/files/${file.id}/content`);
+      expect(response.headers.get('content-disposition')).toBe('attachment; filename="report-2026.txt"');
     });
   });
 });

@@ -1,6 +1,7 @@
 // Files, vector stores, store files and file batches over fathom.documents (parse, call core, serialize).
 import { parseListQuery } from '@fathom/core';
 import type { FastifyReply } from 'fastify';
+import { contentDisposition } from '../content-disposition';
 import type { Route } from '../route';
 import { readUploadForm } from '../upload-form';
 
@@ -52,7 +53,7 @@ export const documentsRoutes: Route[] = [
       return reply
         .header('content-type', 'application/octet-stream')
         .header('content-length', String(file.bytes))
-        .header('content-disposition', `attachment; filename="${file.filename.replace(/["\\\r\n]/g, '_')}"`)
+        .header('content-disposition', contentDisposition(file.filename))
         .send(stream);
     },
   },
