@@ -1,4 +1,5 @@
 import { InvalidRequestError } from '../../errors';
+import { checkLength, FIELD_LIMITS } from '../../internal/field-limits';
 import type { AttributeFilter, StoreSearchOptions } from '../../vector';
 import type { ChatContentPart, ChatMessage, ChatRequest, ChatToolChoice, ChatToolDefinition } from '../types';
 
@@ -155,6 +156,7 @@ export function readResponsesBody(body: Record<string, any>): ResponsesCall {
   }
   if (body.prompt !== undefined) fail('prompt', `Unsupported parameter: 'prompt' (stored prompt templates).`);
   if (body.input === undefined) fail('input', `Missing required parameter: 'input'.`);
+  checkLength(body.instructions, 'instructions', FIELD_LIMITS.instructions);
   const include: unknown[] = Array.isArray(body.include) ? body.include : [];
   include.forEach((value, index) => {
     if (!SUPPORTED_INCLUDE.has(value as string))
