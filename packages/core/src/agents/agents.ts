@@ -102,7 +102,8 @@ export class Agents {
     workflow.nodes.forEach((node, index) => {
       if (node.type !== 'agent') return;
       try {
-        parseModelId(node.data.model, vendors, `workflow.nodes[${index}].data.model`);
+        const model = typeof node.data.model === 'string' && chat.resolveModel ? chat.resolveModel(node.data.model) : node.data.model;
+        parseModelId(model, vendors, `workflow.nodes[${index}].data.model`);
       } catch (error) {
         if (!(error instanceof InvalidRequestError)) throw error;
         throw new InvalidRequestError(`Agent node '${node.id}': ${error.message}`, error.param, 'model_not_found');

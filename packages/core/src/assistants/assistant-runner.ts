@@ -104,7 +104,7 @@ export class AssistantRunner {
   private checkModel(model: unknown): void {
     const { chat } = this.deps;
     if (model === undefined || model === null || model === '' || !chat.vendors) return;
-    parseModelId(model, chat.vendors());
+    parseModelId(typeof model === 'string' && chat.resolveModel ? chat.resolveModel(model) : model, chat.vendors());
   }
 
   // Assistants

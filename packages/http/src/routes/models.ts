@@ -108,7 +108,8 @@ export const modelsRoutes: Route[] = [
       } catch (error) {
         return clientLeft(error, signal, reply);
       }
-      const chunks = new ChatCompletionChunks(newId('chatcmpl-'), call.request.model);
+      // Chunks name the model that answers (an alias or a bare id resolved to `<vendor>/<model>`).
+      const chunks = new ChatCompletionChunks(newId('chatcmpl-'), fathom.chat.resolveModel(call.request.model));
       await sendSse(
         request,
         reply,
