@@ -3,8 +3,11 @@ import { Piscina } from 'piscina';
 import { siblingWorkerUrl, workerExecArgv } from '../internal/worker-options';
 import { renderSuccessBody, type RenderTask } from './format-response';
 
+/** Renders to '' at once (its text is not JSON and it may keep nothing). */
+const WARM_UP: RenderTask = { text: '', mapping: [], maxChars: 0, maxMatches: 0 };
+
 export interface MappingPoolOptions {
-  /** Deadline of one mapping, in ms, queueing included; default 2000. */
+  /** Deadline of one mapping, in ms, once a worker is running; default 2000. */
   timeoutMs?: number;
   /** Heap cap of the worker, in MB; default 256 (at least 32). */
   memoryMb?: number;
@@ -30,6 +33,9 @@ export class MappingPool {
    * response is rendered instead (bounded, as always), with a note saying why.
    */
   async render(task: RenderTask, signal?: AbortSignal): Promise<string> {
+    // An empty task first waits for a started worker (a cold start loads the module, and under tsx
+    // compiles it), so the deadline measures the mapping rather than the thread's start-up.
+    await this.pool().run(WARM_UP, signal ? { signal } : {});
     const deadline = AbortSignal.timeout(this.timeoutMs);
     try {
       return (await this.pool().run(task, { signal: signal ? AbortSignal.any([signal, deadline]) : deadline })) as string;
