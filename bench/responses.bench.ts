@@ -36,10 +36,14 @@ async function instantUpstream(): Promise<{ url: string; close(): Promise<void> 
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
 
 async function measure(backend: 'sqlite' | 'postgres') {
   const upstream = await instantUpstream();
@@ -116,8 +120,11 @@ async function measure(backend: 'sqlite' | 'postgres') {
 }
 
 const rows = [];
-for (const backend of (process.env.BACKENDS ?? 'sqlite,postgres').split(',') as Array<'sqlite' | 'postgres'>) rows.push(await measure(backend));
-console.log(`turn ${TURNS} of a previous_response_id chain vs the same ${2 * TURNS - 1} items sent inline with store: false (${SAMPLES} pairs)`);
+for (const backend of (process.env.BACKENDS ?? 'sqlite,postgres').split(',') as Array<'sqlite' | 'postgres'>)
+  rows.push(await measure(backend));
+console.log(
+  `turn ${TURNS} of a previous_response_id chain vs the same ${2 * TURNS - 1} items sent inline with store: false (${SAMPLES} pairs)`,
+);
 console.log('backend   | chain p50 ms | stateless p50 ms | added p50 ms | added p90 ms | GET p50 ms | GET p99 ms');
 for (const row of rows) {
   console.log(

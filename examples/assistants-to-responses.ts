@@ -25,7 +25,10 @@ const question = 'How long do refunds for cancelled tours take?';
 
 // The documents: shared by both versions.
 const file = await client.files.create({
-  file: await toFile(Buffer.from('# Harbour handbook\n\nRefunds for cancelled boat tours are paid within five working days.\n'), 'handbook.md'),
+  file: await toFile(
+    Buffer.from('# Harbour handbook\n\nRefunds for cancelled boat tours are paid within five working days.\n'),
+    'handbook.md',
+  ),
   purpose: 'assistants',
 });
 const store = await client.vectorStores.create({ name: 'handbook' });
@@ -38,12 +41,17 @@ const assistant = await client.beta.assistants.create({
   tools: [{ type: 'file_search' }],
   tool_resources: { file_search: { vector_store_ids: [store.id] } },
 });
-const run = await client.beta.threads.createAndRunPoll({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: question }] } });
+const run = await client.beta.threads.createAndRunPoll({
+  assistant_id: assistant.id,
+  thread: { messages: [{ role: 'user', content: question }] },
+});
 const [answer] = (await client.beta.threads.messages.list(run.thread_id)).data;
 const block = answer?.content[0];
 if (block?.type === 'text') {
   console.log(`assistants: ${block.text.value}`);
-  console.log(`assistants citations: ${block.text.annotations.map((a) => (a.type === 'file_citation' ? a.file_citation.file_id : a.type)).join(', ')}`);
+  console.log(
+    `assistants citations: ${block.text.annotations.map((a) => (a.type === 'file_citation' ? a.file_citation.file_id : a.type)).join(', ')}`,
+  );
 }
 
 // After: a conversation holds the turns; each response reads it and appends to it.
@@ -55,7 +63,9 @@ for (const item of response.output) {
   if (item.type !== 'message') continue;
   for (const part of item.content) {
     if (part.type !== 'output_text') continue;
-    console.log(`responses citations: ${part.annotations.map((a) => (a.type === 'file_citation' ? `${a.filename}@${a.index}` : a.type)).join(', ')}`);
+    console.log(
+      `responses citations: ${part.annotations.map((a) => (a.type === 'file_citation' ? `${a.filename}@${a.index}` : a.type)).join(', ')}`,
+    );
   }
 }
 

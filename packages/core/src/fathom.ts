@@ -135,6 +135,7 @@ export class Fathom {
   /** Stops background work and closes the database. */
   async close(): Promise<void> {
     await this.agents.close();
+    await this.webhooks.close();
     await this.jobs.close();
     await this.assistants.close();
     await this.responses.close();

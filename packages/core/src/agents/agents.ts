@@ -1,5 +1,6 @@
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors';
 import type { ListPage, ListQuery } from '../internal/pagination';
+import { checkLength, FIELD_LIMITS } from '../internal/field-limits';
 import type { Logger } from '../internal/logger';
 import { parseModelId } from '../models/model-id';
 import type { AgentsOptions } from './agent-deps';
@@ -55,6 +56,7 @@ export class Agents {
   }
 
   create(accountId: string, input: { name: string; workflow: unknown }): AgentObject {
+    checkLength(input?.name, 'name', FIELD_LIMITS.name);
     const workflow = validateWorkflow(input.workflow);
     return this.#store.createAgent(accountId, input.name, workflow);
   }
@@ -71,6 +73,7 @@ export class Agents {
 
   /** Changes the draft (validated again); the published version is untouched until the next publish. */
   update(accountId: string, id: string, input: { name?: string; workflow?: unknown }): AgentObject {
+    checkLength(input?.name, 'name', FIELD_LIMITS.name);
     this.get(accountId, id);
     const workflow = input.workflow === undefined ? undefined : validateWorkflow(input.workflow);
     return this.#store.updateDraft(accountId, id, { name: input.name, workflow })!;
@@ -99,7 +102,8 @@ export class Agents {
     workflow.nodes.forEach((node, index) => {
       if (node.type !== 'agent') return;
       try {
-        parseModelId(node.data.model, vendors, `workflow.nodes[${index}].data.model`);
+        const model = typeof node.data.model === 'string' && chat.resolveModel ? chat.resolveModel(node.data.model) : node.data.model;
+        parseModelId(model, vendors, `workflow.nodes[${index}].data.model`);
       } catch (error) {
         if (!(error instanceof InvalidRequestError)) throw error;
         throw new InvalidRequestError(`Agent node '${node.id}': ${error.message}`, error.param, 'model_not_found');
@@ -120,6 +124,7 @@ export class Agents {
       );
     }
     if (typeof input.message !== 'string') throw new InvalidRequestError("Missing required parameter: 'message'.", 'message');
+    checkLength(input.message, 'message', FIELD_LIMITS.content);
     const variables = input.variables ?? {};
     const workflow = this.#store.publishedWorkflow(id, agent.version);
     checkVariables(workflow.nodes.find((node): node is StartNode => node.type === 'start')!, variables);

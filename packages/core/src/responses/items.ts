@@ -1,4 +1,5 @@
 import { InvalidRequestError } from '../errors';
+import { checkContent } from '../internal/field-limits';
 import { newId } from '../internal/ids';
 
 /**
@@ -126,6 +127,7 @@ export function normalizeInputItem(raw: unknown, where: string): InputItem {
           `Invalid value for '${where}.role': '${String(role)}'. Supported values are: 'user', 'assistant', 'system', 'developer'.`,
         );
       }
+      checkContent(raw.content, `${where}.content`);
       return { id: id ?? newId('msg_'), type: 'message', role, status: 'completed', content: normalizeContent(raw.content, role, where) };
     }
     case 'function_call':

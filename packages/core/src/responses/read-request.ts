@@ -1,4 +1,5 @@
 import { InvalidRequestError } from '../errors';
+import { checkLength, FIELD_LIMITS } from '../internal/field-limits';
 import { validateMetadata } from '../internal/metadata';
 import type { ChatToolChoice, ChatToolDefinition } from '../models/types';
 import type { AttributeFilter, StoreSearchOptions } from '../vector';
@@ -254,6 +255,7 @@ export function readResponseRequest(body: Record<string, unknown>): ResponseRequ
   if (effort !== undefined && typeof effort !== 'string')
     fail('reasoning.effort', `Invalid type for 'reasoning.effort': expected a string.`);
   const instructions = optionalString(body, 'instructions') ?? null;
+  checkLength(instructions, 'instructions', FIELD_LIMITS.instructions);
   const metadata = validateMetadata(field(body, 'metadata')) ?? {};
   const { tools, fileSearch } = readTools(body);
   const temperature = optionalNumber(body, 'temperature', 0, 2);

@@ -11,6 +11,7 @@ import {
   type Fathom,
 } from '@fathom/core';
 import type { FastifyReply } from 'fastify';
+import { BODY_LIMITS } from '../body-limits';
 import type { Route } from '../route';
 import { sendSse, type SseEvent } from '../sse';
 
@@ -116,8 +117,10 @@ export const modelsRoutes: Route[] = [
       } catch (error) {
         return clientLeft(error, signal, reply);
       }
-      const chunks = new ChatCompletionChunks(newId('chatcmpl-'), call.request.model);
-      const stored = call.store ? new CompletionAccumulator(chunks.id, call.request.model, chunks.created) : undefined;
+      // Chunks name the model that answers (an alias or a bare id resolved to `<vendor>/<model>`).
+      const model = fathom.chat.resolveModel(call.request.model);
+      const chunks = new ChatCompletionChunks(newId('chatcmpl-'), model);
+      const stored = call.store ? new CompletionAccumulator(chunks.id, model, chunks.created) : undefined;
       await sendSse(
         request,
         reply,
@@ -192,6 +195,7 @@ export const modelsRoutes: Route[] = [
   {
     method: 'POST',
     path: '/v1/embeddings',
+    bodyLimit: BODY_LIMITS.embeddings,
     schema: {
       body: {
         type: 'object',
