@@ -3,6 +3,7 @@ import type { Database } from '../db';
 import { InsufficientBalanceError, InvalidRequestError, NotFoundError } from '../errors';
 import { newId, nowSeconds, randomToken } from '../internal/ids';
 import { paginate, type ListPage, type ListQuery } from '../internal/pagination';
+import { listAccounts, type AccountWithKeys } from './account-directory';
 import { fromMicros, toMicros } from './money';
 
 export interface Account {
@@ -110,6 +111,11 @@ export class Accounts {
     const row = this.#db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id = ?').get(id);
     if (!row) throw new NotFoundError('account', id);
     return toAccount(row);
+  }
+
+  /** Every account with its keys' hints (admin views). */
+  list(query: ListQuery = {}): ListPage<AccountWithKeys> {
+    return listAccounts(this.#db, query);
   }
 
   count(): number {
