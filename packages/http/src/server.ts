@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { Fathom } from '@fathom/core';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { registerConsole } from './console';
 import { handleError, handleNotFound } from './errors';
 import { registerRoutes } from './route';
 import { accountRoutes } from './routes/account';
@@ -20,6 +21,8 @@ export interface CreateServerOptions {
   surface?: 'all' | 'platform' | 'agents';
   /** Fastify logger option; default off (the CLI turns it on). */
   logger?: FastifyServerOptions['logger'];
+  /** Build directory of the console served at /console/; default `packages/console/dist`; false = no console. */
+  consoleDir?: string | false;
 }
 
 /** Builds the HTTP server over a Fathom instance. Routes only parse, authenticate, call core, serialize. */
@@ -52,5 +55,6 @@ export async function createServer(fathom: Fathom, options: CreateServerOptions 
   ];
   registerRoutes(app, fathom, routes);
   app.get('/health', async () => ({ status: 'ok' }));
+  if (surface !== 'agents' && options.consoleDir !== false) registerConsole(app, options.consoleDir);
   return app;
 }
