@@ -1,0 +1,141 @@
+import { Background, Controls, MiniMap, ReactFlow, type Connection, type Edge, type EdgeChange, type NodeChange } from '@xyflow/react';
+import { useCallback, useMemo, useRef, useState } from 'react';
+import { type CanvasNode, nodeTypes } from './flow-nodes';
+import { connect, type FieldError, removeEdges, removeNodes, SLOT, visibleSlots, type WfNode, type Workflow } from './workflow-model';
+
+interface CanvasProps {
+  workflow: Workflow;
+  onChange(workflow: Workflow): void;
+  selectedId?: string;
+  onSelect(id: string | undefined): void;
+  error?: FieldError;
+}
+
+interface Cached {
+  source: WfNode;
+  measured?: { width: number; height: number };
+  selected: boolean;
+  error?: string;
+  slots?: string;
+  node: CanvasNode;
+}
+
+/**
+ * React Flow over the workflow JSON. Canvas nodes are derived from workflow nodes (an unchanged node
+ * keeps its object, so dragging one node re-renders one node); moves, deletions and new edges are
+ * written back into the workflow. Sizes measured by React Flow are kept beside it.
+ */
+export function Canvas({ workflow, onChange, selectedId, onSelect, error }: CanvasProps) {
+  const [measured, setMeasured] = useState<Record<string, { width: number; height: number }>>({});
+  const cache = useRef(new Map<string, Cached>());
+  const workflowRef = useRef(workflow);
+  workflowRef.current = workflow;
+
+  const nodes = useMemo(() => {
+    const next = new Map<string, Cached>();
+    const list = workflow.nodes.map((source, index) => {
+      const slots = source.type === 'agent' ? visibleSlots(workflow, source.id) : undefined;
+      const slotsKey = slots?.join(',');
+      const nodeError = error?.nodeId === source.id ? error.message : undefined;
+      const previous = cache.current.get(source.id);
+      const selected = source.id === selectedId;
+      if (
+        previous &&
+        previous.source === source &&
+        previous.measured === measured[source.id] &&
+        previous.selected === selected &&
+        previous.error === nodeError &&
+        previous.slots === slotsKey
+      ) {
+        next.set(source.id, previous);
+        return previous.node;
+      }
+      const node: CanvasNode = {
+        id: source.id,
+        type: ['start', 'agent', 'webhook', 'end'].includes(source.type) ? source.type : 'default',
+        position: source.position ?? { x: 280, y: 40 + index * 140 },
+        data: { node: source, error: nodeError, slots },
+        selected,
+        measured: measured[source.id],
+        ariaLabel: `${source.type} ${source.id}`,
+      };
+      next.set(source.id, { source, measured: measured[source.id], selected, error: nodeError, slots: slotsKey, node });
+      return node;
+    });
+    cache.current = next;
+    return list;
+  }, [workflow, measured, selectedId, error]);
+
+  const edges = useMemo<Edge[]>(
+    () =>
+      workflow.edges.map((edge) => ({
+        id: edge.id,
+        source: edge.source,
+        target: edge.target,
+        targetHandle: edge.targetHandle ?? null,
+        sourceHandle: edge.sourceHandle ?? null,
+        animated: SLOT.test(edge.targetHandle ?? ''),
+        className: SLOT.test(edge.targetHandle ?? '') ? 'slot-edge' : 'flow-edge',
+      })),
+    [workflow.edges],
+  );
+
+  const onNodesChange = useCallback(
+    (changes: NodeChange<CanvasNode>[]) => {
+      let current = workflowRef.current;
+      const sizes: Record<string, { width: number; height: number }> = {};
+      const removed = new Set<string>();
+      const moved = new Map<string, { x: number; y: number }>();
+      for (const change of changes) {
+        if (change.type === 'dimensions' && change.dimensions) sizes[change.id] = change.dimensions;
+        else if (change.type === 'position' && change.position) moved.set(change.id, change.position);
+        else if (change.type === 'remove') removed.add(change.id);
+        else if (change.type === 'select') onSelect(change.selected ? change.id : undefined);
+      }
+      if (Object.keys(sizes).length > 0) setMeasured((previous) => ({ ...previous, ...sizes }));
+      if (moved.size > 0) {
+        current = {
+          ...current,
+          nodes: current.nodes.map((node) => (moved.has(node.id) ? { ...node, position: moved.get(node.id)! } : node)),
+        };
+      }
+      if (removed.size > 0) current = removeNodes(current, removed);
+      if (current !== workflowRef.current) onChange(current);
+    },
+    [onChange, onSelect],
+  );
+
+  const onEdgesChange = useCallback(
+    (changes: EdgeChange[]) => {
+      const removed = new Set(changes.filter((change) => change.type === 'remove').map((change) => change.id));
+      if (removed.size > 0) onChange(removeEdges(workflowRef.current, removed));
+    },
+    [onChange],
+  );
+
+  const onConnect = useCallback(
+    (connection: Connection) => onChange(connect(workflowRef.current, connection.source, connection.target, connection.targetHandle)),
+    [onChange],
+  );
+
+  return (
+    <section className="canvas" aria-label="Workflow canvas">
+      <ReactFlow<CanvasNode>
+        nodes={nodes}
+        edges={edges}
+        nodeTypes={nodeTypes}
+        onNodesChange={onNodesChange}
+        onEdgesChange={onEdgesChange}
+        onConnect={onConnect}
+        onPaneClick={() => onSelect(undefined)}
+        deleteKeyCode={['Delete', 'Backspace']}
+        fitView
+        minZoom={0.1}
+      >
+        <Background />
+        <Controls />
+        {workflow.nodes.length <= 120 ? <MiniMap pannable zoomable ariaLabel="Minimap" /> : null}
+      </ReactFlow>
+    </section>
+  );
+}
