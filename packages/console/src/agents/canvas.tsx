@@ -1,7 +1,27 @@
-import { Background, Controls, MiniMap, ReactFlow, type Connection, type Edge, type EdgeChange, type NodeChange } from '@xyflow/react';
-import { useCallback, useMemo, useRef, useState } from 'react';
+import {
+  Background,
+  Controls,
+  MiniMap,
+  ReactFlow,
+  useReactFlow,
+  type Connection,
+  type Edge,
+  type EdgeChange,
+  type NodeChange,
+} from '@xyflow/react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { type CanvasNode, nodeTypes } from './flow-nodes';
-import { connect, type FieldError, removeEdges, removeNodes, SLOT, visibleSlots, type WfNode, type Workflow } from './workflow-model';
+import {
+  connect,
+  type FieldError,
+  nodeTitle,
+  removeEdges,
+  removeNodes,
+  SLOT,
+  visibleSlots,
+  type WfNode,
+  type Workflow,
+} from './workflow-model';
 
 interface CanvasProps {
   workflow: Workflow;
@@ -30,6 +50,14 @@ export function Canvas({ workflow, onChange, selectedId, onSelect, error }: Canv
   const cache = useRef(new Map<string, Cached>());
   const workflowRef = useRef(workflow);
   workflowRef.current = workflow;
+  const flow = useReactFlow();
+  // When nodes are added or removed, frame them all again so a new node is never off screen.
+  const nodeCount = workflow.nodes.length;
+  useEffect(() => {
+    if (nodeCount === 0) return;
+    const frame = requestAnimationFrame(() => void flow.fitView({ maxZoom: 1, padding: 0.15 }));
+    return () => cancelAnimationFrame(frame);
+  }, [flow, nodeCount]);
 
   const nodes = useMemo(() => {
     const next = new Map<string, Cached>();
@@ -57,7 +85,8 @@ export function Canvas({ workflow, onChange, selectedId, onSelect, error }: Canv
         data: { node: source, error: nodeError, slots },
         selected,
         measured: measured[source.id],
-        ariaLabel: `${source.type} ${source.id}`,
+        // The focusable node element is named after the node, for keyboard and screen-reader users.
+        ariaLabel: `${source.type} node ${nodeTitle(source)}`,
       };
       next.set(source.id, { source, measured: measured[source.id], selected, error: nodeError, slots: slotsKey, node });
       return node;
@@ -86,12 +115,17 @@ export function Canvas({ workflow, onChange, selectedId, onSelect, error }: Canv
       const sizes: Record<string, { width: number; height: number }> = {};
       const removed = new Set<string>();
       const moved = new Map<string, { x: number; y: number }>();
+      const selectedNow: string[] = [];
+      const deselected: string[] = [];
       for (const change of changes) {
         if (change.type === 'dimensions' && change.dimensions) sizes[change.id] = change.dimensions;
         else if (change.type === 'position' && change.position) moved.set(change.id, change.position);
         else if (change.type === 'remove') removed.add(change.id);
-        else if (change.type === 'select') onSelect(change.selected ? change.id : undefined);
+        else if (change.type === 'select') (change.selected ? selectedNow : deselected).push(change.id);
       }
+      // One click yields "deselect the old node" and "select the new one" in either order.
+      if (selectedNow.length > 0) onSelect(selectedNow[selectedNow.length - 1]);
+      else if (deselected.length > 0) onSelect(undefined);
       if (Object.keys(sizes).length > 0) setMeasured((previous) => ({ ...previous, ...sizes }));
       if (moved.size > 0) {
         current = {
@@ -130,6 +164,7 @@ export function Canvas({ workflow, onChange, selectedId, onSelect, error }: Canv
         onPaneClick={() => onSelect(undefined)}
         deleteKeyCode={['Delete', 'Backspace']}
         fitView
+        fitViewOptions={{ maxZoom: 1, padding: 0.15 }}
         minZoom={0.1}
       >
         <Background />

@@ -14,7 +14,7 @@ export type CanvasNode = Node<CanvasNodeData>;
 function Frame({ data, kind, children }: { data: CanvasNodeData; kind: string; children?: React.ReactNode }) {
   const title = nodeTitle(data.node);
   return (
-    <section className={`flow-node flow-node-${kind}${data.error ? ' has-error' : ''}`} aria-label={`${kind} node ${title}`}>
+    <div className={`flow-node flow-node-${kind}${data.error ? ' has-error' : ''}`}>
       <div className="flow-node-kind">{kind}</div>
       <div className="flow-node-title">{title}</div>
       {children}
@@ -23,7 +23,7 @@ function Frame({ data, kind, children }: { data: CanvasNodeData; kind: string; c
           {data.error}
         </div>
       ) : null}
-    </section>
+    </div>
   );
 }
 
