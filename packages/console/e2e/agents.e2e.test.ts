@@ -111,7 +111,7 @@ describe('console: agent canvas', () => {
     await page.getByText('Draft', { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Publish' }).click();
     await page.getByText('Published v1').waitFor();
-    await expect(page.getByText('Unpublished changes').count()).resolves.toBe(0);
+    await expect.poll(() => page.getByText('Unpublished changes').count()).toBe(0);
     await screenshot(page, 'agent-canvas');
 
     // Run: the message, the start variable, and the streamed timeline.
@@ -167,7 +167,7 @@ describe('console: agent canvas', () => {
     await page.getByText('Published v2').waitFor();
     await page.getByRole('tab', { name: 'Versions' }).click();
     const versions = page.getByRole('list', { name: 'Versions' });
-    await expect(versions.getByRole('listitem').count()).resolves.toBe(2);
+    await expect.poll(() => versions.getByRole('listitem').count()).toBe(2);
     await page.getByRole('button', { name: 'View version 2' }).click();
     await page.getByText('"X-Client": "console"').waitFor();
     // The saved card kept its secret: a new run still authenticates to the orders API.
