@@ -103,7 +103,6 @@ export function Canvas({ workflow, onChange, selectedId, onSelect, error }: Canv
         target: edge.target,
         targetHandle: edge.targetHandle ?? null,
         sourceHandle: edge.sourceHandle ?? null,
-        animated: SLOT.test(edge.targetHandle ?? ''),
         className: SLOT.test(edge.targetHandle ?? '') ? 'slot-edge' : 'flow-edge',
       })),
     [workflow.edges],
