@@ -30,7 +30,7 @@ describe('console: documents', () => {
     await server?.close({ keepData: false });
   });
 
-  it('uploads with progress, lists, downloads and deletes files', async () => {
+  it('uploads with progress (picker and drag and drop), lists, downloads and deletes files', async () => {
     await page.getByRole('link', { name: 'Files' }).click();
     await page.getByText('No files yet').waitFor();
     await page.getByLabel('Choose files to upload').setInputFiles([
@@ -52,6 +52,17 @@ describe('console: documents', () => {
     const chunks: Buffer[] = [];
     for await (const chunk of stream) chunks.push(chunk as Buffer);
     expect(Buffer.concat(chunks).toString()).toBe(HANDBOOK);
+
+    // Drag and drop: a file dropped on the upload area is uploaded like a chosen one.
+    const dropped = await page.evaluateHandle(() => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File(['dropped notes'], 'dropped.txt', { type: 'text/plain' }));
+      return transfer;
+    });
+    await page.getByLabel('Choose files to upload').dispatchEvent('drop', { dataTransfer: dropped });
+    await files.getByRole('cell', { name: 'dropped.txt', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Delete dropped.txt' }).click();
+    await files.getByRole('cell', { name: 'dropped.txt', exact: true }).waitFor({ state: 'detached' });
 
     await page.getByRole('button', { name: 'Delete scratch.txt' }).click();
     await files.getByRole('cell', { name: 'scratch.txt', exact: true }).waitFor({ state: 'detached' });
