@@ -34,6 +34,10 @@ export default defineConfig({
         },
       },
       {
+        // The console's own logic (no browser): the editor's workflow model.
+        test: { name: 'console', root: './packages/console', include: ['src/**/*.test.ts'] },
+      },
+      {
         // The console in real Chromium (playwright-core + the binary of @sparticuz/chromium) against a real
         // server on 127.0.0.1. Files run one at a time: each drives its own browser.
         resolve,

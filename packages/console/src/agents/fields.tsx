@@ -1,4 +1,4 @@
-import { createContext, useContext, useId, useState } from 'react';
+import { createContext, useContext, useId, useRef, useState } from 'react';
 import { SECRET_MASK, type FieldError } from './workflow-model';
 
 /** The error placed on the node being edited, so the field it names can show it. */
@@ -168,6 +168,9 @@ export function SecretField(props: BaseProps & { value: string | undefined; onCh
   const id = useId();
   const error = useFieldError(props.path);
   const saved = props.value === SECRET_MASK;
+  // Remember that a secret is stored, so clearing a half-typed replacement keeps it (sends the mask back).
+  const stored = useRef(false);
+  if (saved) stored.current = true;
   const hint = saved ? 'A secret is saved (hidden). Type a new value to replace it.' : props.hint;
   return (
     <FieldFrame id={id} label={props.label} error={error} hint={hint}>
@@ -179,7 +182,7 @@ export function SecretField(props: BaseProps & { value: string | undefined; onCh
         placeholder={saved ? '•••••••• (saved)' : undefined}
         aria-invalid={error ? true : undefined}
         aria-describedby={describedBy(id, hint, error)}
-        onChange={(event) => props.onChange(event.target.value === '' && saved ? SECRET_MASK : event.target.value)}
+        onChange={(event) => props.onChange(event.target.value === '' && stored.current ? SECRET_MASK : event.target.value)}
       />
     </FieldFrame>
   );
