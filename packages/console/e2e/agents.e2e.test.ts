@@ -144,7 +144,7 @@ describe('console: agent canvas', () => {
     expect(problems).toEqual([]);
   });
 
-  it('keeps the JSON view and the canvas in sync both ways, and lists versions', async () => {
+  it('keeps the JSON view and the canvas in sync both ways, moves and deletes nodes on the canvas, and lists versions', async () => {
     await page.getByRole('tab', { name: 'JSON' }).click();
     const json = page.getByLabel('Workflow JSON');
     const text = await json.inputValue();
@@ -161,7 +161,33 @@ describe('console: agent canvas', () => {
     await page.getByRole('tab', { name: 'JSON' }).click();
     expect(await page.getByLabel('Workflow JSON').inputValue()).toContain('"id": "end-2"');
     await page.getByRole('tab', { name: 'Node' }).click();
-    await page.getByRole('button', { name: 'Delete node End' }).click();
+    await page.getByRole('tabpanel').getByLabel('End label').fill('Extra end');
+
+    // Move: dragging the node on the canvas changes its position in the workflow.
+    const extra = page.getByRole('group', { name: 'end node Extra end' });
+    const positionOf = async () => {
+      await page.getByRole('tab', { name: 'JSON' }).click();
+      const nodes = JSON.parse(await page.getByLabel('Workflow JSON').inputValue()).nodes;
+      await page.getByRole('tab', { name: 'Node' }).click();
+      return nodes.find((node: any) => node.id === 'end-2').position;
+    };
+    const before = await positionOf();
+    const box = (await extra.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + 10);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2 - 120, box.y + 10, { steps: 8 });
+    await page.mouse.up();
+    const after = await positionOf();
+    expect(after.x).toBeLessThan(before.x - 50);
+    expect(after.y).toBeCloseTo(before.y, -1);
+
+    // Delete with the keyboard: the selected node goes, with nothing else.
+    await extra.click();
+    await page.keyboard.press('Delete');
+    await extra.waitFor({ state: 'detached' });
+    await page.getByRole('tab', { name: 'JSON' }).click();
+    expect(await page.getByLabel('Workflow JSON').inputValue()).not.toContain('"id": "end-2"');
+    await page.getByRole('group', { name: 'end node End' }).waitFor();
 
     await page.getByRole('button', { name: 'Publish' }).click();
     await page.getByText('Published v2').waitFor();

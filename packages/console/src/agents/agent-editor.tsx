@@ -159,6 +159,11 @@ export default function AgentEditor({ agentId }: { agentId: string | null }) {
             </button>
           ))}
         </div>
+        {!saveError && preview?.validation_error && workflow.nodes.length > 0 ? (
+          <p className="note" aria-live="polite">
+            Not saveable yet: {preview.validation_error.message}
+          </p>
+        ) : null}
         {saveError ? (
           <div role="alert" className="error">
             {saveError.nodeId ? <strong>Node {saveError.nodeId}: </strong> : null}
