@@ -55,6 +55,25 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
+      {
+        // The console's own logic (no browser): the editor's workflow model.
+        test: { name: 'console', root: './packages/console', include: ['src/**/*.test.ts'] },
+      },
+      {
+        // The console in real Chromium (playwright-core + the binary of @sparticuz/chromium) against a real
+        // server on 127.0.0.1. Files run one at a time: each drives its own browser.
+        resolve,
+        ssr: { resolve: { conditions: resolve.conditions, externalConditions: ['fathom-source'] } },
+        test: {
+          name: 'console-e2e',
+          root: './packages/console',
+          include: ['e2e/**/*.e2e.test.ts'],
+          pool: 'forks',
+          fileParallelism: false,
+          testTimeout: 90_000,
+          hookTimeout: 90_000,
+        },
+      },
     ],
   },
 });
