@@ -4,8 +4,14 @@ import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
-/** Where `npm install` (the root `prepare` script) builds the console: `packages/console/dist`. */
-export const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL('../../console/dist', import.meta.url));
+/**
+ * Where the console's build is: copied next to the built server (`dist/console`, what the published
+ * package ships), else where `npm install` (the root `prepare` script) builds it, `packages/console/dist`.
+ */
+export const DEFAULT_CONSOLE_DIR =
+  [new URL('./console', import.meta.url), new URL('../../console/dist', import.meta.url)]
+    .map((url) => fileURLToPath(url))
+    .find((dir) => existsSync(join(dir, 'index.html'))) ?? fileURLToPath(new URL('../../console/dist', import.meta.url));
 
 /**
  * The console loads only its own files and talks only to this server's `/v1`: no inline script, no
