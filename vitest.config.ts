@@ -12,6 +12,8 @@ const resolve = { conditions: ['fathom-source', ...defaultServerConditions] };
 const POSTGRES_EXCLUDED: string[] = [
   // Builds and packs the packages; nothing in it depends on the backend.
   'test/packaging.test.ts',
+  // Starts its own PostgreSQL for its server processes, whatever the project.
+  'test/cluster.test.ts',
 ];
 
 // One project per package (test.projects replaces the deprecated vitest.workspace.ts).
