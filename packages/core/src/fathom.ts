@@ -134,16 +134,30 @@ export class Fathom {
 
   /** Stops background work and closes the database. */
   async close(): Promise<void> {
-    await this.agents.close();
-    await this.webhooks.close();
-    await this.jobs.close();
-    await this.assistants.close();
-    await this.responses.close();
-    await this.documents.close();
-    await this.vectorIndex.close();
-    await this.chat.close();
-    await this.embedder.close?.();
-    await this.egress.close();
-    await this.database.close();
+    // Background work first (it writes to the database), then what it used, the database last. A part
+    // that fails to close does not keep the others, nor the database, open.
+    const steps: Array<[string, () => unknown]> = [
+      ['agents', () => this.agents.close()],
+      ['webhooks', () => this.webhooks.close()],
+      ['jobs', () => this.jobs.close()],
+      ['assistants', () => this.assistants.close()],
+      ['responses', () => this.responses.close()],
+      ['documents', () => this.documents.close()],
+      ['vector index', () => this.vectorIndex.close()],
+      ['chat', () => this.chat.close()],
+      ['embedder', () => this.embedder.close?.()],
+      ['egress guard', () => this.egress.close()],
+      ['database', () => this.database.close()],
+    ];
+    const failures: unknown[] = [];
+    for (const [name, close] of steps) {
+      try {
+        await close();
+      } catch (error) {
+        this.log.error(`closing ${name} failed`, error);
+        failures.push(error);
+      }
+    }
+    if (failures.length) throw new AggregateError(failures, `Fathom.close: ${failures.length} part(s) failed to close`);
   }
 }
