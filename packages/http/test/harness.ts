@@ -26,7 +26,7 @@ export interface TestFathom {
   newAccount(balance?: number): Promise<{ id: string; apiKey: string; client: OpenAI }>;
   /** `fetch` with the default key (or `apiKey`) against a `/v1/...` path. */
   request(path: string, init?: RequestInit & { apiKey?: string; json?: unknown }): Promise<Response>;
-  /** Closes the server and Fathom; the data dir survives unless `keepData` is false. */
+  /** Closes the server and Fathom, and removes the data dir unless `keepData` is true (restart tests). */
   close(options?: { keepData?: boolean }): Promise<void>;
 }
 
@@ -98,7 +98,7 @@ export async function startFathom(options: StartOptions = {}): Promise<TestFatho
       await app.close();
       await fathom.close();
       releasePostgresForDataDir(dataDir);
-      if (closeOptions.keepData === false) rmSync(dataDir, { recursive: true, force: true });
+      if (closeOptions.keepData !== true) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -80,7 +80,7 @@ describe('background responses', () => {
     upstream.push({ content: 'slow answer in many words to stream', delayMs: 400 });
     const created = await first.client.responses.create({ model, input: 'Take your time.', background: true });
     await until(async () => (await first.client.responses.retrieve(created.id)).status === 'in_progress');
-    await first.close();
+    await first.close({ keepData: true });
     upstream.push({ content: 'Finished after the restart.' });
     const second = await startFathom({ env: env(), dataDir: first.dataDir });
     try {

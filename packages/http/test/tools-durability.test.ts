@@ -43,7 +43,7 @@ describe('data tools: durable queue, restart, timeout and concurrency', () => {
     );
     expect((await (await first.request(`/v1/tools/jobs/${ids[0]}`)).json()).data.status).toBe('queued');
     expect((await (await first.request('/v1/account')).json()).balance).toBe(92);
-    await first.close();
+    await first.close({ keepData: true });
 
     const second = await startFathom({ env: osmEnv(osm), dataDir: first.dataDir });
     try {
