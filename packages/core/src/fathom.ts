@@ -77,7 +77,6 @@ export class Fathom {
         'PostgreSQL support is not complete yet: the documents, models, assistants and agents capabilities still need SQLite.',
       );
     const db = database.raw;
-    // One line per capability; each owner edits only its own line.
     this.egress = new EgressGuard({ allow: config.egressAllow });
     this.embedder = embedder;
     this.vectorIndex = new VectorIndex({ db, embedder, dataDir: config.dataDir, log });

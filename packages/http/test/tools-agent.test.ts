@@ -16,7 +16,7 @@ function exampleWorkflow(server: TestFathom): any {
 const toolResults = (request: any) =>
   request.messages.filter((message: any) => message.role === 'tool').map((message: any) => JSON.parse(message.content));
 
-describe('examples/data-tools-agent.json: an agent uses the data tools through a Webhook card (spec rule 4)', () => {
+describe('examples/data-tools-agent.json: an agent uses the data tools through a Webhook card on {base_url}/v1/tools', () => {
   let server: TestFathom;
   let upstream: FakeUpstream;
   let osm: TestServer;

@@ -12,7 +12,7 @@ export interface ProviderConfig {
   models?: string[];
 }
 
-/** Settings of design.md's Runtime contract. Every field has its env variable and default. */
+/** Fathom's settings (docs/configuration.md). Every field names its environment variable and default. */
 export interface FathomConfig extends ModelAliasConfig {
   /** `PORT`, default 8080. */
   port: number;

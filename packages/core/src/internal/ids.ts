@@ -14,7 +14,7 @@ export function randomToken(length = 24): string {
   return out;
 }
 
-/** Prefixes of design.md: `file-`, `vs_`, `vsfb_`, `asst_`, `thread_`, `msg_`, `run_`, `step_`, `job_`, `agent_`, `acct_`, `key_`. */
+/** Id prefixes, as OpenAI's and Fathom's objects carry them: `file-`, `vs_`, `vsfb_`, `asst_`, `thread_`, `msg_`, `run_`, `step_`, `job_`, `agent_`, `acct_`, `key_`. */
 export type IdPrefix =
   | 'file-'
   | 'vs_'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { policyRefusal } from './policy';
 
-describe('rule 5 policy', () => {
+describe('data tools use policy', () => {
   it('refuses data on minors for people tools', () => {
     expect(policyRefusal('leads-finder', { job_title: 'students', keyword: 'teenagers' })).toMatch(/minors/);
     expect(policyRefusal('nl-data', { description: 'emails of 14-year-olds in my town' })).toMatch(/minors/);

@@ -48,7 +48,7 @@ function strings(value: unknown, out: string[] = []): string[] {
   return out;
 }
 
-/** The reason an input is refused under the spec's rule 5, or null when it is acceptable. */
+/** The reason an input is refused under the data tools' use policy (legitimate prospecting and enrichment only), or null when it is acceptable. */
 export function policyRefusal(tool: string, input: Record<string, unknown>): string | null {
   const text = strings(input).join('\n');
   for (const rule of RULES) {
@@ -58,7 +58,7 @@ export function policyRefusal(tool: string, input: Record<string, unknown>): str
   return null;
 }
 
-/** Throws 400 `policy_violation` with a clear reason when the input breaks rule 5. */
+/** Throws 400 `policy_violation` with a clear reason when the input breaks the use policy. */
 export function enforcePolicy(tool: string, input: Record<string, unknown>): void {
   const reason = policyRefusal(tool, input);
   if (reason) {

@@ -60,7 +60,7 @@ function evaluatePath(data: object, path: string, maxMatches: number): { found: 
 }
 
 /**
- * Renders a successful answer's body (spec rule 6): JSON is mapped by `responseMapping` (only the
+ * Renders a successful answer's body: JSON is mapped by `responseMapping` (only the
  * declared fields that match; the full response when none does) and laid out with two-space indents,
  * cut to `maxChars`; anything else is text cut to 5,000 characters. The notes at the end say what
  * was left out. Runs on the calling thread for plain paths and in the mapping worker otherwise.
@@ -107,7 +107,7 @@ export interface FormatOptions {
 }
 
 /**
- * The text the model receives for an answered call (spec rule 6): status >= 400 ->
+ * The text the model receives for an answered call: status >= 400 ->
  * `Error: HTTP <status> - <body cut to 500>`; an empty success body says so; otherwise `renderSuccessBody`,
  * in a worker when a mapping path is not plain.
  */

@@ -28,7 +28,7 @@ function codeOf(error: unknown): string | undefined {
 }
 
 /**
- * Sends through the egress guard (spec rule 7): any answer — including status >= 400 — ends the call;
+ * Sends through the egress guard: any answer — including status >= 400 — ends the call;
  * network failures (refused connection, timeout, client exception) are retried up to `retries` times
  * after waits of 1 s then 2 s. A refused destination is final and never retried.
  */

@@ -1,7 +1,7 @@
 import { NotFoundError, parseListQuery } from '@fathom/core';
 import type { Route } from '../route';
 
-/** design.md's admin API; every route answers 401 unless FATHOM_ADMIN_KEY is set and presented. */
+/** The admin API (docs/operations.md); every route answers 401 unless FATHOM_ADMIN_KEY is set and presented. */
 export const adminRoutes: Route[] = [
   {
     // Every account with its balance and its keys' hints (never the keys); paginated like every list.
