@@ -14,7 +14,7 @@ const input = { query: 'bakery', location: 'Berlin' };
 describe.each(testBackends())('JobEngine on %s', (backend) => {
   const engines: JobEngine[] = [];
 
-  async function setup(source: ToolSource, settings: Record<string, number> = {}, balance = 10) {
+  async function setup(source: ToolSource, settings: Record<string, number> = {}, balance = 10, now?: () => number) {
     const db = await openTestDatabase(backend, [accountsSchema, jobsSchema]);
     const accounts = new Accounts(db);
     const { account } = await accounts.create({ name: 'a', balance });
@@ -26,6 +26,7 @@ describe.each(testBackends())('JobEngine on %s', (backend) => {
         log: silentLogger,
         sources: { maps: source },
         settings: { sweepMs: 20, ...settings },
+        now,
       });
       engines.push(engine);
       return engine;
@@ -145,16 +146,19 @@ describe.each(testBackends())('JobEngine on %s', (backend) => {
 
   it('answers from cache within the TTL and calls the provider again after it', async () => {
     let calls = 0;
+    let skew = 0;
     const { account, make, close } = await setup(
       { name: 'count', run: async () => ({ items: [{ type: 'place', value: `call ${++calls}` }], cost: 0.1 }) },
-      { cacheTtlSeconds: 0.2 },
+      { cacheTtlSeconds: 60 },
+      10,
+      () => Date.now() + skew,
     );
     const engine = make();
     engine.start();
     await engine.waitForJob(account.id, (await engine.startJob(account.id, 'maps', input)).job_id);
     const hit = await engine.waitForJob(account.id, (await engine.startJob(account.id, 'maps', { ...input, query: 'BAKERY' })).job_id);
     expect(hit).toMatchObject({ cached: true, cost: 0, result: { items: [{ value: 'call 1' }] } });
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    skew = 61_000; // a minute later: the cached result is stale
     const miss = await engine.waitForJob(account.id, (await engine.startJob(account.id, 'maps', input)).job_id);
     expect(miss).toMatchObject({ cached: false, cost: 0.1, result: { items: [{ value: 'call 2' }] } });
     await close();

@@ -33,6 +33,8 @@ export interface JobEngineOptions {
   settings?: Partial<JobSettings>;
   /** Storage of the jobs; default SQL over `db`. */
   repository?: JobsRepository;
+  /** The time, in ms, that decides whether a cached result is still fresh; default `Date.now` (tests move it). */
+  now?: () => number;
 }
 
 /** Marks an error a job ends with; `code` and `message` are shown to the client. */
@@ -62,8 +64,10 @@ export class JobEngine {
   readonly #jobs: JobsRepository;
   readonly #sources: ConfiguredSources;
   readonly #worker: LeasedWorker<JobRow>;
+  readonly #now: () => number;
 
   constructor(options: JobEngineOptions) {
+    this.#now = options.now ?? Date.now;
     this.#db = options.db;
     this.#accounts = options.accounts;
     this.#log = options.log;
@@ -175,7 +179,7 @@ export class JobEngine {
 
   async #run(row: JobRow, context: TaskContext): Promise<void> {
     const ttlMs = this.settings.cacheTtlSeconds * 1000;
-    const cached = ttlMs > 0 ? await this.#jobs.findCached(row.cache_key, Date.now() - ttlMs) : undefined;
+    const cached = ttlMs > 0 ? await this.#jobs.findCached(row.cache_key, this.#now() - ttlMs) : undefined;
     if (cached !== undefined) {
       await this.#finishSucceeded(row, context.owner, cached as ToolResult, 0, true);
       return;
