@@ -65,7 +65,7 @@ describe('data tools: durable queue, restart, timeout and concurrency', () => {
     // A third start changes nothing: terminal jobs are never re-run or billed again.
     const third = await startFathom({ env: osmEnv(osm), dataDir: first.dataDir });
     try {
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await third.fathom.jobs.idle(); // its first claim found nothing to run
       for (const id of ids) expect((await ledgerRows(third, id)).length).toBeLessThanOrEqual(3);
       expect(await third.fathom.jobs.unfinishedCount()).toBe(0);
     } finally {

@@ -97,6 +97,8 @@ export class LeasedWorker<Task extends LeasedTask> {
   #heartbeat?: NodeJS.Timeout;
   #poll?: NodeJS.Timeout;
   readonly #idleWaiters = new Set<() => void>();
+  /** Settles once start-up (expiring dead owners' leases, the first claim) has begun its claim. */
+  #ready: Promise<void> = Promise.resolve();
 
   constructor(options: LeasedWorkerOptions<Task>) {
     this.#options = { concurrency: 4, leaseMs: 30_000, pollMs: 1000, maxAttempts: 3, ...options };
@@ -121,7 +123,7 @@ export class LeasedWorker<Task extends LeasedTask> {
     this.#heartbeat.unref();
     this.#poll = setInterval(() => this.wake(), pollMs);
     this.#poll.unref();
-    void this.#expireDeadOwners().finally(() => this.wake());
+    this.#ready = this.#expireDeadOwners().finally(() => this.wake());
   }
 
   /** Looks for work now (call after queueing a task). Cheap when nothing is free. */
@@ -144,6 +146,7 @@ export class LeasedWorker<Task extends LeasedTask> {
 
   /** Resolves once this process runs nothing (after the current claims), for CLIs and tests. */
   async idle(): Promise<void> {
+    await this.#ready;
     while (this.#running.size > 0 || this.#pumping) {
       await new Promise<void>((resolve) => this.#idleWaiters.add(resolve));
     }

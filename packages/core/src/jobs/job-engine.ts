@@ -156,6 +156,11 @@ export class JobEngine {
     }
   }
 
+  /** Resolves once this process runs no job (after its current claims): tests, embedding apps. */
+  idle(): Promise<void> {
+    return this.#worker.idle();
+  }
+
   /** Jobs queued or running on any process sharing the database. */
   unfinishedCount(): Promise<number> {
     return this.#jobs.unfinishedCount();
