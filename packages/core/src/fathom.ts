@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Accounts, accountsSchema, bootstrapAccounts, type BootstrapResult } from './accounts';
-import { AssistantRunner, assistantsSchema } from './assistants';
+import { AssistantRunner, assistantsSchema, threadStoresOf } from './assistants';
 import { Agents, agentsSchema } from './agents';
 import { loadConfig, type FathomConfig } from './config';
 import { openDatabase, SqliteDatabase, type SqlDatabase } from './storage';
@@ -69,7 +69,14 @@ export class Fathom {
     this.vectorIndex = new VectorIndex({ db, embedder, dataDir: config.dataDir, log });
     this.documents = new Documents({ db, config, embedder, vectorIndex: this.vectorIndex, log });
     this.chat = new ChatAdapter({ db, config, log, embedder });
-    this.assistants = new AssistantRunner({ db, chat: this.chat, searcher: this.documents, log });
+    this.assistants = new AssistantRunner({
+      db: database,
+      chat: this.chat,
+      searcher: this.documents,
+      stores: threadStoresOf(this.documents),
+      log,
+      leaseMs: config.leaseSeconds * 1000,
+    });
     this.jobs = new JobEngine({ db: database, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
     this.webhooks = new WebhookToolkit({ egress: this.egress });
     this.agents = new Agents({ db, config, chat: this.chat, webhooks: this.webhooks, log });

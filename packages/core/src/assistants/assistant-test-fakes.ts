@@ -102,14 +102,15 @@ export async function waitFor(
   runner: AssistantRunner,
   accountId: string,
   run: Run,
-  statuses: string[] = ['completed', 'failed', 'cancelled', 'requires_action', 'expired'],
+  statuses: string[] = ['completed', 'failed', 'cancelled', 'requires_action', 'expired', 'incomplete'],
 ): Promise<Run> {
-  for (let i = 0; i < 500; i++) {
-    const current = runner.retrieveRun(accountId, run.thread_id, run.id);
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const current = await runner.retrieveRun(accountId, run.thread_id, run.id);
     if (statuses.includes(current.status)) return current;
+    if (Date.now() > deadline) throw new Error(`run ${run.id} stayed ${current.status}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  throw new Error(`run stayed ${runner.retrieveRun(accountId, run.thread_id, run.id).status}`);
 }
 
 export async function collect(events: AsyncIterable<AssistantStreamEvent>): Promise<AssistantStreamEvent[]> {
