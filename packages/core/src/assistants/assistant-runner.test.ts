@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { UpstreamError } from '../errors';
+import { NotFoundError, UpstreamError } from '../errors';
 import type { SqlDatabase } from '../storage';
 import { closeTestPostgres, openTestDatabase, testBackends } from '../test/postgres';
 import type { ChatRequest } from '../models/types';
@@ -7,9 +7,34 @@ import type { SearchHit, StoreSearcher } from '../vector/types';
 import { AssistantRunner } from './assistant-runner';
 import { collect, fakeChat, fakeSearcher, hit, searchThenCite, waitFor, type Turn } from './assistant-test-fakes';
 import { assistantsSchema } from './schema';
+import type { ThreadStores } from './thread-stores';
 import { FILE_SEARCH_CONTENT_INCLUDE, type Run } from './types';
 
 const ACCOUNT = 'acct_test';
+
+/** ThreadStores over an in-memory set of `account:id` pairs; records the stores it creates and the files it adds. */
+function fakeStores(owned: string[]) {
+  const known = new Set(owned);
+  const created: Array<{ id: string; name: string; fileIds: string[] }> = [];
+  const added: Array<{ storeId: string; fileIds: string[] }> = [];
+  const check = (kind: string) => (accountId: string, ids: readonly string[], param: string) => {
+    for (const id of ids) if (!known.has(`${accountId}:${id}`)) throw new NotFoundError(kind, id, param);
+  };
+  const stores: ThreadStores = {
+    checkStores: check('vector store'),
+    checkFiles: check('file'),
+    createStore(accountId, input) {
+      const id = `vs_thread${created.length}`;
+      known.add(`${accountId}:${id}`);
+      created.push({ id, name: input.name, fileIds: [...input.fileIds] });
+      return id;
+    },
+    addFiles(_accountId, storeId, fileIds) {
+      added.push({ storeId, fileIds: [...fileIds] });
+    },
+  };
+  return { stores, created, added };
+}
 
 afterAll(closeTestPostgres);
 
@@ -24,7 +49,7 @@ describe.each(testBackends())('AssistantRunner on %s', (backend) => {
   async function setup(
     script: (request: ChatRequest, index: number) => Turn,
     stores: Record<string, SearchHit[]> = {},
-    options: { maxToolRounds?: number; runExpirySeconds?: number } = {},
+    options: { maxToolRounds?: number; runExpirySeconds?: number; stores?: ThreadStores } = {},
   ) {
     db = await openTestDatabase(backend, [assistantsSchema]);
     const chat = fakeChat(script);
@@ -366,5 +391,156 @@ describe.each(testBackends())('AssistantRunner on %s', (backend) => {
     } finally {
       await slow.close();
     }
+  });
+
+  it('refuses store and file ids of another account when they are saved, with 404 naming the field, and writes nothing', async () => {
+    const { stores, created } = fakeStores([
+      `${ACCOUNT}:vs_mine`,
+      `${ACCOUNT}:file-mine`,
+      'acct_other:vs_theirs',
+      'acct_other:file-theirs',
+    ]);
+    await setup(() => ({ content: 'hi' }), {}, { stores });
+    const notFound = (param: string, id: string) =>
+      expect.objectContaining({ status: 404, param, message: expect.stringContaining(`'${id}'`) });
+    const foreignStores = { file_search: { vector_store_ids: ['vs_mine', 'vs_theirs'] } };
+    await expect(runner.createAssistant(ACCOUNT, { model: 'fake/model', tool_resources: foreignStores })).rejects.toEqual(
+      notFound('tool_resources.file_search.vector_store_ids', 'vs_theirs'),
+    );
+    const assistant = await runner.createAssistant(ACCOUNT, {
+      model: 'fake/model',
+      tool_resources: { file_search: { vector_store_ids: ['vs_mine'] } },
+    });
+    await expect(runner.updateAssistant(ACCOUNT, assistant.id, { tool_resources: foreignStores })).rejects.toEqual(
+      notFound('tool_resources.file_search.vector_store_ids', 'vs_theirs'),
+    );
+    expect((await runner.retrieveAssistant(ACCOUNT, assistant.id)).tool_resources).toEqual({
+      file_search: { vector_store_ids: ['vs_mine'] },
+    });
+    await expect(runner.createThread(ACCOUNT, { tool_resources: { file_search: { vector_store_ids: ['vs_unknown'] } } })).rejects.toEqual(
+      notFound('tool_resources.file_search.vector_store_ids', 'vs_unknown'),
+    );
+    const attach = (file_id: string) => ({
+      role: 'user',
+      content: 'see file',
+      attachments: [{ file_id, tools: [{ type: 'file_search' }] }],
+    });
+    await expect(runner.createThread(ACCOUNT, { messages: [attach('file-mine'), attach('file-theirs')] })).rejects.toEqual(
+      notFound('messages[1].attachments[0].file_id', 'file-theirs'),
+    );
+    await expect(
+      runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [attach('file-theirs')] } }),
+    ).rejects.toEqual(notFound('thread.messages[0].attachments[0].file_id', 'file-theirs'));
+    await expect(
+      runner.createThreadAndRun(ACCOUNT, {
+        assistant_id: assistant.id,
+        tool_resources: { file_search: { vector_store_ids: ['vs_theirs'] } },
+      }),
+    ).rejects.toEqual(notFound('tool_resources.file_search.vector_store_ids', 'vs_theirs'));
+    const thread = await runner.createThread(ACCOUNT, {});
+    await expect(runner.createMessage(ACCOUNT, thread.id, attach('file-theirs'))).rejects.toEqual(
+      notFound('attachments[0].file_id', 'file-theirs'),
+    );
+    await expect(
+      runner.createMessage(ACCOUNT, thread.id, {
+        role: 'user',
+        content: 'x',
+        attachments: [{ file_id: 'file-mine', tools: [{ type: 'code_interpreter' }] }],
+      }),
+    ).rejects.toMatchObject({ status: 400, param: 'attachments[0].tools[0].type' });
+    expect((await runner.listMessages(ACCOUNT, thread.id, {})).data).toEqual([]);
+    expect(created).toEqual([]);
+  });
+
+  it("puts files attached with file_search into the thread's vector store, created on demand, and searches it", async () => {
+    const { stores, created, added } = fakeStores([`${ACCOUNT}:file-a`, `${ACCOUNT}:file-b`, `${ACCOUNT}:file-c`]);
+    const { search } = await setup(searchThenCite, { vs_thread0: [hit('a', 0.8)] }, { stores });
+    const assistant = await runner.createAssistant(ACCOUNT, { model: 'fake/model', tools: [{ type: 'file_search' }] });
+    const thread = await runner.createThread(ACCOUNT, {
+      messages: [{ role: 'user', content: 'read this', attachments: [{ file_id: 'file-a', tools: [{ type: 'file_search' }] }] }],
+    });
+    expect(created).toEqual([{ id: 'vs_thread0', name: expect.stringContaining(thread.id), fileIds: ['file-a'] }]);
+    expect(thread.tool_resources).toEqual({ file_search: { vector_store_ids: ['vs_thread0'] } });
+    await runner.createMessage(ACCOUNT, thread.id, {
+      role: 'user',
+      content: 'and these',
+      attachments: [
+        { file_id: 'file-b', tools: [{ type: 'file_search' }] },
+        { file_id: 'file-c', tools: [] },
+      ],
+    });
+    expect(added).toEqual([{ storeId: 'vs_thread0', fileIds: ['file-b'] }]);
+    expect(created).toHaveLength(1);
+    const done = await waitFor(runner, ACCOUNT, await runner.createRun(ACCOUNT, thread.id, { assistant_id: assistant.id }));
+    expect(done.status).toBe('completed');
+    expect(search.searches[0]!.storeIds).toEqual(['vs_thread0']);
+    const messages = await runner.listMessages(ACCOUNT, thread.id, { order: 'asc' });
+    expect(messages.data[1]!.attachments).toEqual([
+      { file_id: 'file-b', tools: [{ type: 'file_search' }] },
+      { file_id: 'file-c', tools: [] },
+    ]);
+  });
+
+  it('ends a run incomplete when max_completion_tokens is reached, giving each turn what is left of it', async () => {
+    const { chat } = await setup((request) => {
+      const question = String(request.messages.find((message) => message.role === 'user')?.content);
+      if (question === 'again')
+        return { toolCalls: [{ name: 'file_search', arguments: {} }], usage: { prompt_tokens: 1, completion_tokens: 300 } };
+      return request.messages.at(-1)!.role === 'tool'
+        ? { content: 'A long answer that was cut', finishReason: 'length', usage: { prompt_tokens: 60, completion_tokens: 56 } }
+        : { toolCalls: [{ name: 'file_search', arguments: { query: 'q' } }], usage: { prompt_tokens: 50, completion_tokens: 200 } };
+    });
+    const assistant = await runner.createAssistant(ACCOUNT, { model: 'fake/model', tools: [{ type: 'file_search' }] });
+    const run = await runner.createThreadAndRun(ACCOUNT, {
+      assistant_id: assistant.id,
+      max_completion_tokens: 256,
+      thread: { messages: [{ role: 'user', content: 'q' }] },
+    });
+    const done = await waitFor(runner, ACCOUNT, run);
+    expect(done).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_completion_tokens' } });
+    expect(done.usage).toEqual({ prompt_tokens: 110, completion_tokens: 256, total_tokens: 366 });
+    expect(chat.requests.map((request) => request.max_tokens)).toEqual([256, 56]);
+    const answer = (await runner.listMessages(ACCOUNT, run.thread_id, { order: 'desc', limit: 1 })).data[0]!;
+    expect(answer).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_tokens' } });
+    expect(answer.content[0]!.text.value).toBe('A long answer that was cut');
+
+    // A run whose first turn spends its whole budget asks the model no more.
+    chat.requests.length = 0;
+    const spent = await runner.createThreadAndRun(ACCOUNT, {
+      assistant_id: assistant.id,
+      max_completion_tokens: 256,
+      thread: { messages: [{ role: 'user', content: 'again' }] },
+    });
+    expect(await waitFor(runner, ACCOUNT, spent)).toMatchObject({
+      status: 'incomplete',
+      incomplete_details: { reason: 'max_completion_tokens' },
+    });
+    expect(chat.requests).toHaveLength(1);
+  });
+
+  it('applies max_prompt_tokens: the oldest messages are left out to fit, and a run that cannot fit ends incomplete', async () => {
+    const { chat } = await setup(() => ({ content: 'ok' }));
+    const assistant = await runner.createAssistant(ACCOUNT, { model: 'fake/model' });
+    const long = (n: number) => `message ${n}: ${'lorem ipsum dolor sit amet '.repeat(12)}`;
+    const thread = await runner.createThread(ACCOUNT, { messages: [1, 2, 3, 4, 5].map((n) => ({ role: 'user', content: long(n) })) });
+    const fitted = await waitFor(
+      runner,
+      ACCOUNT,
+      await runner.createRun(ACCOUNT, thread.id, { assistant_id: assistant.id, max_prompt_tokens: 300 }),
+    );
+    expect(fitted.status).toBe('completed');
+    const sent = chat.requests[0]!.messages.map((message) => String(message.content).slice(0, 10));
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.length).toBeLessThan(5);
+    expect(sent.at(-1)).toBe('message 5:');
+
+    const huge = await runner.createThread(ACCOUNT, { messages: [{ role: 'user', content: 'word '.repeat(400) }] });
+    const cut = await waitFor(
+      runner,
+      ACCOUNT,
+      await runner.createRun(ACCOUNT, huge.id, { assistant_id: assistant.id, max_prompt_tokens: 256 }),
+    );
+    expect(cut).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_prompt_tokens' } });
+    expect(chat.requests).toHaveLength(1);
   });
 });

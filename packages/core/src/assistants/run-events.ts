@@ -78,6 +78,12 @@ export class RunEvents {
     for (const queue of set) queue.push(frozen);
   }
 
+  /** Ends the streams of one run (its execution stopped here: another process goes on with it). */
+  end(runId: string): void {
+    for (const queue of this.watchers.get(runId) ?? []) queue.close();
+    this.watchers.delete(runId);
+  }
+
   /** Ends every watcher (server shutdown). */
   closeAll(): void {
     for (const set of this.watchers.values()) for (const queue of set) queue.close();

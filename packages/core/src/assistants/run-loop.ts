@@ -139,8 +139,13 @@ async function discardInterruptedWork(context: RunContext): Promise<void> {
  */
 async function settleError(context: RunContext, error: unknown): Promise<void> {
   const reason = context.signal.aborted ? context.signal.reason : undefined;
-  if (reason instanceof TaskStopped && reason.reason !== 'cancelled') throw reason;
-  if (error instanceof RunInterrupted && !error.cancelled) return;
+  const stopped = (reason instanceof TaskStopped && reason.reason !== 'cancelled') || (error instanceof RunInterrupted && !error.cancelled);
+  if (stopped) {
+    // The stream belongs to this process's request: it ends here; whoever holds the run now finishes it.
+    context.deps.events.end(context.run.id);
+    if (reason instanceof TaskStopped) throw reason;
+    return;
+  }
   try {
     if (reason instanceof TaskStopped || (error instanceof RunInterrupted && error.cancelled)) {
       await cancelRunNow(context);

@@ -58,16 +58,18 @@ export async function runToolRound(context: RunContext): Promise<'continue' | 'p
   for (const [index, call] of turn.toolCalls.entries()) {
     const entry = entries[index]!;
     if (entry.type === 'file_search') {
-      if (context.signal.aborted) throw context.signal.reason;
-      const outcome = await runFileSearch({
-        searcher: deps.searcher,
-        accountId,
-        storeIds,
-        options: fileSearch?.type === 'file_search' ? fileSearch.file_search : undefined,
-        argumentsJson: call.function.arguments,
-        turn: searches++,
-        ingestionWaitMs: deps.ingestionWaitMs,
-      });
+      const outcome = await unlessAborted(
+        context.signal,
+        runFileSearch({
+          searcher: deps.searcher,
+          accountId,
+          storeIds,
+          options: fileSearch?.type === 'file_search' ? fileSearch.file_search : undefined,
+          argumentsJson: call.function.arguments,
+          turn: searches++,
+          ingestionWaitMs: deps.ingestionWaitMs,
+        }),
+      );
       entry.file_search = { ranking_options: outcome.ranking, results: outcome.results };
       Object.assign(citations, outcome.citations);
       outputs.push({ role: 'tool', tool_call_id: call.id, content: outcome.output });
@@ -105,6 +107,16 @@ export async function runToolRound(context: RunContext): Promise<'continue' | 'p
     return [() => emitStep(context, 'completed', roundStep)];
   });
   return 'continue';
+}
+
+/** `work`, or its signal's reason as soon as the run is stopped (a search waiting for ingestion does not hold a shutdown up). */
+function unlessAborted<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
 }
 
 /** The assistant's stores (or the run's `tool_resources` override) and the thread's, together. */
