@@ -79,7 +79,7 @@ export class Fathom {
     });
     this.jobs = new JobEngine({ db: database, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
     this.webhooks = new WebhookToolkit({ egress: this.egress });
-    this.agents = new Agents({ db, config, chat: this.chat, webhooks: this.webhooks, log });
+    this.agents = new Agents({ db: database, config, chat: this.chat, webhooks: this.webhooks, log });
   }
 
   /** Loads settings, opens (and migrates) the database, bootstraps accounts and starts background work. */

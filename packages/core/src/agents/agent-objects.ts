@@ -18,6 +18,17 @@ export interface AgentObject {
   updated_at: number;
 }
 
+/** A published version of an agent: the snapshot of its draft that runs. `id` is the version number as a string. */
+export interface AgentVersionObject {
+  id: string;
+  object: 'agent.version';
+  agent_id: string;
+  version: number;
+  name: string;
+  workflow: Workflow;
+  created_at: number;
+}
+
 export type AgentRunStatus = 'in_progress' | 'completed' | 'failed';
 
 /** One stored step of a run: an agent node's answer, or one tool call with its result. */
