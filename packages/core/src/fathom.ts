@@ -68,7 +68,7 @@ export class Fathom {
     this.embedder = embedder;
     this.vectorIndex = new VectorIndex({ db, embedder, dataDir: config.dataDir, log });
     this.documents = new Documents({ db, config, embedder, vectorIndex: this.vectorIndex, log });
-    this.chat = new ChatAdapter({ db, config, log, embedder });
+    this.chat = new ChatAdapter({ db: database, config, log, embedder });
     this.assistants = new AssistantRunner({
       db: database,
       chat: this.chat,

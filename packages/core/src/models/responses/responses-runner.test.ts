@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config';
-import { openDatabase } from '../../db';
+import { SqliteDatabase } from '../../storage';
 import { InvalidRequestError } from '../../errors';
 import { silentLogger } from '../../internal/logger';
 import { createFakeOpenAIUpstream, type FakeUpstream } from '../../test';
@@ -17,7 +17,7 @@ afterEach(async () => {
 
 async function setup(script: Parameters<typeof createFakeOpenAIUpstream>[0]) {
   const upstream = await createFakeOpenAIUpstream(script);
-  const db = openDatabase({ schemas: [modelsSchema] });
+  const db = new SqliteDatabase({ schemas: [modelsSchema] });
   const chat = new ChatAdapter({
     db,
     config: loadConfig({ FATHOM_PROVIDERS: JSON.stringify({ fake: { type: 'openai', baseUrl: upstream.baseUrl } }) }),
@@ -25,7 +25,7 @@ async function setup(script: Parameters<typeof createFakeOpenAIUpstream>[0]) {
   });
   cleanups.push(async () => {
     await chat.close();
-    db.close();
+    await db.close();
     await upstream.close();
   });
   return { upstream, chat };
