@@ -11,7 +11,7 @@ import { consoleLogger, type Logger } from './internal/logger';
 import { JobEngine, jobsSchema } from './jobs';
 import { ChatAdapter, modelsSchema } from './models';
 import { VectorIndex, vectorSchema } from './vector';
-import { WebhookToolkit } from './webhooks';
+import { SqlRateLimiter, WebhookToolkit, webhooksSchema } from './webhooks';
 
 export interface FathomOptions {
   /** Environment to read settings from; default `process.env`. */
@@ -27,7 +27,16 @@ export interface FathomOptions {
 }
 
 /** Every capability's tables, in dependency order. */
-export const FATHOM_SCHEMAS = [accountsSchema, documentsSchema, vectorSchema, modelsSchema, assistantsSchema, jobsSchema, agentsSchema];
+export const FATHOM_SCHEMAS = [
+  accountsSchema,
+  documentsSchema,
+  vectorSchema,
+  modelsSchema,
+  assistantsSchema,
+  jobsSchema,
+  agentsSchema,
+  webhooksSchema,
+];
 
 /**
  * Fathom embedded in a Node app: every capability wired over one database — SQLite under the data
@@ -78,7 +87,7 @@ export class Fathom {
       leaseMs: config.leaseSeconds * 1000,
     });
     this.jobs = new JobEngine({ db: database, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
-    this.webhooks = new WebhookToolkit({ egress: this.egress });
+    this.webhooks = new WebhookToolkit({ egress: this.egress, rateLimiter: new SqlRateLimiter(database) });
     this.agents = new Agents({ db: database, config, chat: this.chat, webhooks: this.webhooks, log });
   }
 

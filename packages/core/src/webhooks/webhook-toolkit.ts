@@ -2,7 +2,7 @@ import type { ChatToolDefinition } from '../models/types';
 import { buildRequest } from './build-request';
 import { compileCards, type CompileResult } from './compile-card';
 import { formatResponse } from './format-response';
-import { SlidingWindowRateLimiter } from './rate-limiter';
+import { type RateLimiter, SlidingWindowRateLimiter } from './rate-limiter';
 import type { Arguments } from './render-template';
 import { sanitizeToolName } from './sanitize-name';
 import { sendWithRetries } from './send-with-retries';
@@ -47,12 +47,12 @@ function argumentsOf(args: unknown): Arguments {
 export class WebhookToolkit {
   private readonly options: WebhookToolkitOptions;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  private readonly limiter: SlidingWindowRateLimiter;
+  private readonly limiter: RateLimiter;
 
   constructor(options: WebhookToolkitOptions) {
     this.options = options;
     this.sleep = options.sleep ?? defaultSleep;
-    this.limiter = new SlidingWindowRateLimiter(options.now ?? Date.now);
+    this.limiter = options.rateLimiter ?? new SlidingWindowRateLimiter(options.now ?? Date.now);
   }
 
   /** Each enabled route of the cards becomes one tool; name collisions overwrite and are reported. */
@@ -99,7 +99,7 @@ export class WebhookToolkit {
     const limit = config.maxRequestsPerMinute;
     if (typeof limit === 'number' && limit > 0) {
       const key = options.rateLimitKey ?? `${card.name}\u0000${baseUrl}`;
-      if (!this.limiter.tryAcquire(key, limit)) return 'Error: rate limit reached';
+      if (!(await this.limiter.tryAcquire(key, limit))) return 'Error: rate limit reached';
     }
 
     const outcome = await sendWithRetries({
