@@ -1,5 +1,5 @@
 import { InvalidRequestError, NotFoundError } from '../errors';
-import { newId, nowSeconds } from '../internal/ids';
+import { nowSeconds } from '../internal/ids';
 import { silentLogger, type Logger } from '../internal/logger';
 import type { ListPage, ListQuery } from '../internal/pagination';
 import { parseModelId } from '../models/model-id';
@@ -16,11 +16,12 @@ import { cancelRunNow, expireRun } from './run-lifecycle';
 import { emptyRunState } from './run-state';
 import { RunWorker } from './run-worker';
 import { type RunsRepository, SqlRunsRepository } from './runs-repository';
-import { attachToNewThread, attachToThread, checkAttachments, checkToolResources } from './thread-attachments';
-import { fileSearchAttachments, type MessageInput, newClientMessage, type ThreadInput } from './thread-input';
+import { checkToolResources } from './thread-attachments';
+import { type MessageInput, newClientMessage, type ThreadInput } from './thread-input';
 import type { ThreadStores } from './thread-stores';
+import { ThreadService } from './thread-service';
 import { SqlThreadsRepository, type ThreadsRepository } from './threads-repository';
-import { readToolOutputs } from './tool-outputs';
+import { notAcceptingOutputs, readToolOutputs, recordToolOutputs } from './tool-outputs';
 import type { Assistant, AssistantStreamEvent, Message, Run, RunStep, Thread } from './types';
 
 export interface AssistantRunnerOptions {
@@ -77,6 +78,7 @@ export class AssistantRunner {
   private readonly deps: RunDeps;
   private readonly expirySeconds: number;
   private readonly worker: RunWorker;
+  private readonly threadService: ThreadService;
 
   constructor(options: AssistantRunnerOptions) {
     if (!options?.db) throw new TypeError('AssistantRunner: `db` is required.');
@@ -99,6 +101,7 @@ export class AssistantRunner {
       maxToolRounds: options.maxToolRounds ?? 8,
       ingestionWaitMs: options.ingestionWaitMs ?? 60_000,
     };
+    this.threadService = new ThreadService(options.db, this.threads, this.runs, this.stores);
     this.worker = new RunWorker(this.deps, {
       leaseMs: options.leaseMs ?? 30_000,
       pollMs: options.pollMs ?? 1000,
@@ -161,98 +164,50 @@ export class AssistantRunner {
 
   // Threads and messages
   /** Creates a thread with its messages; files attached for file_search go into the thread's vector store. */
-  async createThread(accountId: string, input: ThreadInput = {}, param = ''): Promise<Thread> {
-    const messages = input.messages ?? [];
-    if (!Array.isArray(messages)) throw new InvalidRequestError(`Invalid '${param}messages': expected an array.`, `${param}messages`);
-    let thread: Thread = {
-      id: newId('thread_'),
-      object: 'thread',
-      created_at: nowSeconds(),
-      metadata: normalizeMetadata(input.metadata, `${param}metadata`) ?? {},
-      tool_resources: normalizeToolResources(input.tool_resources, `${param}tool_resources`) ?? {},
-    };
-    // Validate every message and id before writing anything.
-    const prepared = messages.map((message, index) => newClientMessage(thread.id, message, `${param}messages[${index}]`));
-    await checkToolResources(this.stores, accountId, thread.tool_resources, `${param}tool_resources`);
-    for (const [index, message] of prepared.entries())
-      await checkAttachments(this.stores, accountId, message, `${param}messages[${index}].`);
-    thread = await attachToNewThread(this.stores, accountId, thread, fileSearchAttachments(prepared));
-    const created = thread;
-    await this.deps.db.transaction(async (tx) => {
-      await this.threads.in(tx).insertThread(accountId, created);
-      for (const message of prepared) await this.threads.in(tx).insertMessage(accountId, message);
-    });
-    return created;
+  createThread(accountId: string, input: ThreadInput = {}): Promise<Thread> {
+    return this.threadService.create(accountId, input);
   }
 
-  async retrieveThread(accountId: string, id: string, param: string | null = null): Promise<Thread> {
-    const thread = await this.threads.getThread(accountId, id);
-    if (!thread) throw new NotFoundError('thread', id, param);
-    return thread;
+  retrieveThread(accountId: string, id: string): Promise<Thread> {
+    return this.threadService.retrieve(accountId, id);
   }
 
-  async updateThread(
+  updateThread(
     accountId: string,
     id: string,
     input: { metadata?: Record<string, string> | null; tool_resources?: unknown },
   ): Promise<Thread> {
-    const thread = await this.retrieveThread(accountId, id);
-    if (input.metadata !== undefined) thread.metadata = normalizeMetadata(input.metadata) ?? {};
-    if (input.tool_resources !== undefined) {
-      const resources = normalizeToolResources(input.tool_resources);
-      await checkToolResources(this.stores, accountId, resources, 'tool_resources');
-      thread.tool_resources = { ...thread.tool_resources, ...resources };
-    }
-    await this.threads.saveThread(thread);
-    return thread;
+    return this.threadService.update(accountId, id, input);
   }
 
   /** Deletes a thread with its messages, runs and steps; a run executing here is stopped first. */
   async deleteThread(accountId: string, id: string): Promise<Deleted<'thread.deleted'>> {
-    await this.retrieveThread(accountId, id);
+    await this.threadService.retrieve(accountId, id);
     const active = await this.runs.activeRunOf(id);
     if (active) this.worker.cancel(active.id);
-    await this.deps.db.transaction(async (tx) => {
-      await this.runs.in(tx).deleteThreadRuns(id);
-      await this.threads.in(tx).deleteThread(id);
-    });
-    return { id, object: 'thread.deleted', deleted: true };
+    return this.threadService.delete(id);
   }
 
   async createMessage(accountId: string, threadId: string, input: MessageInput): Promise<Message> {
-    await this.retrieveThread(accountId, threadId);
+    await this.threadService.retrieve(accountId, threadId);
     await this.assertNoActiveRun(threadId, 'add messages to');
-    const message = newClientMessage(threadId, input, '');
-    await this.addMessages(accountId, threadId, [message], ['']);
-    return message;
+    return this.threadService.createMessage(accountId, threadId, input);
   }
 
   listMessages(accountId: string, threadId: string, query: ListQuery & { run_id?: string }): Promise<ListPage<Message>> {
-    return this.retrieveThread(accountId, threadId).then(() => this.threads.listMessages(threadId, query));
+    return this.threadService.listMessages(accountId, threadId, query);
   }
 
-  async retrieveMessage(accountId: string, threadId: string, id: string): Promise<Message> {
-    const message = await this.threads.getMessage(accountId, threadId, id);
-    if (!message) throw new NotFoundError('message', id);
-    return message;
+  retrieveMessage(accountId: string, threadId: string, id: string): Promise<Message> {
+    return this.threadService.retrieveMessage(accountId, threadId, id);
   }
 
-  async updateMessage(
-    accountId: string,
-    threadId: string,
-    id: string,
-    input: { metadata?: Record<string, string> | null },
-  ): Promise<Message> {
-    const message = await this.retrieveMessage(accountId, threadId, id);
-    if (input.metadata !== undefined) message.metadata = normalizeMetadata(input.metadata) ?? {};
-    await this.threads.saveMessage(message);
-    return message;
+  updateMessage(accountId: string, threadId: string, id: string, input: { metadata?: Record<string, string> | null }): Promise<Message> {
+    return this.threadService.updateMessage(accountId, threadId, id, input);
   }
 
-  async deleteMessage(accountId: string, threadId: string, id: string): Promise<Deleted<'thread.message.deleted'>> {
-    await this.retrieveMessage(accountId, threadId, id);
-    await this.threads.deleteMessage(id);
-    return { id, object: 'thread.message.deleted', deleted: true };
+  deleteMessage(accountId: string, threadId: string, id: string): Promise<Deleted<'thread.message.deleted'>> {
+    return this.threadService.deleteMessage(accountId, threadId, id);
   }
 
   // Runs
@@ -302,7 +257,7 @@ export class AssistantRunner {
   }
 
   async listRuns(accountId: string, threadId: string, query: ListQuery): Promise<ListPage<Run>> {
-    await this.retrieveThread(accountId, threadId);
+    await this.threadService.retrieve(accountId, threadId);
     return this.runs.list(accountId, threadId, query);
   }
 
@@ -366,15 +321,6 @@ export class AssistantRunner {
     if (active) throw threadBusy(action, threadId, active.id);
   }
 
-  /** Writes client messages (checked first) and puts their file_search attachments into the thread's store. */
-  private async addMessages(accountId: string, threadId: string, messages: Message[], prefixes: string[]): Promise<void> {
-    for (const [index, message] of messages.entries()) await checkAttachments(this.stores, accountId, message, prefixes[index]!);
-    await attachToThread(this.stores, this.threads, accountId, threadId, fileSearchAttachments(messages));
-    await this.deps.db.transaction(async (tx) => {
-      for (const message of messages) await this.threads.in(tx).insertMessage(accountId, message);
-    });
-  }
-
   private async prepareRun(
     accountId: string,
     threadId: string,
@@ -383,7 +329,7 @@ export class AssistantRunner {
     stream: boolean,
     created?: Thread,
   ): Promise<{ run: Run; events?: AsyncIterable<AssistantStreamEvent> }> {
-    await this.retrieveThread(accountId, threadId);
+    await this.threadService.retrieve(accountId, threadId);
     await this.assertNoActiveRun(threadId, 'create a run on');
     if (typeof input.assistant_id !== 'string' || !input.assistant_id) {
       throw new InvalidRequestError(`Missing required parameter: 'assistant_id'.`, 'assistant_id');
@@ -404,7 +350,7 @@ export class AssistantRunner {
     state.toolResources = input.tool_resources ? normalizeToolResources(input.tool_resources) : undefined;
     await checkToolResources(this.stores, accountId, state.toolResources, 'tool_resources');
     if (additional.length) {
-      await this.addMessages(
+      await this.threadService.addMessages(
         accountId,
         threadId,
         additional,
@@ -431,7 +377,7 @@ export class AssistantRunner {
     if (input.tool_resources !== undefined) {
       await checkToolResources(this.stores, accountId, normalizeToolResources(input.tool_resources), 'tool_resources');
     }
-    const thread = await this.createThread(accountId, input.thread ?? {}, 'thread.');
+    const thread = await this.threadService.create(accountId, input.thread ?? {}, 'thread.');
     const { thread: _thread, ...runInput } = input;
     try {
       return await this.prepareRun(accountId, thread.id, runInput, options, stream, stream ? thread : undefined);
@@ -443,37 +389,14 @@ export class AssistantRunner {
 
   private async resume(accountId: string, threadId: string, id: string, input: { tool_outputs?: unknown }, stream: boolean) {
     const run = await this.retrieveRun(accountId, threadId, id);
-    if (run.status !== 'requires_action') {
-      throw new InvalidRequestError(`Runs in status '${run.status}' do not accept tool outputs.`, null, 'invalid_state');
-    }
+    if (run.status !== 'requires_action') throw notAcceptingOutputs(run.status);
     const outputs = readToolOutputs(run, input);
     const stored = (await this.runs.byId(id))!;
-    const pending = run.required_action?.submit_tool_outputs.tool_calls ?? [];
-    const step = stored.state.pendingStepId ? await this.runs.stepById(stored.state.pendingStepId) : undefined;
-    if (step && step.step_details.type === 'tool_calls') {
-      for (const call of step.step_details.tool_calls) {
-        if (call.type === 'function' && outputs.has(call.id)) call.function.output = outputs.get(call.id)!;
-      }
-      step.status = 'completed';
-      step.completed_at = nowSeconds();
-    }
-    for (const call of pending) stored.state.transcript.push({ role: 'tool', tool_call_id: call.id, content: outputs.get(call.id)! });
-    stored.state.pendingStepId = undefined;
-    stored.run.required_action = null;
-    stored.run.status = 'queued';
     const events = stream ? this.events.watch(id) : undefined;
-    const resumed = await this.deps.db.transaction(async (tx) => {
-      if (!(await this.runs.in(tx).transition(stored.run, stored.state, ['requires_action'], this.worker.lease()))) return false;
-      if (step) await this.runs.in(tx).saveStep(step);
-      return true;
-    });
-    if (!resumed) {
+    if (!(await recordToolOutputs(this.deps, stored, outputs, this.worker.lease()))) {
       events?.close();
-      const now = await this.retrieveRun(accountId, threadId, id);
-      throw new InvalidRequestError(`Runs in status '${now.status}' do not accept tool outputs.`, null, 'invalid_state');
+      throw notAcceptingOutputs((await this.retrieveRun(accountId, threadId, id)).status);
     }
-    if (step) this.events.emit(id, 'thread.run.step.completed', presentStep(step, stored.state.include ?? []));
-    emitRun({ deps: this.deps, run: stored.run });
     this.worker.execute(id);
     return { run: stored.run, events: events && this.withDone(events) };
   }
