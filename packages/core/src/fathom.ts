@@ -68,9 +68,7 @@ export class Fathom {
     this.accounts = new Accounts(database);
     this.bootstrap = bootstrap;
     if (!(database instanceof SqliteDatabase))
-      throw new Error(
-        'PostgreSQL support is not complete yet: the documents, models, assistants and agents capabilities still need SQLite.',
-      );
+      throw new Error('PostgreSQL support is not complete yet: the documents capability still needs SQLite.');
     const db = database.raw;
     // One line per capability; each owner edits only its own line.
     this.egress = new EgressGuard({ allow: config.egressAllow });
