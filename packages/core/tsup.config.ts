@@ -8,6 +8,7 @@ export default defineConfig({
     'test/index': 'src/test/index.ts',
     'extract.worker': 'src/documents/extract/extract.worker.ts',
     'hnsw-worker': 'src/vector/hnsw-worker.ts',
+    'mapping.worker': 'src/webhooks/mapping.worker.ts',
   },
   format: ['esm'],
   dts: { entry: { index: 'src/index.ts', 'test/index': 'src/test/index.ts' } },

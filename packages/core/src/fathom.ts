@@ -4,12 +4,13 @@ import { AssistantRunner, assistantsSchema, threadStoresOf } from './assistants'
 import { Agents, agentsSchema } from './agents';
 import { loadConfig, type FathomConfig } from './config';
 import { openDatabase, SqliteDatabase, type SqlDatabase } from './storage';
-import { Documents, documentsSchema } from './documents';
+import { DocumentFileContents, Documents, documentsSchema } from './documents';
 import { EgressGuard } from './egress';
 import { createEmbedder, type Embedder } from './embeddings';
 import { consoleLogger, type Logger } from './internal/logger';
 import { JobEngine, jobsSchema } from './jobs';
-import { ChatAdapter, modelsSchema } from './models';
+import { Conversations, Responses, responsesSchema, SqlResponsesRepository } from './responses';
+import { ChatAdapter, modelsSchema, StoredCompletions, storedCompletionsSchema } from './models';
 import { VectorIndex, vectorSchema } from './vector';
 import { SqlRateLimiter, WebhookToolkit, webhooksSchema } from './webhooks';
 
@@ -36,6 +37,8 @@ export const FATHOM_SCHEMAS = [
   jobsSchema,
   agentsSchema,
   webhooksSchema,
+  responsesSchema,
+  storedCompletionsSchema,
 ];
 
 /**
@@ -57,6 +60,9 @@ export class Fathom {
   readonly documents: Documents;
   readonly chat: ChatAdapter;
   readonly assistants: AssistantRunner;
+  readonly responses: Responses;
+  readonly storedCompletions: StoredCompletions;
+  readonly conversations: Conversations;
   readonly jobs: JobEngine;
   readonly webhooks: WebhookToolkit;
   readonly agents: Agents;
@@ -84,6 +90,17 @@ export class Fathom {
       log,
       leaseMs: config.leaseSeconds * 1000,
     });
+    this.responses = new Responses({
+      db: database,
+      chat: this.chat,
+      searcher: this.documents,
+      files: new DocumentFileContents(this.documents),
+      log,
+      leaseMs: config.leaseSeconds * 1000,
+      contextTokens: config.contextTokens,
+    });
+    this.storedCompletions = new StoredCompletions({ db: database });
+    this.conversations = new Conversations({ db: database, responses: new SqlResponsesRepository(database) });
     this.jobs = new JobEngine({ db: database, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
     this.webhooks = new WebhookToolkit({ egress: this.egress, rateLimiter: new SqlRateLimiter(database) });
     this.agents = new Agents({ db: database, config, chat: this.chat, webhooks: this.webhooks, log });
@@ -116,6 +133,7 @@ export class Fathom {
   start(): void {
     this.documents.start();
     this.assistants.start();
+    this.responses.start();
     this.jobs.start();
     this.agents.start();
   }
@@ -123,8 +141,10 @@ export class Fathom {
   /** Stops background work and closes the database. */
   async close(): Promise<void> {
     await this.agents.close();
+    await this.webhooks.close();
     await this.jobs.close();
     await this.assistants.close();
+    await this.responses.close();
     await this.documents.close();
     await this.vectorIndex.close();
     await this.chat.close();

@@ -8,6 +8,7 @@ export * from './vector';
 export * from './documents';
 export * from './models';
 export * from './assistants';
+export * from './responses';
 export * from './jobs';
 export * from './webhooks';
 export * from './agents';

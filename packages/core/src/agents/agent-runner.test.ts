@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
 import { silentLogger } from '../internal/logger';
+import { MAX_TOOL_RESULT_CHARS } from '../internal/tool-result';
 import type { ChatAdapterContract, ChatRequest, ChatResult, ChatStreamPart } from '../models/types';
 import type { AgentWebhooks } from './agent-deps';
 import type { AgentRunEvent } from './agent-objects';
@@ -162,6 +163,19 @@ describe('runWorkflow', () => {
     expect(webhooks.calls).toEqual([{ card: 'CRM', routeName: 'find_customer', args: { q: 'Acme' }, rateLimitKey: 'agent_1:crm' }]);
     expect(steps.map((step) => step.type)).toEqual(['tool_call', 'message', 'message']);
     expect(JSON.stringify(chat.requests)).not.toContain('sk-secret');
+  });
+
+  it('bounds a tool result before it enters the model context and the stored run, and says it was cut', async () => {
+    const chat = scriptedChat([{ calls: [{ name: 'find_customer', args: {} }] }, { content: 'ok' }, { content: 'done' }]);
+    const huge = JSON.stringify({ rows: Array.from({ length: 60_000 }, (_, i) => `row ${i}`) });
+    expect(huge.length).toBeGreaterThan(500_000);
+    const { events, steps } = await collect({ chat, webhooks: fakeWebhooks({ find_customer: huge }), workflow: twoAgentWorkflow() });
+    const sent = chat.requests[1]!.messages.at(-1)!.content as string;
+    expect(sent.length).toBeLessThanOrEqual(MAX_TOOL_RESULT_CHARS);
+    expect(huge.startsWith(sent.slice(0, 90_000))).toBe(true);
+    expect(sent).toMatch(/\[Result truncated: it is longer than 100,000 characters; only the first part is shown\.\]$/);
+    expect(steps[0]).toMatchObject({ type: 'tool_call', output: sent });
+    expect(events.find((event) => event.type === 'tool_result')).toMatchObject({ output: sent });
   });
 
   it('narrows tools with tools_filter and answers an unknown tool with error text', async () => {

@@ -1,4 +1,5 @@
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors';
+import { checkLength, FIELD_LIMITS } from '../internal/field-limits';
 import { LeasedWorker, type LeasedTask, type TaskContext, TaskStopped } from '../internal/leased-worker';
 import type { Logger } from '../internal/logger';
 import type { ListPage, ListQuery } from '../internal/pagination';
@@ -77,6 +78,7 @@ export class Agents {
   }
 
   async create(accountId: string, input: { name: string; workflow: unknown }): Promise<AgentObject> {
+    checkLength(input?.name, 'name', FIELD_LIMITS.name);
     const workflow = validateWorkflow(input.workflow);
     return this.#store.createAgent(accountId, input.name, workflow);
   }
@@ -93,6 +95,7 @@ export class Agents {
 
   /** Changes the draft (validated again); the published version is untouched until the next publish. */
   async update(accountId: string, id: string, input: { name?: string; workflow?: unknown }): Promise<AgentObject> {
+    checkLength(input?.name, 'name', FIELD_LIMITS.name);
     await this.get(accountId, id);
     const workflow = input.workflow === undefined ? undefined : validateWorkflow(input.workflow);
     const agent = await this.#store.updateDraft(accountId, id, { name: input.name, workflow });
@@ -131,7 +134,8 @@ export class Agents {
     workflow.nodes.forEach((node, index) => {
       if (node.type !== 'agent') return;
       try {
-        parseModelId(node.data.model, vendors, `workflow.nodes[${index}].data.model`);
+        const model = typeof node.data.model === 'string' && chat.resolveModel ? chat.resolveModel(node.data.model) : node.data.model;
+        parseModelId(model, vendors, `workflow.nodes[${index}].data.model`);
       } catch (error) {
         if (!(error instanceof InvalidRequestError)) throw error;
         throw new InvalidRequestError(`Agent node '${node.id}': ${error.message}`, error.param, 'model_not_found');
@@ -152,6 +156,7 @@ export class Agents {
       );
     }
     if (typeof input.message !== 'string') throw new InvalidRequestError("Missing required parameter: 'message'.", 'message');
+    checkLength(input.message, 'message', FIELD_LIMITS.content);
     const variables = input.variables ?? {};
     const workflow = await this.#store.publishedWorkflow(id, agent.version);
     if (!workflow) throw new NotFoundError('agent version', String(agent.version));

@@ -16,6 +16,7 @@ import { cancelRunNow, expireRun } from './run-lifecycle';
 import { emptyRunState } from './run-state';
 import { RunWorker } from './run-worker';
 import { type RunsRepository, SqlRunsRepository } from './runs-repository';
+import { ASSISTANT_TEXT_LIMITS, checkContent, checkLengths, checkMessages, checkRunText } from './text-limits';
 import { checkToolResources } from './thread-attachments';
 import { type MessageInput, newClientMessage, type ThreadInput } from './thread-input';
 import type { ThreadStores } from './thread-stores';
@@ -125,11 +126,12 @@ export class AssistantRunner {
   private checkModel(model: unknown): void {
     const { chat } = this.deps;
     if (model === undefined || model === null || model === '' || !chat.vendors) return;
-    parseModelId(model, chat.vendors());
+    parseModelId(typeof model === 'string' && chat.resolveModel ? chat.resolveModel(model) : model, chat.vendors());
   }
 
   // Assistants
   async createAssistant(accountId: string, input: AssistantInput): Promise<Assistant> {
+    checkLengths(input, ASSISTANT_TEXT_LIMITS);
     this.checkModel(input.model);
     const assistant = newAssistant(input);
     await checkToolResources(this.stores, accountId, assistant.tool_resources, 'tool_resources');
@@ -144,6 +146,7 @@ export class AssistantRunner {
   }
 
   async updateAssistant(accountId: string, id: string, input: AssistantInput): Promise<Assistant> {
+    checkLengths(input, ASSISTANT_TEXT_LIMITS);
     this.checkModel(input.model);
     const assistant = updateAssistant(await this.retrieveAssistant(accountId, id), input);
     if (input.tool_resources !== undefined) {
@@ -165,6 +168,7 @@ export class AssistantRunner {
   // Threads and messages
   /** Creates a thread with its messages; files attached for file_search go into the thread's vector store. */
   createThread(accountId: string, input: ThreadInput = {}): Promise<Thread> {
+    checkMessages(input?.messages, 'messages');
     return this.threadService.create(accountId, input);
   }
 
@@ -189,6 +193,7 @@ export class AssistantRunner {
   }
 
   async createMessage(accountId: string, threadId: string, input: MessageInput): Promise<Message> {
+    checkContent(input?.content, 'content');
     await this.threadService.retrieve(accountId, threadId);
     await this.assertNoActiveRun(threadId, 'add messages to');
     return this.threadService.createMessage(accountId, threadId, input);
@@ -213,6 +218,7 @@ export class AssistantRunner {
   // Runs
   /** Creates a run on a thread and executes it in the background; answers the queued run. */
   async createRun(accountId: string, threadId: string, input: RunInput, options: RunOptions = {}): Promise<Run> {
+    checkRunText(input);
     this.checkModel(input.model);
     return (await this.prepareRun(accountId, threadId, input, options, false)).run;
   }
@@ -224,12 +230,15 @@ export class AssistantRunner {
     input: RunInput,
     options: RunOptions = {},
   ): Promise<AsyncIterable<AssistantStreamEvent>> {
+    checkRunText(input);
     this.checkModel(input.model);
     return (await this.prepareRun(accountId, threadId, input, options, true)).events!;
   }
 
   /** Creates a thread (with its messages) and a run on it. */
   async createThreadAndRun(accountId: string, input: ThreadAndRunInput, options: RunOptions = {}): Promise<Run> {
+    checkRunText(input);
+    checkMessages(input?.thread?.messages, 'thread.messages');
     this.checkModel(input.model);
     return (await this.prepareThreadAndRun(accountId, input, options, false)).run;
   }
@@ -240,6 +249,8 @@ export class AssistantRunner {
     input: ThreadAndRunInput,
     options: RunOptions = {},
   ): Promise<AsyncIterable<AssistantStreamEvent>> {
+    checkRunText(input);
+    checkMessages(input?.thread?.messages, 'thread.messages');
     this.checkModel(input.model);
     return (await this.prepareThreadAndRun(accountId, input, options, true)).events!;
   }

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { parseModelAliases, type ModelAliasConfig } from './model-aliases';
 
 /** A configured model provider: `FATHOM_PROVIDERS` entries and the convenience variables. */
 export interface ProviderConfig {
@@ -10,7 +11,7 @@ export interface ProviderConfig {
 }
 
 /** Settings of design.md's Runtime contract. Every field has its env variable and default. */
-export interface FathomConfig {
+export interface FathomConfig extends ModelAliasConfig {
   /** `PORT`, default 8080. */
   port: number;
   /** `HOST`, default 127.0.0.1. */
@@ -41,6 +42,8 @@ export interface FathomConfig {
   databaseUrl?: string;
   /** `FATHOM_DATABASE_POOL_SIZE`: PostgreSQL connections per process, default 10. */
   databasePoolSize: number;
+  /** `FATHOM_CONTEXT_TOKENS`: tokens a response with `truncation: "auto"` keeps, default 128000. */
+  contextTokens: number;
   /** `FATHOM_LEASE_SECONDS`: how long a process holds claimed background work without renewing it, default 30. */
   leaseSeconds: number;
   /**
@@ -146,6 +149,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`FATHOM_EMBEDDER must be transformers, openai, hash or auto, got '${embedder}'.`);
   }
   const agentsPort = env.AGENTS_PORT ? parseNumber(env.AGENTS_PORT, 0, 'AGENTS_PORT') : undefined;
+  const providers = parseProviders(env);
   const config: FathomConfig = {
     port: parseNumber(env.PORT, 8080, 'PORT'),
     host: env.HOST || '127.0.0.1',
@@ -158,9 +162,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     embeddingModel: env.FATHOM_EMBEDDING_MODEL || 'Xenova/all-MiniLM-L6-v2',
     modelsDir: resolve(env.FATHOM_MODELS_DIR || resolve(dataDir, 'models')),
     allowRemoteModels: parseBoolean(env.FATHOM_ALLOW_REMOTE_MODELS, true, 'FATHOM_ALLOW_REMOTE_MODELS'),
-    providers: parseProviders(env),
+    providers,
+    ...parseModelAliases(env, providers),
     databaseUrl: parseDatabaseUrl(env.FATHOM_DATABASE_URL),
     databasePoolSize: parsePositiveInteger(env.FATHOM_DATABASE_POOL_SIZE, 10, 'FATHOM_DATABASE_POOL_SIZE'),
+    contextTokens: parsePositiveInteger(env.FATHOM_CONTEXT_TOKENS, 128_000, 'FATHOM_CONTEXT_TOKENS'),
     leaseSeconds: parsePositiveNumber(env.FATHOM_LEASE_SECONDS, 30, 'FATHOM_LEASE_SECONDS'),
     webSearch: parseWebSearch(env),
     egressAllow: (env.AGENT_EGRESS_ALLOW || '')

@@ -14,6 +14,8 @@ export {
   startTestPostgres,
   leaseTestPostgres,
   closeTestPostgres,
+  postgresForDataDir,
+  releasePostgresForDataDir,
   openTestDatabase,
   testBackends,
   type TestPostgres,

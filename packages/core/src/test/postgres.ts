@@ -179,11 +179,47 @@ export async function leaseTestPostgres(): Promise<{ url: string; release(): voi
   };
 }
 
+const byDataDir = new Map<string, { server: TestPostgres; open: boolean }>();
+
+/**
+ * The PostgreSQL that stands for a data dir in the http tests (`FATHOM_TEST_BACKEND=postgres`): the
+ * same database again for a data dir seen before (a restart keeps its data), else a fresh one — a
+ * server no open Fathom uses, reset. Call `release(dataDir)` when that Fathom closes.
+ */
+export async function postgresForDataDir(dataDir: string): Promise<string> {
+  const known = byDataDir.get(dataDir);
+  if (known) {
+    known.open = true;
+    return known.server.url;
+  }
+  const inUse = new Set([...byDataDir.values()].filter((entry) => entry.open).map((entry) => entry.server));
+  // Reuse the server of the data dir closed longest ago (Map keeps insertion order), else start one.
+  let server: TestPostgres | undefined;
+  for (const [dir, entry] of byDataDir) {
+    if (!entry.open && !inUse.has(entry.server)) {
+      byDataDir.delete(dir);
+      server = entry.server;
+      break;
+    }
+  }
+  server ??= await startTestPostgres();
+  await server.reset();
+  byDataDir.set(dataDir, { server, open: true });
+  return server.url;
+}
+
+/** The Fathom of this data dir closed; its database stays until another data dir needs a server. */
+export function releasePostgresForDataDir(dataDir: string): void {
+  const entry = byDataDir.get(dataDir);
+  if (entry) entry.open = false;
+}
+
 /** Stops every test PostgreSQL this process started. */
 export async function closeTestPostgres(): Promise<void> {
-  const all = [...idle, ...busy];
+  const all = [...new Set([...idle, ...busy, ...[...byDataDir.values()].map((entry) => entry.server)])];
   idle.length = 0;
   busy.clear();
+  byDataDir.clear();
   await Promise.allSettled(all.map((server) => server.close()));
 }
 
