@@ -142,7 +142,10 @@ async function settleError(context: RunContext, error: unknown): Promise<void> {
   const stopped = (reason instanceof TaskStopped && reason.reason !== 'cancelled') || (error instanceof RunInterrupted && !error.cancelled);
   if (stopped) {
     // The stream belongs to this process's request: it ends here; whoever holds the run now finishes it.
-    context.deps.events.end(context.run.id);
+    context.deps.events.end(
+      context.run.id,
+      'This run is now executed by another server process; its stream ends here. Poll the run (GET /v1/threads/{thread_id}/runs/{run_id}) for its result.',
+    );
     if (reason instanceof TaskStopped) throw reason;
     return;
   }

@@ -142,6 +142,7 @@ describe.each(testBackends())('assistant run takeover on %s', (backend) => {
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) seen.push(next.value.event);
     expect(seen).not.toContain('thread.message.completed');
     expect(seen).not.toContain('thread.run.completed');
+    expect(seen.slice(-2)).toEqual(['error', 'done']);
 
     const second = make(() => ({ content: 'A whole answer.' }));
     second.runner.start();
