@@ -40,6 +40,10 @@ function describeRateLimiterConformance(
       expect(await limiter.tryAcquire('a', 3)).toBe(true);
       expect(await limiter.tryAcquire('a', 3)).toBe(false);
       expect(await limiter.tryAcquire('a', 2)).toBe(false);
+      // A fractional limit admits while fewer calls than it were admitted.
+      expect(await limiter.tryAcquire('c', 1.5)).toBe(true);
+      expect(await limiter.tryAcquire('c', 1.5)).toBe(true);
+      expect(await limiter.tryAcquire('c', 1.5)).toBe(false);
       await close();
     });
   });
@@ -71,6 +75,14 @@ for (const backend of testBackends()) {
       expect((await burst()).filter(Boolean)).toHaveLength(0);
       now += 30_001;
       expect((await burst()).filter(Boolean)).toHaveLength(7);
+      await db.close();
+    });
+
+    it('stores a row per call admitted in a window, not per unit of a huge limit', async () => {
+      const db = await openTestDatabase(backend, [webhooksSchema]);
+      const limiter = new SqlRateLimiter(db, { now: () => START });
+      for (let i = 0; i < 5; i++) expect(await limiter.tryAcquire('generous', 1e9)).toBe(true);
+      expect(await db.get('SELECT COUNT(*) AS n FROM webhook_rate_slots')).toEqual({ n: 5 });
       await db.close();
     });
   });
