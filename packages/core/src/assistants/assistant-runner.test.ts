@@ -543,4 +543,21 @@ describe.each(testBackends())('AssistantRunner on %s', (backend) => {
     expect(cut).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_prompt_tokens' } });
     expect(chat.requests).toHaveLength(1);
   });
+
+  it('creates one run of two started on one thread at once, with only its own additional message', async () => {
+    await setup(() => ({ hang: true }));
+    const assistant = await runner.createAssistant(ACCOUNT, { model: 'fake/model' });
+    const thread = await runner.createThread(ACCOUNT, {});
+    const start = (text: string) =>
+      runner.createRun(ACCOUNT, thread.id, { assistant_id: assistant.id, additional_messages: [{ role: 'user', content: text }] });
+    const results = await Promise.allSettled([start('first'), start('second')]);
+    const created = results.filter((result) => result.status === 'fulfilled');
+    const refused = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+    expect(created).toHaveLength(1);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.reason).toMatchObject({ status: 400, code: 'thread_busy' });
+    const messages = await runner.listMessages(ACCOUNT, thread.id, {});
+    const winner = results[0]!.status === 'fulfilled' ? 'first' : 'second';
+    expect(messages.data.map((message) => message.content[0]!.text.value)).toEqual([winner]);
+  });
 });

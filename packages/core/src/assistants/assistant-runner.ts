@@ -360,16 +360,25 @@ export class AssistantRunner {
     state.include = options.include ?? [];
     state.toolResources = input.tool_resources ? normalizeToolResources(input.tool_resources) : undefined;
     await checkToolResources(this.stores, accountId, state.toolResources, 'tool_resources');
-    if (additional.length) {
-      await this.threadService.addMessages(
-        accountId,
-        threadId,
-        additional,
-        additional.map((_, index) => `additional_messages[${index}].`),
-      );
-    }
+    await this.threadService.attach(
+      accountId,
+      threadId,
+      additional,
+      additional.map((_, index) => `additional_messages[${index}].`),
+    );
     const events = stream ? this.events.watch(run.id) : undefined;
-    if (!(await this.runs.insert(accountId, run, state, this.worker.lease()))) {
+    // The run and its additional messages are written together: a thread that got another run meanwhile gets neither.
+    const inserted = await this.deps.db
+      .transaction(async (tx) => {
+        await this.threadService.insertMessages(tx, accountId, additional);
+        if (!(await this.runs.in(tx).insert(accountId, run, state, this.worker.lease()))) throw new ThreadBusy();
+        return true;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof ThreadBusy) return false;
+        throw error;
+      });
+    if (!inserted) {
       events?.close();
       throw threadBusy('create a run on', threadId, (await this.runs.activeRunOf(threadId))?.id ?? 'that is active');
     }
@@ -417,6 +426,9 @@ export class AssistantRunner {
     yield { event: 'done', data: '[DONE]' };
   }
 }
+
+/** The thread got an active run between the check and the insert (another request, maybe another process). */
+class ThreadBusy extends Error {}
 
 function threadBusy(action: string, threadId: string, runId: string): InvalidRequestError {
   return new InvalidRequestError(`Can't ${action} ${threadId} while a run ${runId} is active.`, null, 'thread_busy');

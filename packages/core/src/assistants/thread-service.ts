@@ -91,11 +91,19 @@ export class ThreadService {
    * message in errors) and puts their file_search attachments into the thread's store.
    */
   async addMessages(accountId: string, threadId: string, messages: Message[], prefixes: string[]): Promise<void> {
+    await this.attach(accountId, threadId, messages, prefixes);
+    await this.db.transaction((tx) => this.insertMessages(tx, accountId, messages));
+  }
+
+  /** Checks the messages' attachments (404 naming `<prefix>attachments[i].file_id`) and puts the file_search ones into the thread's store. */
+  async attach(accountId: string, threadId: string, messages: Message[], prefixes: string[]): Promise<void> {
     for (const [index, message] of messages.entries()) await checkAttachments(this.stores, accountId, message, prefixes[index]!);
     await attachToThread(this.stores, this.threads, accountId, threadId, fileSearchAttachments(messages));
-    await this.db.transaction(async (tx) => {
-      for (const message of messages) await this.threads.in(tx).insertMessage(accountId, message);
-    });
+  }
+
+  /** Writes messages inside the caller's transaction. */
+  async insertMessages(tx: SqlClient, accountId: string, messages: readonly Message[]): Promise<void> {
+    for (const message of messages) await this.threads.in(tx).insertMessage(accountId, message);
   }
 
   async listMessages(accountId: string, threadId: string, query: ListQuery & { run_id?: string }): Promise<ListPage<Message>> {
