@@ -9,7 +9,12 @@ const resolve = { conditions: ['fathom-source', ...defaultServerConditions] };
  * http test files that do not run on PostgreSQL, each for a reason: they exercise SQLite itself
  * (its file on disk, a full disk) or a CLI that only works embedded over a data dir.
  */
-const POSTGRES_EXCLUDED: string[] = [];
+const POSTGRES_EXCLUDED: string[] = [
+  // Builds and packs the packages; nothing in it depends on the backend.
+  'test/packaging.test.ts',
+  // Starts its own PostgreSQL for its server processes, whatever the project.
+  'test/cluster.test.ts',
+];
 
 // One project per package (test.projects replaces the deprecated vitest.workspace.ts).
 export default defineConfig({
@@ -53,6 +58,25 @@ export default defineConfig({
           pool: 'forks',
           testTimeout: 60_000,
           hookTimeout: 120_000,
+        },
+      },
+      {
+        // The console's own logic (no browser): the editor's workflow model.
+        test: { name: 'console', root: './packages/console', include: ['src/**/*.test.ts'] },
+      },
+      {
+        // The console in real Chromium (playwright-core + the binary of @sparticuz/chromium) against a real
+        // server on 127.0.0.1. Files run one at a time: each drives its own browser.
+        resolve,
+        ssr: { resolve: { conditions: resolve.conditions, externalConditions: ['fathom-source'] } },
+        test: {
+          name: 'console-e2e',
+          root: './packages/console',
+          include: ['e2e/**/*.e2e.test.ts'],
+          pool: 'forks',
+          fileParallelism: false,
+          testTimeout: 90_000,
+          hookTimeout: 90_000,
         },
       },
     ],

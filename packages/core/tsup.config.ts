@@ -14,4 +14,6 @@ export default defineConfig({
   dts: { entry: { index: 'src/index.ts', 'test/index': 'src/test/index.ts' } },
   clean: true,
   target: 'node20',
+  // PGlite backs the test helpers' PostgreSQL and is loaded on demand; it is a dev dependency, never bundled.
+  external: [/^@electric-sql\//],
 });

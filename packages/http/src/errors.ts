@@ -1,9 +1,34 @@
 import { describeSchemaIssues, FathomError, type SchemaIssue } from '@fathom/core';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
+/** The error object inside OpenAI's envelope `{error: {...}}`. */
+export interface OpenAiErrorObject {
+  message: string;
+  type: string;
+  param: string | null;
+  code: string;
+}
+
 /** OpenAI's error envelope for a client error. */
-export function openAiError(message: string, code: string, param: string | null = null) {
+export function openAiError(message: string, code: string, param: string | null = null): { error: OpenAiErrorObject } {
   return { error: { message, type: 'invalid_request_error', param, code } };
+}
+
+const INTERNAL: OpenAiErrorObject = {
+  message: 'The server had an error while processing your request.',
+  type: 'server_error',
+  param: null,
+  code: 'server_error',
+};
+
+/**
+ * The status and error object of a failure raised by core: a FathomError says what it is; anything
+ * else is an internal error whose message (SQL, stack, paths) is never shown. The one place error
+ * objects are built, for answers and for errors inside streams alike.
+ */
+export function errorObjectOf(error: unknown): { status: number; error: OpenAiErrorObject } {
+  if (error instanceof FathomError) return { status: error.status, error: error.toJSON().error };
+  return { status: 500, error: INTERNAL };
 }
 
 /** `1048576` -> `1 MiB`, `65536` -> `64 KiB`. */
@@ -53,7 +78,8 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
   }
   if (error instanceof FathomError) {
     if (error.status >= 500) request.log.warn({ err: error }, error.message);
-    reply.status(error.status).send(error.toJSON());
+    const { status, error: body } = errorObjectOf(error);
+    reply.status(status).send({ error: body });
     return;
   }
   const fastifyError = error as FastifyError & { validation?: SchemaIssue[] };
@@ -77,9 +103,8 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
     return;
   }
   request.log.error({ err: error }, 'unhandled error');
-  reply.status(500).send({
-    error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: 'server_error' },
-  });
+  const internal = errorObjectOf(error);
+  reply.status(internal.status).send({ error: internal.error });
 }
 
 export function handleNotFound(request: FastifyRequest, reply: FastifyReply): void {

@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { MAX_UPLOAD_BYTES } from './body-limits';
+import { registerConsole } from './console';
 import { handleError, handleNotFound, openAiError } from './errors';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-body';
 import { registerRoutes } from './route';
@@ -23,6 +24,8 @@ export interface CreateServerOptions {
   surface?: 'all' | 'platform' | 'agents';
   /** Fastify logger option; default off (the CLI turns it on). */
   logger?: FastifyServerOptions['logger'];
+  /** Build directory of the console served at /console/; default `packages/console/dist`; false = no console. */
+  consoleDir?: string | false;
 }
 
 /**
@@ -84,5 +87,6 @@ export async function createServer(fathom: Fathom, options: CreateServerOptions 
 
   registerRoutes(app, fathom, routeTables(surface));
   app.get('/health', async () => ({ status: 'ok' }));
+  if (surface !== 'agents' && options.consoleDir !== false) registerConsole(app, options.consoleDir);
   return app;
 }

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errorObjectOf, type OpenAiErrorObject } from './errors';
 
 /** One server-sent event: `event: <name>` (optional) and `data: <json or raw string>`. */
 export interface SseEvent {
@@ -21,7 +22,10 @@ export async function sendSse(
   request: FastifyRequest,
   reply: FastifyReply,
   produce: (signal: AbortSignal) => AsyncIterable<SseEvent>,
-  options: { onError?: (error: unknown) => SseEvent[] } = {},
+  options: {
+    /** How this API sends an error inside its stream; default `event: error` with `{error}`. */
+    errorEvent?: (error: OpenAiErrorObject) => SseEvent;
+  } = {},
 ): Promise<void> {
   const controller = new AbortController();
   const onClose = () => {
@@ -52,19 +56,9 @@ export async function sendSse(
     }
   } catch (error) {
     if (!controller.signal.aborted) {
-      const events = options.onError?.(error) ?? [
-        {
-          event: 'error',
-          data: {
-            error: {
-              message: (error as Error).message ?? 'stream failed',
-              type: 'server_error',
-              code: (error as any).code ?? 'server_error',
-            },
-          },
-        },
-      ];
-      for (const event of events) reply.raw.write(encodeSse(event));
+      if (errorObjectOf(error).status >= 500) request.log.error({ err: error }, 'error inside a stream');
+      const { error: body } = errorObjectOf(error);
+      reply.raw.write(encodeSse(options.errorEvent ? options.errorEvent(body) : { event: 'error', data: { error: body } }));
     }
   } finally {
     reply.raw.off('close', onClose);

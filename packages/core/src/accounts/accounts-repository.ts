@@ -1,5 +1,5 @@
 import type { ListPage, ListQuery } from '../internal/pagination';
-import { toPage, type Repository, type SqlClient } from '../storage';
+import { paginate, toPage, type Repository, type SqlClient } from '../storage';
 
 export type LedgerKind = 'credit' | 'reserve' | 'charge' | 'release';
 
@@ -49,6 +49,10 @@ export interface AccountsRepository extends Repository<AccountsRepository> {
   released(ref: string): Promise<boolean>;
   ledgerPage(accountId: string, query: ListQuery): Promise<ListPage<LedgerPageRow>>;
   ledgerSum(accountId: string): Promise<number>;
+  /** Every account, oldest first by default (admin views). */
+  accountsPage(query: ListQuery): Promise<ListPage<AccountRow>>;
+  /** The keys of an account, as hints (never the key). */
+  keysOf(accountId: string): Promise<Array<{ id: string; key_hint: string; created_at: number }>>;
 }
 
 /** The SQL of accounts, the same on SQLite and PostgreSQL. */
@@ -159,6 +163,14 @@ export class SqlAccountsRepository implements AccountsRepository {
       [...params, limit + 1],
     );
     return toPage(rows, limit, (row) => ({ ...row, id: String(row.id) }));
+  }
+
+  accountsPage(query: ListQuery): Promise<ListPage<AccountRow>> {
+    return paginate<AccountRow, AccountRow>(this.db, { table: 'accounts', where: '1 = 1', params: [], query, map: (row) => row });
+  }
+
+  keysOf(accountId: string): Promise<Array<{ id: string; key_hint: string; created_at: number }>> {
+    return this.db.all('SELECT id, key_hint, created_at FROM api_keys WHERE account_id = ? ORDER BY created_at, id', [accountId]);
   }
 
   async ledgerSum(accountId: string): Promise<number> {

@@ -4,6 +4,7 @@ import { newId, nowSeconds, randomToken } from '../internal/ids';
 import type { ListPage, ListQuery } from '../internal/pagination';
 import type { SqlClient } from '../storage';
 import { type AccountRow, type AccountsRepository, type LedgerKind, SqlAccountsRepository } from './accounts-repository';
+import type { AccountWithKeys } from './account-directory';
 import { fromMicros, parseAmount, toMicros } from './money';
 
 export interface Account {
@@ -110,6 +111,23 @@ export class Accounts {
 
   count(): Promise<number> {
     return this.#repository.count();
+  }
+
+  /** Every account with its keys' hints (admin views). */
+  async list(query: ListQuery = {}): Promise<ListPage<AccountWithKeys>> {
+    const page = await this.#repository.accountsPage(query);
+    const data = await Promise.all(
+      page.data.map(async (row) => ({
+        ...toAccount(row),
+        keys: (await this.#repository.keysOf(row.id)).map((key) => ({
+          id: key.id,
+          object: 'api_key' as const,
+          hint: `…${key.key_hint}`,
+          created_at: key.created_at,
+        })),
+      })),
+    );
+    return { ...page, data };
   }
 
   /** Adds money (admin top-up): a finite amount > 0, in whole micro-units, at most 1e9 units. */

@@ -3,3 +3,4 @@ export { SqlAccountsRepository, type AccountsRepository, type AccountRow, type L
 export { bootstrapAccounts, type BootstrapResult } from './bootstrap';
 export { accountsSchema } from './schema';
 export { toMicros, fromMicros, parseAmount, MICROS_PER_UNIT, MAX_CREDIT_UNITS } from './money';
+export type { AccountWithKeys, ApiKeyInfo } from './account-directory';

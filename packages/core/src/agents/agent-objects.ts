@@ -18,14 +18,15 @@ export interface AgentObject {
   updated_at: number;
 }
 
-/** A published version of an agent: the snapshot of its draft that runs. `id` is the version number as a string. */
+/** One published snapshot of an agent, as `GET /v1/agents/{id}/versions` lists it. */
 export interface AgentVersionObject {
+  /** `<agent_id>@<version>`. */
   id: string;
   object: 'agent.version';
   agent_id: string;
   version: number;
+  /** The agent's name when this version was published. */
   name: string;
-  workflow: Workflow;
   created_at: number;
 }
 

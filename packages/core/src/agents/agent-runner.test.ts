@@ -159,7 +159,8 @@ describe('runWorkflow', () => {
     expect(chat.requests[0]!.tools!.map((tool) => tool.function.name)).toEqual(['summarize', 'find_customer', 'delete_customer']);
     expect(chat.requests[1]!.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_1_0', content: '{"name":"Acme"}' });
     expect(chat.requests[2]!.messages.at(-1)).toEqual({ role: 'user', content: 'Acme buys rockets.' });
-    expect(chat.requests[2]!.tools!.map((tool) => tool.function.name)).toEqual(['summarize']);
+    // The writer receives the researcher's card through the pipeline (researcher -> writer).
+    expect(chat.requests[2]!.tools!.map((tool) => tool.function.name)).toEqual(['summarize', 'find_customer', 'delete_customer']);
     expect(webhooks.calls).toEqual([{ card: 'CRM', routeName: 'find_customer', args: { q: 'Acme' }, rateLimitKey: 'agent_1:crm' }]);
     expect(steps.map((step) => step.type)).toEqual(['tool_call', 'message', 'message']);
     expect(JSON.stringify(chat.requests)).not.toContain('sk-secret');

@@ -70,12 +70,14 @@ describe.each(testBackends())('agents repository on %s', (backend) => {
     expect([...versions].sort()).toEqual([1, 2, 3, 4, 5]);
     const first = await repository.listVersions(agent.id, { limit: 2 });
     expect(first.data.map((version) => version.version)).toEqual([5, 4]);
-    expect(first).toMatchObject({ first_id: '5', last_id: '4', has_more: true });
+    expect(first).toMatchObject({ first_id: `${agent.id}@5`, last_id: `${agent.id}@4`, has_more: true });
     const next = await repository.listVersions(agent.id, { limit: 2, after: first.last_id! });
     expect(next.data.map((version) => version.version)).toEqual([3, 2]);
     expect((await repository.listVersions(agent.id, { order: 'asc', after: '3' })).data.map((version) => version.version)).toEqual([4, 5]);
     expect((await repository.listVersions(agent.id, { after: 'not-a-version' })).data).toEqual([]);
     expect(await repository.publishedWorkflow(agent.id, 3)).toEqual(workflow());
+    expect(await repository.getVersion(agent.id, 3)).toMatchObject({ id: `${agent.id}@3`, version: 3, name: 'a', workflow: workflow() });
+    expect(await repository.getVersion(agent.id, 6)).toBeUndefined();
     await db.close();
   });
 

@@ -72,8 +72,10 @@ export interface AgentsRepository extends Repository<AgentsRepository> {
   publish(accountId: string, id: string): Promise<number | undefined>;
   /** The workflow of a published version. */
   publishedWorkflow(agentId: string, version: number): Promise<Workflow | undefined>;
-  /** Published versions of an agent, newest first by default; `after`/`before` are version numbers. */
+  /** Published versions of an agent, newest first by default; `after`/`before` are version ids (`<agent>@<n>`) or numbers. */
   listVersions(agentId: string, query: ListQuery): Promise<ListPage<AgentVersionObject>>;
+  /** One published version with its workflow. */
+  getVersion(agentId: string, version: number): Promise<(AgentVersionObject & { workflow: Workflow }) | undefined>;
   /** Stores a run `in_progress`, leased to the process that executes it. */
   createRun(
     agent: AgentObject,
@@ -181,12 +183,13 @@ export class SqlAgentsRepository implements AgentsRepository {
     const conditions = ['agent_id = ?'];
     const params: unknown[] = [agentId];
     const cursor = (value: string, op: string) => {
-      if (!/^\d+$/.test(value)) {
+      const number = value.startsWith(`${agentId}@`) ? value.slice(agentId.length + 1) : value;
+      if (!/^\d+$/.test(number)) {
         conditions.push('1 = 0');
         return;
       }
       conditions.push(`version ${op} ?`);
-      params.push(Number(value));
+      params.push(Number(number));
     };
     if (query.after) cursor(query.after, order === 'desc' ? '<' : '>');
     if (query.before) cursor(query.before, order === 'desc' ? '>' : '<');
@@ -195,6 +198,11 @@ export class SqlAgentsRepository implements AgentsRepository {
       [...params, limit + 1],
     );
     return toPage(rows, limit, toVersion);
+  }
+
+  async getVersion(agentId: string, version: number): Promise<(AgentVersionObject & { workflow: Workflow }) | undefined> {
+    const row = await this.db.get<VersionRow>('SELECT * FROM agent_versions WHERE agent_id = ? AND version = ?', [agentId, version]);
+    return row && { ...toVersion(row), workflow: JSON.parse(row.workflow_json) as Workflow };
   }
 
   async createRun(
@@ -314,12 +322,11 @@ export class SqlAgentsRepository implements AgentsRepository {
 
 function toVersion(row: VersionRow): AgentVersionObject {
   return {
-    id: String(row.version),
+    id: `${row.agent_id}@${row.version}`,
     object: 'agent.version',
     agent_id: row.agent_id,
     version: row.version,
     name: row.name,
-    workflow: JSON.parse(row.workflow_json) as Workflow,
     created_at: row.created_at,
   };
 }

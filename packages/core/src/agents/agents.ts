@@ -9,8 +9,10 @@ import type { AgentObject, AgentRunEvent, AgentRunObject, AgentVersionObject } f
 import { runWorkflow } from './agent-runner';
 import { type AgentRunSummary, type AgentsRepository, SqlAgentsRepository } from './agents-repository';
 import { type BuiltInTool, builtInTools } from './built-in-tools';
+import { previewWorkflowTools, type WorkflowToolsPreview } from './preview-tools';
 import { checkVariables } from './render-variables';
 import { validateWorkflow } from './validate-workflow';
+import { maskWorkflowSecrets, restoreWorkflowSecrets } from './workflow-secrets';
 import type { StartNode, Workflow } from './workflow-types';
 
 /** Body of `POST /v1/agents/{id}/run`. */
@@ -28,6 +30,9 @@ export interface StartedRun {
 
 const DEFAULT_MAX_TOOL_ROUNDS = 10;
 
+/** An agent as answered to a caller: card secrets masked (see `maskWorkflowSecrets`). */
+const masked = (agent: AgentObject): AgentObject => ({ ...agent, workflow: maskWorkflowSecrets(agent.workflow) });
+
 /** Why a run whose process stopped is failed rather than resumed. */
 export const INTERRUPTED_RUN_ERROR =
   'The server executing this run stopped before it finished. Agent runs are not resumed: a Webhook call may have been under way, ' +
@@ -36,6 +41,9 @@ export const INTERRUPTED_RUN_ERROR =
 /**
  * The agent service: workflows validated and saved as drafts, published as numbered versions, and
  * run (only the published version) with their tools. Every agent belongs to one account.
+ *
+ * Workflows leave this class with their card secrets masked (`SECRET_MASK`); a workflow sent back
+ * with the mask in place keeps the stored secret, so no reader ever gets a credential back in full.
  *
  * A run executes in the process serving its request, leased to it (heartbeat included). When that
  * process dies, any process claims the run once the lease ends and ends it `failed`
@@ -79,28 +87,37 @@ export class Agents {
 
   async create(accountId: string, input: { name: string; workflow: unknown }): Promise<AgentObject> {
     checkLength(input?.name, 'name', FIELD_LIMITS.name);
-    const workflow = validateWorkflow(input.workflow);
-    return this.#store.createAgent(accountId, input.name, workflow);
+    const workflow = validateWorkflow(restoreWorkflowSecrets(input.workflow, undefined));
+    return masked(await this.#store.createAgent(accountId, input.name, workflow));
   }
 
-  list(accountId: string, query: ListQuery = {}): Promise<ListPage<AgentObject>> {
-    return this.#store.listAgents(accountId, query);
+  async list(accountId: string, query: ListQuery = {}): Promise<ListPage<AgentObject>> {
+    const page = await this.#store.listAgents(accountId, query);
+    return { ...page, data: page.data.map(masked) };
   }
 
   async get(accountId: string, id: string): Promise<AgentObject> {
+    return masked(await this.#find(accountId, id));
+  }
+
+  /** The stored agent, secrets included (stays inside this class). */
+  async #find(accountId: string, id: string): Promise<AgentObject> {
     const agent = await this.#store.getAgent(accountId, id);
     if (!agent) throw new NotFoundError('agent', id);
     return agent;
   }
 
-  /** Changes the draft (validated again); the published version is untouched until the next publish. */
+  /**
+   * Changes the draft (validated again); the published version is untouched until the next publish.
+   * Masked secrets in the new workflow keep the draft's stored values.
+   */
   async update(accountId: string, id: string, input: { name?: string; workflow?: unknown }): Promise<AgentObject> {
     checkLength(input?.name, 'name', FIELD_LIMITS.name);
-    await this.get(accountId, id);
-    const workflow = input.workflow === undefined ? undefined : validateWorkflow(input.workflow);
+    const current = await this.#find(accountId, id);
+    const workflow = input.workflow === undefined ? undefined : validateWorkflow(restoreWorkflowSecrets(input.workflow, current.workflow));
     const agent = await this.#store.updateDraft(accountId, id, { name: input.name, workflow });
     if (!agent) throw new NotFoundError('agent', id);
-    return agent;
+    return masked(agent);
   }
 
   async delete(accountId: string, id: string): Promise<{ id: string; object: 'agent.deleted'; deleted: true }> {
@@ -108,19 +125,35 @@ export class Agents {
     return { id, object: 'agent.deleted', deleted: true };
   }
 
+  /** The published versions of an agent, newest first; pages with `after`/`before` (version ids or numbers). */
+  async listVersions(accountId: string, agentId: string, query: ListQuery = {}): Promise<ListPage<AgentVersionObject>> {
+    await this.#find(accountId, agentId);
+    return this.#store.listVersions(agentId, query);
+  }
+
+  /** One published version with its workflow (secrets masked). */
+  async getVersion(accountId: string, agentId: string, version: number): Promise<AgentVersionObject & { workflow: Workflow }> {
+    await this.#find(accountId, agentId);
+    const found = Number.isInteger(version) ? await this.#store.getVersion(agentId, version) : undefined;
+    if (!found) throw new NotFoundError('agent version', `${agentId}@${version}`);
+    return { ...found, workflow: maskWorkflowSecrets(found.workflow) };
+  }
+
+  /**
+   * The tools each agent node of a workflow (saved or not, finished or not) would give its model, and
+   * whether the workflow would pass validation. Masked secrets are never compiled into definitions.
+   */
+  previewTools(workflow: unknown): WorkflowToolsPreview {
+    return previewWorkflowTools(workflow, this.#options.webhooks, this.#builtIns);
+  }
+
   /** Snapshots the draft as the next published version. */
   async publish(accountId: string, id: string): Promise<AgentObject> {
-    const workflow = validateWorkflow((await this.get(accountId, id)).workflow);
+    const workflow = validateWorkflow((await this.#find(accountId, id)).workflow);
     this.#checkModels(workflow);
     const version = await this.#options.db.transaction((tx) => this.#store.in(tx).publish(accountId, id));
     if (version === undefined) throw new NotFoundError('agent', id);
     return this.get(accountId, id);
-  }
-
-  /** The published versions of an agent, newest first; pages with `after`/`before` (version numbers). */
-  async listVersions(accountId: string, agentId: string, query: ListQuery = {}): Promise<ListPage<AgentVersionObject>> {
-    await this.get(accountId, agentId);
-    return this.#store.listVersions(agentId, query);
   }
 
   /**
@@ -148,7 +181,7 @@ export class Agents {
    * required variables), stores the run leased to this process and returns it with its event stream.
    */
   async startRun(accountId: string, id: string, input: RunAgentInput): Promise<StartedRun> {
-    const agent = await this.get(accountId, id);
+    const agent = await this.#find(accountId, id);
     if (agent.version === null) {
       throw new ConflictError(
         `Agent '${id}' has no published version yet; publish it (POST /v1/agents/${id}/publish) before running it.`,
@@ -184,7 +217,7 @@ export class Agents {
   }
 
   async getRun(accountId: string, agentId: string, runId: string): Promise<AgentRunObject> {
-    await this.get(accountId, agentId);
+    await this.#find(accountId, agentId);
     const run = await this.#store.getRun(accountId, agentId, runId);
     if (!run) throw new NotFoundError('agent run', runId);
     return run;
@@ -192,7 +225,7 @@ export class Agents {
 
   /** Runs of an agent (without steps), newest first; pages with `after`/`before` (run ids). */
   async listRuns(accountId: string, agentId: string, query: ListQuery = {}): Promise<ListPage<AgentRunSummary>> {
-    await this.get(accountId, agentId);
+    await this.#find(accountId, agentId);
     return this.#store.listRuns(agentId, query);
   }
 

@@ -15,3 +15,6 @@ export type {
   WorkflowNode,
   WorkflowNodeType,
 } from './workflow-types';
+export type { AgentToolsPreview, WorkflowToolsPreview } from './preview-tools';
+export { visibleCards } from './visible-cards';
+export { SECRET_MASK, maskWorkflowSecrets } from './workflow-secrets';

@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { parseBoolean, parseNumber, parsePositiveInteger, parsePositiveNumber } from './env-values';
+import { type JobSettings, readJobSettings } from './tools-settings';
 import { parseModelAliases, type ModelAliasConfig } from './model-aliases';
 
 /** A configured model provider: `FATHOM_PROVIDERS` entries and the convenience variables. */
@@ -44,6 +46,8 @@ export interface FathomConfig extends ModelAliasConfig {
   databasePoolSize: number;
   /** `FATHOM_CONTEXT_TOKENS`: tokens a response with `truncation: "auto"` keeps, default 128000. */
   contextTokens: number;
+  /** The data tools' settings (`FATHOM_TOOLS_*`). */
+  tools: JobSettings;
   /** `FATHOM_LEASE_SECONDS`: how long a process holds claimed background work without renewing it, default 30. */
   leaseSeconds: number;
   /**
@@ -53,32 +57,6 @@ export interface FathomConfig extends ModelAliasConfig {
   webSearch?: { url: string; key?: string };
   /** The environment the config was read from, for capability-specific settings (e.g. `FATHOM_TOOLS_MODEL`). */
   env: Readonly<Record<string, string | undefined>>;
-}
-
-function parseBoolean(value: string | undefined, fallback: boolean, name: string): boolean {
-  if (value === undefined || value === '') return fallback;
-  if (/^(1|true|yes|on)$/i.test(value)) return true;
-  if (/^(0|false|no|off)$/i.test(value)) return false;
-  throw new Error(`${name} must be true or false, got '${value}'.`);
-}
-
-function parseNumber(value: string | undefined, fallback: number, name: string): number {
-  if (value === undefined || value === '') return fallback;
-  const parsed = Number(value);
-  if (!Number.isFinite(parsed)) throw new Error(`${name} must be a number, got '${value}'.`);
-  return parsed;
-}
-
-function parsePositiveInteger(value: string | undefined, fallback: number, name: string): number {
-  const parsed = parseNumber(value, fallback, name);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`${name} must be a positive integer, got '${value}'.`);
-  return parsed;
-}
-
-function parsePositiveNumber(value: string | undefined, fallback: number, name: string): number {
-  const parsed = parseNumber(value, fallback, name);
-  if (!(parsed > 0)) throw new Error(`${name} must be a number > 0, got '${value}'.`);
-  return parsed;
 }
 
 function parseDatabaseUrl(value: string | undefined): string | undefined {
@@ -167,6 +145,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: parseDatabaseUrl(env.FATHOM_DATABASE_URL),
     databasePoolSize: parsePositiveInteger(env.FATHOM_DATABASE_POOL_SIZE, 10, 'FATHOM_DATABASE_POOL_SIZE'),
     contextTokens: parsePositiveInteger(env.FATHOM_CONTEXT_TOKENS, 128_000, 'FATHOM_CONTEXT_TOKENS'),
+    tools: readJobSettings(env),
     leaseSeconds: parsePositiveNumber(env.FATHOM_LEASE_SECONDS, 30, 'FATHOM_LEASE_SECONDS'),
     webSearch: parseWebSearch(env),
     egressAllow: (env.AGENT_EGRESS_ALLOW || '')

@@ -1,5 +1,5 @@
 import type { Accounts } from '../accounts';
-import type { FathomConfig } from '../config';
+import type { FathomConfig, JobSettings } from '../config';
 import type { EgressGuardContract } from '../egress/types';
 import { FathomError, NotFoundError, ServiceUnavailableError } from '../errors';
 import { newId } from '../internal/ids';
@@ -11,7 +11,6 @@ import type { SqlClient } from '../storage';
 import { findTool, TOOL_CATALOG, type ToolDefinition } from './catalog';
 import { type JobRow, type JobsRepository, SqlJobsRepository, type ToolJob, toToolJob } from './job-store';
 import { enforcePolicy } from './policy';
-import { readJobSettings, type JobSettings } from './settings';
 import { createToolSources, type ConfiguredSources } from './sources/create-tool-sources';
 import type { ToolOutput, ToolSource } from './types';
 import { cacheKey, validateToolInput } from './validate-input';
@@ -69,7 +68,7 @@ export class JobEngine {
     this.#accounts = options.accounts;
     this.#log = options.log;
     this.#jobs = options.repository ?? new SqlJobsRepository(options.db);
-    this.settings = { ...readJobSettings(options.config.env), ...options.settings };
+    this.settings = { ...options.config.tools, ...options.settings };
     this.#sources = createToolSources({ env: options.config.env, egress: options.egress, chat: options.chat, overrides: options.sources });
     this.#worker = new LeasedWorker<JobRow>({
       name: 'jobs',

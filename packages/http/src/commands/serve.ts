@@ -12,14 +12,15 @@ export async function serve(): Promise<void> {
   const logger = { level: process.env.LOG_LEVEL ?? 'info' };
   const servers: Array<Awaited<ReturnType<typeof createServer>>> = [];
   const main = await createServer(fathom, { surface: config.agentsPort ? 'platform' : 'all', logger });
-  await main.listen({ port: config.port, host: config.host });
+  const address = await main.listen({ port: config.port, host: config.host });
   servers.push(main);
   if (config.agentsPort) {
     const agents = await createServer(fathom, { surface: 'agents', logger });
     await agents.listen({ port: config.agentsPort, host: config.host });
     servers.push(agents);
   }
-  console.log(`Fathom is serving http://${config.host}:${config.port}/v1 (data in ${config.dataDir})`);
+  const where = config.databaseUrl ? fathom.database.location : config.dataDir;
+  console.log(`Fathom is serving ${address}/v1 (data in ${where})`);
   const stop = async () => {
     for (const server of servers) await server.close();
     await fathom.close();

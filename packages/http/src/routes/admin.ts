@@ -1,8 +1,15 @@
-import { NotFoundError } from '@fathom/core';
+import { NotFoundError, parseListQuery } from '@fathom/core';
 import type { Route } from '../route';
 
 /** design.md's admin API; every route answers 401 unless FATHOM_ADMIN_KEY is set and presented. */
 export const adminRoutes: Route[] = [
+  {
+    // Every account with its balance and its keys' hints (never the keys); paginated like every list.
+    method: 'GET',
+    path: '/v1/admin/accounts',
+    auth: 'admin',
+    handler: async ({ fathom, query }) => await fathom.accounts.list(parseListQuery(query)),
+  },
   {
     method: 'POST',
     path: '/v1/admin/accounts',

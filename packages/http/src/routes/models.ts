@@ -12,6 +12,7 @@ import {
 } from '@fathom/core';
 import type { FastifyReply } from 'fastify';
 import { BODY_LIMITS } from '../body-limits';
+import type { OpenAiErrorObject } from '../errors';
 import type { Route } from '../route';
 import { sendSse, type SseEvent } from '../sse';
 
@@ -25,21 +26,7 @@ export function abortOnClose(reply: FastifyReply): AbortSignal {
 }
 
 /** An error that happens after the stream began, as the chat-completions wire sends it (the SDK throws APIError). */
-export function streamError(error: unknown): SseEvent[] {
-  const value = error as { message?: string; type?: string; code?: string; param?: string | null };
-  return [
-    {
-      data: {
-        error: {
-          message: value?.message ?? 'stream failed',
-          type: value?.type ?? 'server_error',
-          param: value?.param ?? null,
-          code: value?.code ?? 'server_error',
-        },
-      },
-    },
-  ];
-}
+export const chatStreamError = (error: OpenAiErrorObject): SseEvent => ({ data: { error } });
 
 /** After the client left, the aborted upstream call's error has nobody to go to: close quietly. Else rethrow. */
 function clientLeft(error: unknown, signal: AbortSignal, reply: FastifyReply): undefined {
@@ -138,7 +125,7 @@ export const modelsRoutes: Route[] = [
           // recording usage); the client need not wait for that.
           void drain(iterator);
         },
-        { onError: streamError },
+        { errorEvent: chatStreamError },
       );
       return undefined;
     },

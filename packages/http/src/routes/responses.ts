@@ -29,22 +29,7 @@ async function streamEvents(request: FastifyRequest, reply: FastifyReply, events
     async function* () {
       for await (const event of events) yield { event: event.type, data: event };
     },
-    {
-      onError: (error) => {
-        const value = error as { message?: string; code?: string; param?: string | null };
-        return [
-          {
-            event: 'error',
-            data: {
-              type: 'error',
-              code: value?.code ?? 'server_error',
-              message: value?.message ?? 'stream failed',
-              param: value?.param ?? null,
-            },
-          },
-        ];
-      },
-    },
+    { errorEvent: (error) => ({ event: 'error', data: { type: 'error', code: error.code, message: error.message, param: error.param } }) },
   );
   return undefined;
 }

@@ -2,7 +2,7 @@ import type { CountryCode } from 'libphonenumber-js';
 import type { EgressGuardContract } from '../../egress/types';
 import type { ChatAdapterContract } from '../../models/types';
 import { TOOL_NAMES } from '../catalog';
-import { readNumber, toolVariable } from '../settings';
+import { readNumber, toolVariable } from '../../config';
 import type { ToolSource } from '../types';
 import { ApifySource } from './apify-source';
 import { HttpSource } from './http-source';

@@ -1,4 +1,6 @@
-/** Settings of the data tools, read from `config.env`. Every variable is listed in docs/data-tools.md. */
+import { type Env, readNumber } from './env-values';
+
+/** Settings of the data tools (`FATHOM_TOOLS_*`). Every variable is listed in docs/data-tools.md. */
 export interface JobSettings {
   /** `FATHOM_TOOLS_CONCURRENCY`: provider calls running at once; default 4. */
   concurrency: number;
@@ -8,19 +10,11 @@ export interface JobSettings {
   cacheTtlSeconds: number;
   /** `FATHOM_TOOLS_MAX_ATTEMPTS`: runs of a job interrupted by a crash before it is failed; default 2. */
   maxAttempts: number;
-  /** `FATHOM_TOOLS_SWEEP_MS`: how often the queue is re-read besides on every start; default 1000. */
+  /** `FATHOM_TOOLS_SWEEP_MS`: how often the queue is read for work other processes queued or abandoned; default 1000. */
   sweepMs: number;
 }
 
-export function readNumber(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number, min = 0): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number >= ${min}, got '${raw}'.`);
-  return value;
-}
-
-export function readJobSettings(env: Readonly<Record<string, string | undefined>>): JobSettings {
+export function readJobSettings(env: Env): JobSettings {
   return {
     concurrency: Math.floor(readNumber(env, 'FATHOM_TOOLS_CONCURRENCY', 4, 1)),
     jobTimeoutMs: readNumber(env, 'FATHOM_TOOLS_JOB_TIMEOUT_MS', 120_000, 1),
