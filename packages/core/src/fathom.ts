@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Accounts, accountsSchema, bootstrapAccounts, type BootstrapResult } from './accounts';
-import { AssistantRunner, assistantsSchema } from './assistants';
+import { AssistantRunner, assistantsSchema, threadStoresOf } from './assistants';
 import { Agents, agentsSchema } from './agents';
 import { loadConfig, type FathomConfig } from './config';
 import { openDatabase, SqliteDatabase, type SqlDatabase } from './storage';
@@ -12,7 +12,7 @@ import { JobEngine, jobsSchema } from './jobs';
 import { Conversations, Responses, responsesSchema, SqlResponsesRepository } from './responses';
 import { ChatAdapter, modelsSchema, StoredCompletions, storedCompletionsSchema } from './models';
 import { VectorIndex, vectorSchema } from './vector';
-import { WebhookToolkit } from './webhooks';
+import { SqlRateLimiter, WebhookToolkit, webhooksSchema } from './webhooks';
 
 export interface FathomOptions {
   /** Environment to read settings from; default `process.env`. */
@@ -36,6 +36,7 @@ export const FATHOM_SCHEMAS = [
   assistantsSchema,
   jobsSchema,
   agentsSchema,
+  webhooksSchema,
   responsesSchema,
   storedCompletionsSchema,
 ];
@@ -73,16 +74,21 @@ export class Fathom {
     this.accounts = new Accounts(database);
     this.bootstrap = bootstrap;
     if (!(database instanceof SqliteDatabase))
-      throw new Error(
-        'PostgreSQL support is not complete yet: the documents, models, assistants and agents capabilities still need SQLite.',
-      );
+      throw new Error('PostgreSQL support is not complete yet: the documents capability still needs SQLite.');
     const db = database.raw;
     this.egress = new EgressGuard({ allow: config.egressAllow });
     this.embedder = embedder;
     this.vectorIndex = new VectorIndex({ db, embedder, dataDir: config.dataDir, log });
     this.documents = new Documents({ db, config, embedder, vectorIndex: this.vectorIndex, log });
-    this.chat = new ChatAdapter({ db, config, log, embedder });
-    this.assistants = new AssistantRunner({ db, chat: this.chat, searcher: this.documents, log });
+    this.chat = new ChatAdapter({ db: database, config, log, embedder });
+    this.assistants = new AssistantRunner({
+      db: database,
+      chat: this.chat,
+      searcher: this.documents,
+      stores: threadStoresOf(this.documents),
+      log,
+      leaseMs: config.leaseSeconds * 1000,
+    });
     this.responses = new Responses({
       db: database,
       chat: this.chat,
@@ -95,8 +101,8 @@ export class Fathom {
     this.storedCompletions = new StoredCompletions({ db: database });
     this.conversations = new Conversations({ db: database, responses: new SqlResponsesRepository(database) });
     this.jobs = new JobEngine({ db: database, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
-    this.webhooks = new WebhookToolkit({ egress: this.egress });
-    this.agents = new Agents({ db, config, chat: this.chat, webhooks: this.webhooks, log });
+    this.webhooks = new WebhookToolkit({ egress: this.egress, rateLimiter: new SqlRateLimiter(database) });
+    this.agents = new Agents({ db: database, config, chat: this.chat, webhooks: this.webhooks, log });
   }
 
   /** Loads settings, opens (and migrates) the database, bootstraps accounts and starts background work. */

@@ -162,12 +162,25 @@ describe('agent runs with a Webhook card', () => {
     expect(body.steps.filter((step: any) => step.type === 'tool_call')).toHaveLength(10);
   });
 
-  it('marks runs left in progress by a previous process as failed on start', async () => {
+  it('ends a run whose process died as failed once its lease runs out, without calling its tools again', async () => {
     const { run: body } = await (await run({ message: 'Where is A-100?', variables: { customer_name: 'Fa' } })).json();
-    await server.fathom.database.run("UPDATE agent_runs SET status = 'in_progress', output = NULL WHERE id = ?", [body.id]);
-    server.fathom.agents.start();
-    const stored = await (await server.request(`/v1/agents/${agentId}/runs/${body.id}`)).json();
-    expect(stored.run).toMatchObject({ status: 'failed', error: expect.stringContaining('restarted') });
+    const apiCalls = api.requests.length;
+    const modelCalls = upstream.requests.length;
+    // As a killed process leaves it: in progress, leased to an owner that no longer renews.
+    await server.fathom.database.run(
+      "UPDATE agent_runs SET status = 'in_progress', output = NULL, completed_at = NULL, lease_owner = 'gone|1|dead', lease_until = ? WHERE id = ?",
+      [Date.now() - 1, body.id],
+    );
+    const deadline = Date.now() + 10_000;
+    let stored: any;
+    do {
+      stored = (await (await server.request(`/v1/agents/${agentId}/runs/${body.id}`)).json()).run;
+      if (stored.status !== 'in_progress') break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } while (Date.now() < deadline);
+    expect(stored).toMatchObject({ status: 'failed', error: expect.stringContaining('stopped before it finished') });
+    expect(api.requests.length).toBe(apiCalls);
+    expect(upstream.requests.length).toBe(modelCalls);
   });
 
   it('fails the run and aborts the model call when the client disconnects mid-stream', async () => {
@@ -186,12 +199,13 @@ describe('agent runs with a Webhook card', () => {
     while (upstream.requests.length === modelCalls) await new Promise((resolve) => setTimeout(resolve, 10));
     controller.abort();
     await upstream.waitForClose();
+    const deadline = Date.now() + 10_000;
     let stored: any;
-    for (let i = 0; i < 50; i++) {
+    do {
       stored = (await (await server.request(`/v1/agents/${agentId}/runs/${runId}`)).json()).run;
       if (stored.status !== 'in_progress') break;
       await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    } while (Date.now() < deadline);
     expect(stored).toMatchObject({ status: 'failed', error: expect.stringContaining('cancelled') });
   });
 });

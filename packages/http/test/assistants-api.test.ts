@@ -1,6 +1,17 @@
+import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_MODEL, startAssistantsTestBed, type AssistantsTestBed } from './assistants-fake-model';
-import { startFathom } from './harness';
+
+/** Polls a run until it has `status`; fails the test when it does not get there within 10 s. */
+async function waitForStatus(client: OpenAI, run: { id: string; thread_id: string }, status: string) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const current = await client.beta.threads.runs.retrieve(run.id, { thread_id: run.thread_id });
+    if (current.status === status) return current;
+    if (Date.now() > deadline) throw new Error(`run ${run.id} is ${current.status}, never reached ${status}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 const weatherTool = {
   type: 'function' as const,
@@ -54,8 +65,11 @@ describe('assistants API through the official SDK', () => {
       metadata: { team: 'support' },
     });
     expect(assistant.id).toMatch(/^asst_/);
-    const updated = await client.beta.assistants.update(assistant.id, { tool_resources: { file_search: { vector_store_ids: ['vs_x'] } } });
-    expect(updated.tool_resources?.file_search?.vector_store_ids).toEqual(['vs_x']);
+    const store = await client.vectorStores.create({ name: 'docs' });
+    const updated = await client.beta.assistants.update(assistant.id, {
+      tool_resources: { file_search: { vector_store_ids: [store.id] } },
+    });
+    expect(updated.tool_resources?.file_search?.vector_store_ids).toEqual([store.id]);
     expect((await client.beta.assistants.retrieve(assistant.id)).name).toBe('Docs helper');
     const listed = await client.beta.assistants.list({ limit: 100 });
     expect(listed.data.map((a) => a.id)).toContain(assistant.id);
@@ -181,13 +195,7 @@ describe('assistants API through the official SDK', () => {
       assistant_id: assistant.id,
       thread: { messages: [{ role: 'user', content: 'hi' }] },
     });
-    for (
-      let i = 0;
-      i < 100 && (await client.beta.threads.runs.retrieve(run.id, { thread_id: run.thread_id })).status !== 'in_progress';
-      i++
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitForStatus(client, run, 'in_progress');
     const cancelling = await client.beta.threads.runs.cancel(run.id, { thread_id: run.thread_id });
     expect(['cancelling', 'cancelled']).toContain(cancelling.status);
     const final = await client.beta.threads.runs.poll(run.id, { thread_id: run.thread_id }, { pollIntervalMs: 20 });
@@ -218,29 +226,32 @@ describe('assistants API through the official SDK', () => {
 });
 
 describe('restart', () => {
-  it('marks a run interrupted by a stop as failed (server_error) after restart', async () => {
+  it('resumes a run interrupted by a stop after restart, asking the model again only for the turn in flight', async () => {
     const bed = await startAssistantsTestBed(() => ({ content: 'slow', delayMs: 20_000 }));
-    const { client } = bed;
+    const { client, upstream } = bed;
     const assistant = await client.beta.assistants.create({ model: FAKE_MODEL });
     const run = await client.beta.threads.createAndRun({
       assistant_id: assistant.id,
       thread: { messages: [{ role: 'user', content: 'hi' }] },
     });
-    for (
-      let i = 0;
-      i < 100 && (await client.beta.threads.runs.retrieve(run.id, { thread_id: run.thread_id })).status !== 'in_progress';
-      i++
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitForStatus(client, run, 'in_progress');
+    while (upstream.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     await bed.server.close({ keepData: true });
-    const restarted = await startFathom({ dataDir: bed.server.dataDir });
+    const restarted = await startAssistantsTestBed(undefined, { dataDir: bed.server.dataDir, env: {} });
     try {
-      const after = await restarted.client.beta.threads.runs.retrieve(run.id, { thread_id: run.thread_id });
-      expect(after.status).toBe('failed');
-      expect(after.last_error?.code).toBe('server_error');
+      // The new process serves the same data but another upstream: the stopped server's upstream must not be asked again.
+      restarted.behave(() => ({ content: 'Hello again after the restart.' }));
+      const done = await restarted.client.beta.threads.runs.poll(run.id, { thread_id: run.thread_id }, { pollIntervalMs: 20 });
+      expect(done.status).toBe('completed');
+      expect(upstream.requests).toHaveLength(1);
+      expect(restarted.upstream.requests).toHaveLength(1);
+      const messages = await restarted.client.beta.threads.messages.list(run.thread_id, { order: 'asc' });
+      expect(messages.data.map((message) => (message.content[0] as { text: { value: string } }).text.value)).toEqual([
+        'hi',
+        'Hello again after the restart.',
+      ]);
     } finally {
-      await restarted.close({ keepData: false });
+      await restarted.close();
       await bed.upstream.close();
     }
   });

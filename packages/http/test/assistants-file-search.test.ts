@@ -200,4 +200,76 @@ describe('assistants with file_search over real vector stores', () => {
     const steps = await client.beta.threads.runs.steps.list(run.id, { thread_id: run.thread_id, order: 'asc' });
     expect((steps.data[0]!.step_details as any).tool_calls[0].file_search.results[0].file_id).toBe(file.id);
   });
+
+  it("indexes files attached to messages in the thread's own vector store, created on demand, and cites them", async () => {
+    const { client } = bed;
+    const assistant = await client.beta.assistants.create({ model: FAKE_MODEL, tools: [{ type: 'file_search' }] });
+    const file = await upload('refunds.md', POLICY);
+    const run = await client.beta.threads.createAndRunPoll(
+      {
+        assistant_id: assistant.id,
+        thread: {
+          messages: [
+            { role: 'user', content: 'How long do refunds take?', attachments: [{ file_id: file.id, tools: [{ type: 'file_search' }] }] },
+          ],
+        },
+      },
+      { pollIntervalMs: 50 },
+    );
+    expect(run.status).toBe('completed');
+    const thread = await client.beta.threads.retrieve(run.thread_id);
+    const storeIds = thread.tool_resources?.file_search?.vector_store_ids ?? [];
+    expect(storeIds).toHaveLength(1);
+    const store = await client.vectorStores.retrieve(storeIds[0]!);
+    expect(store).toMatchObject({ file_counts: { completed: 1, total: 1 }, expires_after: { anchor: 'last_active_at', days: 7 } });
+    const steps = await client.beta.threads.runs.steps.list(run.id, { thread_id: run.thread_id, order: 'asc' });
+    const details = steps.data[0]!.step_details;
+    if (details.type !== 'tool_calls' || details.tool_calls[0]!.type !== 'file_search') throw new Error('expected a file_search call');
+    expect(details.tool_calls[0]!.file_search.results!.map((result) => result.file_id)).toContain(file.id);
+    const messages = await client.beta.threads.messages.list(run.thread_id, { order: 'asc' });
+    const answer = messages.data[1]!.content[0]!;
+    if (answer.type !== 'text') throw new Error('expected text');
+    expect(answer.text.annotations).toEqual([expect.objectContaining({ type: 'file_citation', file_citation: { file_id: file.id } })]);
+  });
+
+  it('refuses vector stores and files of another account when they are saved, exactly like unknown ids', async () => {
+    const { client, server } = bed;
+    const other = await server.newAccount();
+    const theirStore = await other.client.vectorStores.create({ name: 'theirs' });
+    const theirFile = await other.client.files.create({ file: await toFile(Buffer.from('secret'), 'secret.txt'), purpose: 'assistants' });
+    const expectNotFound = async (call: Promise<unknown>, param: string, id: string) => {
+      const error = await call.then(
+        () => undefined,
+        (caught) => caught,
+      );
+      expect(error?.status).toBe(404);
+      expect(error.error).toMatchObject({ param, message: expect.stringContaining(`'${id}'`) });
+    };
+    for (const id of [theirStore.id, 'vs_does_not_exist']) {
+      await expectNotFound(
+        client.beta.assistants.create({ model: FAKE_MODEL, tool_resources: { file_search: { vector_store_ids: [id] } } }),
+        'tool_resources.file_search.vector_store_ids',
+        id,
+      );
+      await expectNotFound(
+        client.beta.threads.create({ tool_resources: { file_search: { vector_store_ids: [id] } } }),
+        'tool_resources.file_search.vector_store_ids',
+        id,
+      );
+    }
+    const thread = await client.beta.threads.create();
+    for (const id of [theirFile.id, 'file-does-not-exist']) {
+      await expectNotFound(
+        client.beta.threads.messages.create(thread.id, {
+          role: 'user',
+          content: 'see attached',
+          attachments: [{ file_id: id, tools: [{ type: 'file_search' }] }],
+        }),
+        'attachments[0].file_id',
+        id,
+      );
+    }
+    expect((await client.beta.threads.messages.list(thread.id)).data).toEqual([]);
+    expect((await client.beta.threads.retrieve(thread.id)).tool_resources).toEqual({});
+  });
 });

@@ -1,7 +1,7 @@
-import type { Database } from '../db';
 import type { FathomConfig } from '../config';
 import type { Logger } from '../internal/logger';
 import type { ChatAdapterContract, ChatToolDefinition } from '../models/types';
+import type { SqlClient } from '../storage';
 import type { CompiledWebhookTool, CompileResult, WebhookCard, WebhookExecuteOptions } from '../webhooks';
 
 /** What the runner needs from the WebhookToolkit (its public API, structurally, so tests may fake it). */
@@ -12,11 +12,15 @@ export interface AgentWebhooks {
 }
 
 export interface AgentsOptions {
-  db: Database;
-  config: Pick<FathomConfig, 'env'>;
+  /** The database (SQLite or PostgreSQL) holding agents, versions and runs. */
+  db: SqlClient;
+  /** Settings read once at start: the `web_search` service (`FATHOM_WEB_SEARCH_URL`/`_KEY`) and the lease length. */
+  config: Pick<FathomConfig, 'webSearch'> & Partial<Pick<FathomConfig, 'leaseSeconds'>>;
   chat: ChatAdapterContract;
   webhooks: AgentWebhooks;
   log: Logger;
   /** Tool-calling rounds one agent node may take before the run fails; default 10. */
   maxToolRounds?: number;
+  /** How often this process looks for runs whose process stopped, ms; default 1000. */
+  pollMs?: number;
 }

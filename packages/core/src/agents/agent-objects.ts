@@ -18,6 +18,18 @@ export interface AgentObject {
   updated_at: number;
 }
 
+/** One published snapshot of an agent, as `GET /v1/agents/{id}/versions` lists it. */
+export interface AgentVersionObject {
+  /** `<agent_id>@<version>`. */
+  id: string;
+  object: 'agent.version';
+  agent_id: string;
+  version: number;
+  /** The agent's name when this version was published. */
+  name: string;
+  created_at: number;
+}
+
 export type AgentRunStatus = 'in_progress' | 'completed' | 'failed';
 
 /** One stored step of a run: an agent node's answer, or one tool call with its result. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../config';
 import { silentLogger } from '../internal/logger';
 import { MAX_TOOL_RESULT_CHARS } from '../internal/tool-result';
 import type { ChatAdapterContract, ChatRequest, ChatResult, ChatStreamPart } from '../models/types';
@@ -122,10 +123,10 @@ async function collect(options: Partial<RunWorkflowOptions> & Pick<RunWorkflowOp
     variables: { company: 'Acme' },
     stream: false,
     signal: new AbortController().signal,
-    builtIns: builtInTools(options.chat, {}),
+    builtIns: builtInTools(options.chat),
     maxToolRounds: 10,
     log: silentLogger,
-    record: (step) => steps.push(step),
+    record: (step) => void steps.push(step),
     ...options,
   })) {
     events.push(event);
@@ -217,11 +218,15 @@ describe('runWorkflow', () => {
     expect(events.at(-1)).toEqual({ type: 'run.failed', run_id: 'run_1', error: 'upstream said 503' });
   });
 
-  it('offers web_search only when a search source is configured', () => {
+  it('offers web_search only when a search service is configured, from settings read once at start', () => {
     const chat = scriptedChat([]);
-    expect(builtInTools(chat, {}).map((tool) => tool.definition.function.name)).toEqual(['summarize']);
-    expect(builtInTools(chat, { FATHOM_WEB_SEARCH_URL: 'http://127.0.0.1:1/search' }).map((tool) => tool.definition.function.name)).toEqual(
-      ['summarize', 'web_search'],
-    );
+    const names = (tools: ReturnType<typeof builtInTools>) => tools.map((tool) => tool.definition.function.name);
+    expect(names(builtInTools(chat, loadConfig({}).webSearch))).toEqual(['summarize']);
+    const config = loadConfig({ FATHOM_WEB_SEARCH_URL: 'http://127.0.0.1:1/search', FATHOM_WEB_SEARCH_KEY: 'k' });
+    expect(config.webSearch).toEqual({ url: 'http://127.0.0.1:1/search', key: 'k' });
+    expect(names(builtInTools(chat, config.webSearch))).toEqual(['summarize', 'web_search']);
+    for (const bad of ['not a url', 'ftp://127.0.0.1/search']) {
+      expect(() => loadConfig({ FATHOM_WEB_SEARCH_URL: bad })).toThrow(/^FATHOM_WEB_SEARCH_URL must be an http/);
+    }
   });
 });

@@ -26,7 +26,8 @@ export interface RunWorkflowOptions {
   builtIns: BuiltInTool[];
   maxToolRounds: number;
   log: Logger;
-  record(step: NewAgentRunStep): void;
+  /** Stores a step as soon as it is known; a rejection (the run was taken from this process) stops the run. */
+  record(step: NewAgentRunStep): Promise<void> | void;
 }
 
 /**

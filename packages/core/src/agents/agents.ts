@@ -1,14 +1,14 @@
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors';
-import type { ListPage, ListQuery } from '../internal/pagination';
 import { checkLength, FIELD_LIMITS } from '../internal/field-limits';
+import { LeasedWorker, type LeasedTask, type TaskContext, TaskStopped } from '../internal/leased-worker';
 import type { Logger } from '../internal/logger';
+import type { ListPage, ListQuery } from '../internal/pagination';
 import { parseModelId } from '../models/model-id';
 import type { AgentsOptions } from './agent-deps';
-import type { AgentObject, AgentRunEvent, AgentRunObject } from './agent-objects';
+import type { AgentObject, AgentRunEvent, AgentRunObject, AgentVersionObject } from './agent-objects';
 import { runWorkflow } from './agent-runner';
-import { AgentStore } from './agent-store';
-import { AgentVersions, type AgentVersionObject } from './agent-versions';
-import { builtInTools } from './built-in-tools';
+import { type AgentRunSummary, type AgentsRepository, SqlAgentsRepository } from './agents-repository';
+import { type BuiltInTool, builtInTools } from './built-in-tools';
 import { previewWorkflowTools, type WorkflowToolsPreview } from './preview-tools';
 import { checkVariables } from './render-variables';
 import { validateWorkflow } from './validate-workflow';
@@ -33,57 +33,76 @@ const DEFAULT_MAX_TOOL_ROUNDS = 10;
 /** An agent as answered to a caller: card secrets masked (see `maskWorkflowSecrets`). */
 const masked = (agent: AgentObject): AgentObject => ({ ...agent, workflow: maskWorkflowSecrets(agent.workflow) });
 
+/** Why a run whose process stopped is failed rather than resumed. */
+export const INTERRUPTED_RUN_ERROR =
+  'The server executing this run stopped before it finished. Agent runs are not resumed: a Webhook call may have been under way, ' +
+  'and repeating it could repeat its side effects. Start a new run.';
+
 /**
  * The agent service: workflows validated and saved as drafts, published as numbered versions, and
  * run (only the published version) with their tools. Every agent belongs to one account.
  *
  * Workflows leave this class with their card secrets masked (`SECRET_MASK`); a workflow sent back
  * with the mask in place keeps the stored secret, so no reader ever gets a credential back in full.
+ *
+ * A run executes in the process serving its request, leased to it (heartbeat included). When that
+ * process dies, any process claims the run once the lease ends and ends it `failed`
+ * (`INTERRUPTED_RUN_ERROR`): no run stays `in_progress`, and no Webhook call is repeated.
  */
 export class Agents {
   readonly #options: AgentsOptions;
-  readonly #store: AgentStore;
-  readonly #versions: AgentVersions;
+  readonly #store: AgentsRepository;
   readonly #log: Logger;
-  readonly #active = new Set<{ controller: AbortController; done: Promise<void> }>();
+  readonly #builtIns: BuiltInTool[];
+  readonly #worker: LeasedWorker<LeasedTask>;
+  readonly #leaseMs: number;
 
   constructor(options: AgentsOptions) {
     this.#options = options;
-    this.#store = new AgentStore(options.db);
-    this.#versions = new AgentVersions(options.db);
+    this.#store = new SqlAgentsRepository(options.db);
     this.#log = options.log;
+    this.#builtIns = builtInTools(options.chat, options.config.webSearch);
+    this.#leaseMs = (options.config.leaseSeconds ?? 30) * 1000;
+    const interrupted = (task: LeasedTask, context: TaskContext) => this.#failInterrupted(task, context);
+    this.#worker = new LeasedWorker<LeasedTask>({
+      name: 'agent runs',
+      queue: this.#store.queue(),
+      run: interrupted,
+      exhausted: interrupted,
+      leaseMs: this.#leaseMs,
+      pollMs: options.pollMs ?? 1000,
+      log: options.log,
+    });
   }
 
-  /** Runs left `in_progress` by a previous process are marked failed. */
+  /** Starts ending runs whose process stopped (after a crash, or another node's) as failed. */
   start(): void {
-    const failed = this.#store.failInterruptedRuns('The server restarted while this run was in progress.');
-    if (failed > 0) this.#log.warn(`agents: marked ${failed} interrupted run(s) as failed`);
+    this.#worker.start();
   }
 
-  /** Aborts runs still in progress (they end failed) and waits for them. */
-  async close(): Promise<void> {
-    for (const entry of this.#active) entry.controller.abort(new Error('The server is shutting down.'));
-    await Promise.all([...this.#active].map((entry) => entry.done));
+  /** Aborts runs still in progress here (they end failed) and waits for them. */
+  close(): Promise<void> {
+    return this.#worker.close();
   }
 
-  create(accountId: string, input: { name: string; workflow: unknown }): AgentObject {
+  async create(accountId: string, input: { name: string; workflow: unknown }): Promise<AgentObject> {
     checkLength(input?.name, 'name', FIELD_LIMITS.name);
     const workflow = validateWorkflow(restoreWorkflowSecrets(input.workflow, undefined));
-    return masked(this.#store.createAgent(accountId, input.name, workflow));
+    return masked(await this.#store.createAgent(accountId, input.name, workflow));
   }
 
-  list(accountId: string, query: ListQuery = {}): ListPage<AgentObject> {
-    const page = this.#store.listAgents(accountId, query);
+  async list(accountId: string, query: ListQuery = {}): Promise<ListPage<AgentObject>> {
+    const page = await this.#store.listAgents(accountId, query);
     return { ...page, data: page.data.map(masked) };
   }
 
-  get(accountId: string, id: string): AgentObject {
-    return masked(this.#find(accountId, id));
+  async get(accountId: string, id: string): Promise<AgentObject> {
+    return masked(await this.#find(accountId, id));
   }
 
   /** The stored agent, secrets included (stays inside this class). */
-  #find(accountId: string, id: string): AgentObject {
-    const agent = this.#store.getAgent(accountId, id);
+  async #find(accountId: string, id: string): Promise<AgentObject> {
+    const agent = await this.#store.getAgent(accountId, id);
     if (!agent) throw new NotFoundError('agent', id);
     return agent;
   }
@@ -92,24 +111,31 @@ export class Agents {
    * Changes the draft (validated again); the published version is untouched until the next publish.
    * Masked secrets in the new workflow keep the draft's stored values.
    */
-  update(accountId: string, id: string, input: { name?: string; workflow?: unknown }): AgentObject {
+  async update(accountId: string, id: string, input: { name?: string; workflow?: unknown }): Promise<AgentObject> {
     checkLength(input?.name, 'name', FIELD_LIMITS.name);
-    const current = this.#find(accountId, id);
+    const current = await this.#find(accountId, id);
     const workflow = input.workflow === undefined ? undefined : validateWorkflow(restoreWorkflowSecrets(input.workflow, current.workflow));
-    return masked(this.#store.updateDraft(accountId, id, { name: input.name, workflow })!);
+    const agent = await this.#store.updateDraft(accountId, id, { name: input.name, workflow });
+    if (!agent) throw new NotFoundError('agent', id);
+    return masked(agent);
   }
 
-  /** The published versions of an agent, newest first. */
-  listVersions(accountId: string, id: string): AgentVersionObject[] {
-    this.#find(accountId, id);
-    return this.#versions.list(id);
+  async delete(accountId: string, id: string): Promise<{ id: string; object: 'agent.deleted'; deleted: true }> {
+    if (!(await this.#store.deleteAgent(accountId, id))) throw new NotFoundError('agent', id);
+    return { id, object: 'agent.deleted', deleted: true };
+  }
+
+  /** The published versions of an agent, newest first; pages with `after`/`before` (version ids or numbers). */
+  async listVersions(accountId: string, agentId: string, query: ListQuery = {}): Promise<ListPage<AgentVersionObject>> {
+    await this.#find(accountId, agentId);
+    return this.#store.listVersions(agentId, query);
   }
 
   /** One published version with its workflow (secrets masked). */
-  getVersion(accountId: string, id: string, version: number): AgentVersionObject & { workflow: Workflow } {
-    this.#find(accountId, id);
-    const found = Number.isInteger(version) ? this.#versions.get(id, version) : undefined;
-    if (!found) throw new NotFoundError('agent version', `${id}@${version}`);
+  async getVersion(accountId: string, agentId: string, version: number): Promise<AgentVersionObject & { workflow: Workflow }> {
+    await this.#find(accountId, agentId);
+    const found = Number.isInteger(version) ? await this.#store.getVersion(agentId, version) : undefined;
+    if (!found) throw new NotFoundError('agent version', `${agentId}@${version}`);
     return { ...found, workflow: maskWorkflowSecrets(found.workflow) };
   }
 
@@ -118,19 +144,16 @@ export class Agents {
    * whether the workflow would pass validation. Masked secrets are never compiled into definitions.
    */
   previewTools(workflow: unknown): WorkflowToolsPreview {
-    return previewWorkflowTools(workflow, this.#options.webhooks, builtInTools(this.#options.chat, this.#options.config.env));
-  }
-
-  delete(accountId: string, id: string): { id: string; object: 'agent.deleted'; deleted: true } {
-    if (!this.#store.deleteAgent(accountId, id)) throw new NotFoundError('agent', id);
-    return { id, object: 'agent.deleted', deleted: true };
+    return previewWorkflowTools(workflow, this.#options.webhooks, this.#builtIns);
   }
 
   /** Snapshots the draft as the next published version. */
-  publish(accountId: string, id: string): AgentObject {
-    const workflow = validateWorkflow(this.#find(accountId, id).workflow);
+  async publish(accountId: string, id: string): Promise<AgentObject> {
+    const workflow = validateWorkflow((await this.#find(accountId, id)).workflow);
     this.#checkModels(workflow);
-    return masked(this.#store.publish(accountId, id)!);
+    const version = await this.#options.db.transaction((tx) => this.#store.in(tx).publish(accountId, id));
+    if (version === undefined) throw new NotFoundError('agent', id);
+    return this.get(accountId, id);
   }
 
   /**
@@ -155,10 +178,10 @@ export class Agents {
 
   /**
    * Checks a run request against the published version (409 when there is none, 400 naming missing
-   * required variables), stores the run and returns it with its event stream.
+   * required variables), stores the run leased to this process and returns it with its event stream.
    */
-  startRun(accountId: string, id: string, input: RunAgentInput): StartedRun {
-    const agent = this.#find(accountId, id);
+  async startRun(accountId: string, id: string, input: RunAgentInput): Promise<StartedRun> {
+    const agent = await this.#find(accountId, id);
     if (agent.version === null) {
       throw new ConflictError(
         `Agent '${id}' has no published version yet; publish it (POST /v1/agents/${id}/publish) before running it.`,
@@ -168,9 +191,13 @@ export class Agents {
     if (typeof input.message !== 'string') throw new InvalidRequestError("Missing required parameter: 'message'.", 'message');
     checkLength(input.message, 'message', FIELD_LIMITS.content);
     const variables = input.variables ?? {};
-    const workflow = this.#store.publishedWorkflow(id, agent.version);
+    const workflow = await this.#store.publishedWorkflow(id, agent.version);
+    if (!workflow) throw new NotFoundError('agent version', String(agent.version));
     checkVariables(workflow.nodes.find((node): node is StartNode => node.type === 'start')!, variables);
-    const run = this.#store.createRun(agent, agent.version, input.message, variables);
+    const run = await this.#store.createRun(agent, agent.version, input.message, variables, {
+      owner: this.#worker.owner,
+      until: Date.now() + this.#leaseMs,
+    });
     let consumed = false;
     const events = (signal?: AbortSignal): AsyncGenerator<AgentRunEvent> => {
       if (consumed) throw new Error('The events of a run can be read only once.');
@@ -182,25 +209,31 @@ export class Agents {
 
   /** Runs to the end and answers the stored run with its steps. */
   async run(accountId: string, id: string, input: RunAgentInput, signal?: AbortSignal): Promise<AgentRunObject> {
-    const started = this.startRun(accountId, id, { ...input, stream: false });
+    const started = await this.startRun(accountId, id, { ...input, stream: false });
     for await (const _event of started.events(signal)) {
       // The events are stored as steps; the answer is read back below.
     }
     return this.getRun(accountId, id, started.run.id);
   }
 
-  getRun(accountId: string, agentId: string, runId: string): AgentRunObject {
-    this.#find(accountId, agentId);
-    const run = this.#store.getRun(accountId, agentId, runId);
+  async getRun(accountId: string, agentId: string, runId: string): Promise<AgentRunObject> {
+    await this.#find(accountId, agentId);
+    const run = await this.#store.getRun(accountId, agentId, runId);
     if (!run) throw new NotFoundError('agent run', runId);
     return run;
   }
 
-  listRuns(accountId: string, agentId: string, query: ListQuery = {}): ListPage<Omit<AgentRunObject, 'steps'>> {
-    this.#find(accountId, agentId);
-    return this.#store.listRuns(accountId, agentId, query);
+  /** Runs of an agent (without steps), newest first; pages with `after`/`before` (run ids). */
+  async listRuns(accountId: string, agentId: string, query: ListQuery = {}): Promise<ListPage<AgentRunSummary>> {
+    await this.#find(accountId, agentId);
+    return this.#store.listRuns(agentId, query);
   }
 
+  /**
+   * Executes a started run as this process's leased work: the heartbeat keeps the lease while events
+   * are read; a shutdown, a lost lease or the caller's signal aborts it. Steps and the end are written
+   * only while the lease is held.
+   */
   async *#execute(
     agent: AgentObject,
     run: AgentRunObject,
@@ -209,12 +242,17 @@ export class Agents {
     variables: Record<string, unknown>,
     outerSignal?: AbortSignal,
   ): AsyncGenerator<AgentRunEvent> {
+    const owner = this.#worker.owner;
     const controller = new AbortController();
     const abort = () => controller.abort(outerSignal?.reason);
     outerSignal?.addEventListener('abort', abort, { once: true });
     let finish!: () => void;
-    const entry = { controller, done: new Promise<void>((resolve) => (finish = resolve)) };
-    this.#active.add(entry);
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    const adopted = this.#worker.adopt({ id: run.id, attempts: 1 }, (_task, context) => {
+      context.signal.addEventListener('abort', () => controller.abort(context.signal.reason), { once: true });
+      return done;
+    });
+    if (!adopted) controller.abort(new TaskStopped('shutdown'));
     let ended = false;
     try {
       for await (const event of runWorkflow({
@@ -229,26 +267,43 @@ export class Agents {
         signal: controller.signal,
         chat: this.#options.chat,
         webhooks: this.#options.webhooks,
-        builtIns: builtInTools(this.#options.chat, this.#options.config.env),
+        builtIns: this.#builtIns,
         maxToolRounds: this.#options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS,
         log: this.#log,
-        record: (step) => this.#store.addStep(run.id, step),
+        record: async (step) => {
+          if (!(await this.#store.addStep(run.id, owner, step))) throw new Error('This run was taken over by another server process.');
+        },
       })) {
-        if (event.type === 'run.completed') this.#store.finishRun(run.id, { status: 'completed', output: event.output });
-        if (event.type === 'run.failed') this.#store.finishRun(run.id, { status: 'failed', error: event.error });
+        if (event.type === 'run.completed') await this.#store.finishRun(run.id, owner, { status: 'completed', output: event.output });
+        if (event.type === 'run.failed') await this.#store.finishRun(run.id, owner, { status: 'failed', error: event.error });
         ended = event.type === 'run.completed' || event.type === 'run.failed';
         yield event;
       }
     } finally {
       if (!ended) {
         const reason = controller.signal.reason ?? outerSignal?.reason;
-        const message =
-          reason instanceof Error && reason.name !== 'AbortError' ? reason.message : 'The run was cancelled (the client disconnected).';
-        this.#store.finishRun(run.id, { status: 'failed', error: message });
+        await this.#store.finishRun(run.id, owner, { status: 'failed', error: abortMessage(reason) }).catch((error: Error) => {
+          this.#log.warn(`agents: could not end run ${run.id}: ${error.message}`);
+        });
       }
       outerSignal?.removeEventListener('abort', abort);
-      this.#active.delete(entry);
       finish();
     }
   }
+
+  /** A run claimed from the queue: its process stopped (or gave it back at shutdown), so it ends failed. */
+  async #failInterrupted(task: LeasedTask, context: TaskContext): Promise<void> {
+    if (await this.#store.finishRun(task.id, context.owner, { status: 'failed', error: INTERRUPTED_RUN_ERROR })) {
+      this.#log.warn(`agents: run ${task.id} was interrupted by a stopped server and is marked failed`);
+    }
+  }
+}
+
+/** The error a run ends with when it is stopped before its end. */
+function abortMessage(reason: unknown): string {
+  if (reason instanceof TaskStopped) {
+    return reason.reason === 'shutdown' ? 'The server is shutting down.' : 'This run was taken over by another server process.';
+  }
+  if (reason instanceof Error && reason.name !== 'AbortError') return reason.message;
+  return 'The run was cancelled (the client disconnected).';
 }

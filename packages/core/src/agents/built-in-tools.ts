@@ -44,9 +44,9 @@ function summarizeTool(chat: ChatAdapterContract): BuiltInTool {
 }
 
 /**
- * `web_search`, offered only when `FATHOM_WEB_SEARCH_URL` is set: GET `<url>?q=<query>` with
- * `Authorization: Bearer <FATHOM_WEB_SEARCH_KEY>` when a key is set. The search source is an operator
- * setting (trusted, like a model provider); its answer goes to the model as text.
+ * `web_search`, offered only when a search service is configured (`FATHOM_WEB_SEARCH_URL`): GET
+ * `<url>?q=<query>` with `Authorization: Bearer <FATHOM_WEB_SEARCH_KEY>` when a key is set. The search
+ * source is an operator setting (trusted, like a model provider); its answer goes to the model as text.
  */
 function webSearchTool(url: string, key: string | undefined): BuiltInTool {
   return {
@@ -86,9 +86,9 @@ function webSearchTool(url: string, key: string | undefined): BuiltInTool {
   };
 }
 
-/** The built-in tools of this installation: `summarize` always, `web_search` when a source is configured. */
-export function builtInTools(chat: ChatAdapterContract, env: Readonly<Record<string, string | undefined>>): BuiltInTool[] {
+/** The built-in tools of this installation: `summarize` always, `web_search` when a search service is configured. */
+export function builtInTools(chat: ChatAdapterContract, webSearch?: { url: string; key?: string }): BuiltInTool[] {
   const tools = [summarizeTool(chat)];
-  if (env.FATHOM_WEB_SEARCH_URL) tools.push(webSearchTool(env.FATHOM_WEB_SEARCH_URL, env.FATHOM_WEB_SEARCH_KEY));
+  if (webSearch) tools.push(webSearchTool(webSearch.url, webSearch.key));
   return tools;
 }

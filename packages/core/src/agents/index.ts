@@ -1,7 +1,8 @@
-export { Agents, type RunAgentInput, type StartedRun } from './agents';
+export { Agents, INTERRUPTED_RUN_ERROR, type RunAgentInput, type StartedRun } from './agents';
+export type { AgentRunSummary } from './agents-repository';
 export { agentsSchema } from './agents-schema';
 export type { AgentsOptions, AgentWebhooks } from './agent-deps';
-export type { AgentObject, AgentRunEvent, AgentRunObject, AgentRunStatus, AgentRunStep } from './agent-objects';
+export type { AgentObject, AgentRunEvent, AgentRunObject, AgentRunStatus, AgentRunStep, AgentVersionObject } from './agent-objects';
 export { validateWorkflow, type WorkflowErrorCode } from './validate-workflow';
 export type {
   AgentNode,
@@ -14,7 +15,6 @@ export type {
   WorkflowNode,
   WorkflowNodeType,
 } from './workflow-types';
-export type { AgentVersionObject } from './agent-versions';
 export type { AgentToolsPreview, WorkflowToolsPreview } from './preview-tools';
 export { visibleCards } from './visible-cards';
 export { SECRET_MASK, maskWorkflowSecrets } from './workflow-secrets';

@@ -16,8 +16,8 @@ export interface RunAgentNodeOptions {
   maxToolRounds: number;
   signal: AbortSignal;
   accountId: string;
-  /** Stores a step as soon as it is known. */
-  record(step: NewAgentRunStep): void;
+  /** Stores a step as soon as it is known; a rejection stops the node. */
+  record(step: NewAgentRunStep): Promise<void> | void;
 }
 
 /** Raised when an agent node keeps calling tools past the cap; the run fails with this message. */
@@ -74,7 +74,7 @@ export async function* runAgentNode(options: RunAgentNodeOptions): AsyncGenerato
     });
     if (turn.toolCalls.length === 0) {
       if (!options.stream && turn.content) yield { type: 'message.delta', node_id: nodeId, content: turn.content };
-      options.record({ type: 'message', node_id: nodeId, content: turn.content });
+      await options.record({ type: 'message', node_id: nodeId, content: turn.content });
       return turn.content;
     }
     if (round >= options.maxToolRounds) {
@@ -89,7 +89,7 @@ export async function* runAgentNode(options: RunAgentNodeOptions): AsyncGenerato
       yield { type: 'tool_use', node_id: nodeId, id: call.id, tool: call.function.name, input };
       const output = parsed.args ? await runTool(call, tools, parsed.args, signal) : parsed.error!;
       yield { type: 'tool_result', node_id: nodeId, id: call.id, tool: call.function.name, output };
-      options.record({ type: 'tool_call', node_id: nodeId, call_id: call.id, tool: call.function.name, input, output });
+      await options.record({ type: 'tool_call', node_id: nodeId, call_id: call.id, tool: call.function.name, input, output });
       messages.push({ role: 'tool', tool_call_id: call.id, content: output });
     }
   }

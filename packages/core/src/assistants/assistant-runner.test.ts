@@ -1,29 +1,57 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../db';
-import { UpstreamError } from '../errors';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { NotFoundError, UpstreamError } from '../errors';
+import type { SqlDatabase } from '../storage';
+import { closeTestPostgres, openTestDatabase, testBackends } from '../test/postgres';
 import type { ChatRequest } from '../models/types';
 import type { SearchHit, StoreSearcher } from '../vector/types';
 import { AssistantRunner } from './assistant-runner';
 import { collect, fakeChat, fakeSearcher, hit, searchThenCite, waitFor, type Turn } from './assistant-test-fakes';
 import { assistantsSchema } from './schema';
+import type { ThreadStores } from './thread-stores';
 import { FILE_SEARCH_CONTENT_INCLUDE, type Run } from './types';
 
 const ACCOUNT = 'acct_test';
 
-describe('AssistantRunner', () => {
-  let db: Database;
+/** ThreadStores over an in-memory set of `account:id` pairs; records the stores it creates and the files it adds. */
+function fakeStores(owned: string[]) {
+  const known = new Set(owned);
+  const created: Array<{ id: string; name: string; fileIds: string[] }> = [];
+  const added: Array<{ storeId: string; fileIds: string[] }> = [];
+  const check = (kind: string) => (accountId: string, ids: readonly string[], param: string) => {
+    for (const id of ids) if (!known.has(`${accountId}:${id}`)) throw new NotFoundError(kind, id, param);
+  };
+  const stores: ThreadStores = {
+    checkStores: check('vector store'),
+    checkFiles: check('file'),
+    createStore(accountId, input) {
+      const id = `vs_thread${created.length}`;
+      known.add(`${accountId}:${id}`);
+      created.push({ id, name: input.name, fileIds: [...input.fileIds] });
+      return id;
+    },
+    addFiles(_accountId, storeId, fileIds) {
+      added.push({ storeId, fileIds: [...fileIds] });
+    },
+  };
+  return { stores, created, added };
+}
+
+afterAll(closeTestPostgres);
+
+describe.each(testBackends())('AssistantRunner on %s', (backend) => {
+  let db: SqlDatabase;
   let runner: AssistantRunner;
   afterEach(async () => {
     await runner?.close();
-    db?.close();
+    await db?.close();
   });
 
-  function setup(
+  async function setup(
     script: (request: ChatRequest, index: number) => Turn,
     stores: Record<string, SearchHit[]> = {},
-    options: { maxToolRounds?: number; runExpirySeconds?: number } = {},
+    options: { maxToolRounds?: number; runExpirySeconds?: number; stores?: ThreadStores } = {},
   ) {
-    db = openDatabase({ schemas: [assistantsSchema] });
+    db = await openTestDatabase(backend, [assistantsSchema]);
     const chat = fakeChat(script);
     const search = fakeSearcher(stores);
     runner = new AssistantRunner({ db, chat: chat.chat, searcher: search.searcher, ingestionWaitMs: 1234, ...options });
@@ -32,17 +60,17 @@ describe('AssistantRunner', () => {
   }
 
   it('searches the assistant and thread stores together, records results and cites the passage', async () => {
-    const { chat, search } = setup(searchThenCite, {
+    const { chat, search } = await setup(searchThenCite, {
       vs_assistant: [hit('policy', 0.9, 'Refunds are processed within 14 days.'), hit('faq', 0.4)],
       vs_thread: [hit('notes', 0.7)],
     });
-    const assistant = runner.createAssistant(ACCOUNT, {
+    const assistant = await runner.createAssistant(ACCOUNT, {
       model: 'fake/model',
       instructions: 'Answer from the documents.',
       tools: [{ type: 'file_search' }],
       tool_resources: { file_search: { vector_store_ids: ['vs_assistant'] } },
     });
-    const run = runner.createThreadAndRun(ACCOUNT, {
+    const run = await runner.createThreadAndRun(ACCOUNT, {
       assistant_id: assistant.id,
       thread: {
         messages: [{ role: 'user', content: 'How long do refunds take?' }],
@@ -68,7 +96,7 @@ describe('AssistantRunner', () => {
     expect(String(toolMessage.content)).toContain('【0:0†policy.md】');
     expect(String(toolMessage.content)).toContain('Refunds are processed within 14 days.');
 
-    const steps = runner.listRunSteps(ACCOUNT, run.thread_id, run.id, { order: 'asc' });
+    const steps = await runner.listRunSteps(ACCOUNT, run.thread_id, run.id, { order: 'asc' });
     expect(steps.data.map((step) => step.type)).toEqual(['tool_calls', 'message_creation']);
     const toolStep = steps.data[0]!;
     if (toolStep.step_details.type !== 'tool_calls') throw new Error('expected tool_calls');
@@ -80,13 +108,13 @@ describe('AssistantRunner', () => {
       ['faq.md', 0.4],
     ]);
     expect(call.file_search.results[0]).not.toHaveProperty('content');
-    const withContent = runner.retrieveRunStep(ACCOUNT, run.thread_id, run.id, toolStep.id, [FILE_SEARCH_CONTENT_INCLUDE]);
+    const withContent = await runner.retrieveRunStep(ACCOUNT, run.thread_id, run.id, toolStep.id, [FILE_SEARCH_CONTENT_INCLUDE]);
     if (withContent.step_details.type !== 'tool_calls' || withContent.step_details.tool_calls[0]!.type !== 'file_search') throw new Error();
     expect(withContent.step_details.tool_calls[0]!.file_search.results[0]!.content).toEqual([
       { type: 'text', text: 'Refunds are processed within 14 days.' },
     ]);
 
-    const messages = runner.listMessages(ACCOUNT, run.thread_id, { order: 'asc' });
+    const messages = await runner.listMessages(ACCOUNT, run.thread_id, { order: 'asc' });
     const answer = messages.data[1]!;
     expect(answer).toMatchObject({ role: 'assistant', status: 'completed', run_id: run.id, assistant_id: assistant.id });
     const text = answer.content[0]!.text;
@@ -98,8 +126,8 @@ describe('AssistantRunner', () => {
 
   it('returns at most 8 passages, fewer with max_num_results, and honours score_threshold', async () => {
     const many = Array.from({ length: 20 }, (_, i) => hit(`doc${i}`, 1 - i * 0.04));
-    const { search } = setup(searchThenCite, { vs_big: many });
-    const wide = runner.createAssistant(ACCOUNT, {
+    const { search } = await setup(searchThenCite, { vs_big: many });
+    const wide = await runner.createAssistant(ACCOUNT, {
       model: 'fake/model',
       tools: [{ type: 'file_search', file_search: { max_num_results: 50 } }],
       tool_resources: { file_search: { vector_store_ids: ['vs_big'] } },
@@ -107,17 +135,17 @@ describe('AssistantRunner', () => {
     const first = await waitFor(
       runner,
       ACCOUNT,
-      runner.createThreadAndRun(ACCOUNT, { assistant_id: wide.id, thread: { messages: [{ role: 'user', content: 'q' }] } }),
+      await runner.createThreadAndRun(ACCOUNT, { assistant_id: wide.id, thread: { messages: [{ role: 'user', content: 'q' }] } }),
     );
-    const resultsOf = (run: Run) => {
-      const step = runner.listRunSteps(ACCOUNT, run.thread_id, run.id, { order: 'asc' }).data[0]!;
+    const resultsOf = async (run: Run) => {
+      const step = (await runner.listRunSteps(ACCOUNT, run.thread_id, run.id, { order: 'asc' })).data[0]!;
       if (step.step_details.type !== 'tool_calls' || step.step_details.tool_calls[0]!.type !== 'file_search') throw new Error();
       return step.step_details.tool_calls[0]!.file_search;
     };
-    expect(resultsOf(first).results).toHaveLength(8);
+    expect((await resultsOf(first)).results).toHaveLength(8);
     expect(search.searches[0]!.options.maxNumResults).toBe(8);
 
-    const narrow = runner.createAssistant(ACCOUNT, {
+    const narrow = await runner.createAssistant(ACCOUNT, {
       model: 'fake/model',
       tools: [{ type: 'file_search', file_search: { max_num_results: 3, ranking_options: { score_threshold: 0.5 } } }],
       tool_resources: { file_search: { vector_store_ids: ['vs_big'] } },
@@ -125,11 +153,11 @@ describe('AssistantRunner', () => {
     const second = await waitFor(
       runner,
       ACCOUNT,
-      runner.createThreadAndRun(ACCOUNT, { assistant_id: narrow.id, thread: { messages: [{ role: 'user', content: 'q' }] } }),
+      await runner.createThreadAndRun(ACCOUNT, { assistant_id: narrow.id, thread: { messages: [{ role: 'user', content: 'q' }] } }),
     );
-    expect(resultsOf(second).results).toHaveLength(3);
+    expect((await resultsOf(second)).results).toHaveLength(3);
 
-    const strict = runner.createAssistant(ACCOUNT, {
+    const strict = await runner.createAssistant(ACCOUNT, {
       model: 'fake/model',
       tools: [{ type: 'file_search', file_search: { ranking_options: { score_threshold: 0.9 } } }],
       tool_resources: { file_search: { vector_store_ids: ['vs_big'] } },
@@ -137,32 +165,29 @@ describe('AssistantRunner', () => {
     const third = await waitFor(
       runner,
       ACCOUNT,
-      runner.createThreadAndRun(ACCOUNT, { assistant_id: strict.id, thread: { messages: [{ role: 'user', content: 'q' }] } }),
+      await runner.createThreadAndRun(ACCOUNT, { assistant_id: strict.id, thread: { messages: [{ role: 'user', content: 'q' }] } }),
     );
-    expect(
-      resultsOf(third)
-        .results.map((r) => r.score)
-        .every((score) => score >= 0.9),
-    ).toBe(true);
-    expect(resultsOf(third).ranking_options.score_threshold).toBe(0.9);
-    expect(resultsOf(third).results).toHaveLength(3);
+    const strictResults = await resultsOf(third);
+    expect(strictResults.results.every((result) => result.score >= 0.9)).toBe(true);
+    expect(strictResults.ranking_options.score_threshold).toBe(0.9);
+    expect(strictResults.results).toHaveLength(3);
   });
 
   it('pauses in requires_action for function tools and resumes with the outputs', async () => {
-    const { chat } = setup((request) => {
+    const { chat } = await setup((request) => {
       const last = request.messages.at(-1)!;
       if (last.role === 'tool') return { content: `It is ${last.content}.` };
       return { toolCalls: [{ name: 'get_weather', arguments: { city: 'Lisbon' } }] };
     });
-    const assistant = runner.createAssistant(ACCOUNT, {
+    const assistant = await runner.createAssistant(ACCOUNT, {
       model: 'fake/model',
       tools: [
         { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
       ],
     });
-    const thread = runner.createThread(ACCOUNT, { messages: [{ role: 'user', content: 'Weather?' }] });
-    runner.createMessage(ACCOUNT, thread.id, { role: 'user', content: 'In Lisbon, please.' });
-    const run = runner.createRun(ACCOUNT, thread.id, {
+    const thread = await runner.createThread(ACCOUNT, { messages: [{ role: 'user', content: 'Weather?' }] });
+    await runner.createMessage(ACCOUNT, thread.id, { role: 'user', content: 'In Lisbon, please.' });
+    const run = await runner.createRun(ACCOUNT, thread.id, {
       assistant_id: assistant.id,
       additional_instructions: 'Be brief.',
       truncation_strategy: { type: 'last_messages', last_messages: 1 },
@@ -174,10 +199,10 @@ describe('AssistantRunner', () => {
     expect(calls).toEqual([
       { id: expect.any(String), type: 'function', function: { name: 'get_weather', arguments: '{"city":"Lisbon"}' } },
     ]);
-    expect(() => runner.createMessage(ACCOUNT, thread.id, { role: 'user', content: 'hello?' })).toThrow(/while a run/);
-    expect(() => runner.submitToolOutputs(ACCOUNT, thread.id, run.id, { tool_outputs: [] })).toThrow(/Missing tool outputs/);
+    await expect(runner.createMessage(ACCOUNT, thread.id, { role: 'user', content: 'hello?' })).rejects.toThrow(/while a run/);
+    await expect(runner.submitToolOutputs(ACCOUNT, thread.id, run.id, { tool_outputs: [] })).rejects.toThrow(/Missing tool outputs/);
 
-    const resumed = runner.submitToolOutputs(ACCOUNT, thread.id, run.id, {
+    const resumed = await runner.submitToolOutputs(ACCOUNT, thread.id, run.id, {
       tool_outputs: [{ tool_call_id: calls[0]!.id, output: 'sunny' }],
     });
     expect(resumed.status).toBe('queued');
@@ -189,22 +214,24 @@ describe('AssistantRunner', () => {
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'In Lisbon, please.' },
     ]);
-    const step = runner.listRunSteps(ACCOUNT, thread.id, run.id, { order: 'asc' }).data[0]!;
+    const step = (await runner.listRunSteps(ACCOUNT, thread.id, run.id, { order: 'asc' })).data[0]!;
     expect(step.status).toBe('completed');
     expect(step.step_details).toMatchObject({
       type: 'tool_calls',
       tool_calls: [{ type: 'function', function: { name: 'get_weather', output: 'sunny' } }],
     });
-    expect(runner.listMessages(ACCOUNT, thread.id, { order: 'desc', limit: 1 }).data[0]!.content[0]!.text.value).toBe('It is sunny.');
+    expect((await runner.listMessages(ACCOUNT, thread.id, { order: 'desc', limit: 1 })).data[0]!.content[0]!.text.value).toBe(
+      'It is sunny.',
+    );
   });
 
   it('fails the run with a clear last_error when the tool rounds exceed the cap', async () => {
-    setup(() => ({ toolCalls: [{ name: 'file_search', arguments: { query: 'again' } }] }), {}, { maxToolRounds: 3 });
-    const assistant = runner.createAssistant(ACCOUNT, { model: 'fake/model', tools: [{ type: 'file_search' }] });
+    await setup(() => ({ toolCalls: [{ name: 'file_search', arguments: { query: 'again' } }] }), {}, { maxToolRounds: 3 });
+    const assistant = await runner.createAssistant(ACCOUNT, { model: 'fake/model', tools: [{ type: 'file_search' }] });
     const done = await waitFor(
       runner,
       ACCOUNT,
-      runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'loop' }] } }),
+      await runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'loop' }] } }),
     );
     expect(done.status).toBe('failed');
     expect(done.last_error).toEqual({ code: 'server_error', message: expect.stringContaining('3 rounds of tool calls') });
@@ -213,12 +240,12 @@ describe('AssistantRunner', () => {
 
   it('turns model errors into failed runs with the provider message (429 -> rate_limit_exceeded)', async () => {
     let error: Error = new UpstreamError("Provider 'fake' answered 429: slow down", { statusCode: 429 });
-    setup(() => ({ error }));
-    const assistant = runner.createAssistant(ACCOUNT, { model: 'fake/model' });
+    await setup(() => ({ error }));
+    const assistant = await runner.createAssistant(ACCOUNT, { model: 'fake/model' });
     const limited = await waitFor(
       runner,
       ACCOUNT,
-      runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } }),
+      await runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } }),
     );
     expect(limited.status).toBe('failed');
     expect(limited.last_error).toEqual({ code: 'rate_limit_exceeded', message: "Provider 'fake' answered 429: slow down" });
@@ -226,47 +253,36 @@ describe('AssistantRunner', () => {
     const broken = await waitFor(
       runner,
       ACCOUNT,
-      runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } }),
+      await runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } }),
     );
     expect(broken.last_error).toEqual({ code: 'server_error', message: "Provider 'fake' answered 500: boom" });
   });
 
   it('cancels an in-progress run (cancelling -> cancelled) and refuses to cancel a finished one', async () => {
-    setup(() => ({ hang: true }));
-    const assistant = runner.createAssistant(ACCOUNT, { model: 'fake/model' });
-    const run = runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } });
+    await setup(() => ({ hang: true }));
+    const assistant = await runner.createAssistant(ACCOUNT, { model: 'fake/model' });
+    const run = await runner.createThreadAndRun(ACCOUNT, {
+      assistant_id: assistant.id,
+      thread: { messages: [{ role: 'user', content: 'hi' }] },
+    });
     await waitFor(runner, ACCOUNT, run, ['in_progress']);
-    const cancelling = runner.cancelRun(ACCOUNT, run.thread_id, run.id);
+    const cancelling = await runner.cancelRun(ACCOUNT, run.thread_id, run.id);
     expect(cancelling.status).toBe('cancelling');
     const done = await waitFor(runner, ACCOUNT, run);
     expect(done.status).toBe('cancelled');
     expect(done.cancelled_at).toEqual(expect.any(Number));
-    expect(() => runner.cancelRun(ACCOUNT, run.thread_id, run.id)).toThrow(/Cannot cancel run with status 'cancelled'/);
-  });
-
-  it('marks runs a previous process left in progress as failed on start', async () => {
-    const { chat } = setup(() => ({ hang: true }));
-    const assistant = runner.createAssistant(ACCOUNT, { model: 'fake/model' });
-    const run = runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } });
-    await waitFor(runner, ACCOUNT, run, ['in_progress']);
-    // A second process on the same database: the first one "crashed" with the run in progress.
-    const next = new AssistantRunner({ db, chat: chat.chat, searcher: fakeSearcher({}).searcher });
-    next.start();
-    const after = next.retrieveRun(ACCOUNT, run.thread_id, run.id);
-    expect(after.status).toBe('failed');
-    expect(after.last_error?.code).toBe('server_error');
-    await next.close();
+    await expect(runner.cancelRun(ACCOUNT, run.thread_id, run.id)).rejects.toThrow(/Cannot cancel run with status 'cancelled'/);
   });
 
   it('streams OpenAI assistant events in order, ending with done', async () => {
-    const { chat } = setup(searchThenCite, { vs_a: [hit('policy', 0.8)] });
-    const assistant = runner.createAssistant(ACCOUNT, {
+    const { chat } = await setup(searchThenCite, { vs_a: [hit('policy', 0.8)] });
+    const assistant = await runner.createAssistant(ACCOUNT, {
       model: 'fake/model',
       tools: [{ type: 'file_search' }],
       tool_resources: { file_search: { vector_store_ids: ['vs_a'] } },
     });
     const events = await collect(
-      runner.streamThreadAndRun(
+      await runner.streamThreadAndRun(
         ACCOUNT,
         { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'refunds?' }] } },
         { include: [FILE_SEARCH_CONTENT_INCLUDE] },
@@ -307,26 +323,33 @@ describe('AssistantRunner', () => {
   });
 
   it('expires a run left in requires_action past expires_at, and allows one active run per thread', async () => {
-    setup(() => ({ toolCalls: [{ name: 'lookup', arguments: {} }] }), {}, { runExpirySeconds: -1 });
-    const assistant = runner.createAssistant(ACCOUNT, { model: 'fake/model', tools: [{ type: 'function', function: { name: 'lookup' } }] });
-    const thread = runner.createThread(ACCOUNT, { messages: [{ role: 'user', content: 'x' }] });
-    const run = runner.createRun(ACCOUNT, thread.id, { assistant_id: assistant.id });
-    expect(() => runner.createRun(ACCOUNT, thread.id, { assistant_id: assistant.id })).toThrow(/while a run/);
+    await setup(() => ({ toolCalls: [{ name: 'lookup', arguments: {} }] }), {}, { runExpirySeconds: -1 });
+    const assistant = await runner.createAssistant(ACCOUNT, {
+      model: 'fake/model',
+      tools: [{ type: 'function', function: { name: 'lookup' } }],
+    });
+    const thread = await runner.createThread(ACCOUNT, { messages: [{ role: 'user', content: 'x' }] });
+    const run = await runner.createRun(ACCOUNT, thread.id, { assistant_id: assistant.id });
+    await expect(runner.createRun(ACCOUNT, thread.id, { assistant_id: assistant.id })).rejects.toThrow(/while a run/);
     const expired = await waitFor(runner, ACCOUNT, run);
     expect(expired.status).toBe('expired');
-    expect(() => runner.submitToolOutputs(ACCOUNT, thread.id, run.id, { tool_outputs: [] })).toThrow(/status 'expired'/);
-    const step = runner.listRunSteps(ACCOUNT, thread.id, run.id, {}).data[0]!;
+    await expect(runner.submitToolOutputs(ACCOUNT, thread.id, run.id, { tool_outputs: [] })).rejects.toThrow(/status 'expired'/);
+    const step = (await runner.listRunSteps(ACCOUNT, thread.id, run.id, {})).data[0]!;
     expect(step.status).toBe('expired');
   });
 
   it("uses createAndRun's tool_resources instead of the assistant's stores, plus the thread's", async () => {
-    const { search } = setup(searchThenCite, { vs_override: [hit('o', 0.5)], vs_thread: [hit('t', 0.6)], vs_assistant: [hit('a', 0.9)] });
-    const assistant = runner.createAssistant(ACCOUNT, {
+    const { search } = await setup(searchThenCite, {
+      vs_override: [hit('o', 0.5)],
+      vs_thread: [hit('t', 0.6)],
+      vs_assistant: [hit('a', 0.9)],
+    });
+    const assistant = await runner.createAssistant(ACCOUNT, {
       model: 'fake/model',
       tools: [{ type: 'file_search' }],
       tool_resources: { file_search: { vector_store_ids: ['vs_assistant'] } },
     });
-    const run = runner.createThreadAndRun(ACCOUNT, {
+    const run = await runner.createThreadAndRun(ACCOUNT, {
       assistant_id: assistant.id,
       tool_resources: { file_search: { vector_store_ids: ['vs_override'] } },
       thread: { messages: [{ role: 'user', content: 'q' }], tool_resources: { file_search: { vector_store_ids: ['vs_thread'] } } },
@@ -336,7 +359,7 @@ describe('AssistantRunner', () => {
   });
 
   it('waits for stores still ingesting before it searches', async () => {
-    setup(searchThenCite);
+    await setup(searchThenCite);
     let ingested = false;
     const waited: number[] = [];
     const searcher: StoreSearcher = {
@@ -352,7 +375,7 @@ describe('AssistantRunner', () => {
     };
     const slow = new AssistantRunner({ db, chat: fakeChat(searchThenCite).chat, searcher });
     try {
-      const assistant = slow.createAssistant(ACCOUNT, {
+      const assistant = await slow.createAssistant(ACCOUNT, {
         model: 'fake/model',
         tools: [{ type: 'file_search' }],
         tool_resources: { file_search: { vector_store_ids: ['vs_new'] } },
@@ -360,13 +383,181 @@ describe('AssistantRunner', () => {
       const run = await waitFor(
         slow,
         ACCOUNT,
-        slow.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'q' }] } }),
+        await slow.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'q' }] } }),
       );
       expect(waited).toEqual([60_000]);
-      const step = slow.listRunSteps(ACCOUNT, run.thread_id, run.id, { order: 'asc' }).data[0]!;
+      const step = (await slow.listRunSteps(ACCOUNT, run.thread_id, run.id, { order: 'asc' })).data[0]!;
       expect(step.step_details).toMatchObject({ tool_calls: [{ file_search: { results: [{ file_name: 'late.md' }] } }] });
     } finally {
       await slow.close();
     }
+  });
+
+  it('refuses store and file ids of another account when they are saved, with 404 naming the field, and writes nothing', async () => {
+    const { stores, created } = fakeStores([
+      `${ACCOUNT}:vs_mine`,
+      `${ACCOUNT}:file-mine`,
+      'acct_other:vs_theirs',
+      'acct_other:file-theirs',
+    ]);
+    await setup(() => ({ content: 'hi' }), {}, { stores });
+    const notFound = (param: string, id: string) =>
+      expect.objectContaining({ status: 404, param, message: expect.stringContaining(`'${id}'`) });
+    const foreignStores = { file_search: { vector_store_ids: ['vs_mine', 'vs_theirs'] } };
+    await expect(runner.createAssistant(ACCOUNT, { model: 'fake/model', tool_resources: foreignStores })).rejects.toEqual(
+      notFound('tool_resources.file_search.vector_store_ids', 'vs_theirs'),
+    );
+    const assistant = await runner.createAssistant(ACCOUNT, {
+      model: 'fake/model',
+      tool_resources: { file_search: { vector_store_ids: ['vs_mine'] } },
+    });
+    await expect(runner.updateAssistant(ACCOUNT, assistant.id, { tool_resources: foreignStores })).rejects.toEqual(
+      notFound('tool_resources.file_search.vector_store_ids', 'vs_theirs'),
+    );
+    expect((await runner.retrieveAssistant(ACCOUNT, assistant.id)).tool_resources).toEqual({
+      file_search: { vector_store_ids: ['vs_mine'] },
+    });
+    await expect(runner.createThread(ACCOUNT, { tool_resources: { file_search: { vector_store_ids: ['vs_unknown'] } } })).rejects.toEqual(
+      notFound('tool_resources.file_search.vector_store_ids', 'vs_unknown'),
+    );
+    const attach = (file_id: string) => ({
+      role: 'user',
+      content: 'see file',
+      attachments: [{ file_id, tools: [{ type: 'file_search' }] }],
+    });
+    await expect(runner.createThread(ACCOUNT, { messages: [attach('file-mine'), attach('file-theirs')] })).rejects.toEqual(
+      notFound('messages[1].attachments[0].file_id', 'file-theirs'),
+    );
+    await expect(
+      runner.createThreadAndRun(ACCOUNT, { assistant_id: assistant.id, thread: { messages: [attach('file-theirs')] } }),
+    ).rejects.toEqual(notFound('thread.messages[0].attachments[0].file_id', 'file-theirs'));
+    await expect(
+      runner.createThreadAndRun(ACCOUNT, {
+        assistant_id: assistant.id,
+        tool_resources: { file_search: { vector_store_ids: ['vs_theirs'] } },
+      }),
+    ).rejects.toEqual(notFound('tool_resources.file_search.vector_store_ids', 'vs_theirs'));
+    const thread = await runner.createThread(ACCOUNT, {});
+    await expect(runner.createMessage(ACCOUNT, thread.id, attach('file-theirs'))).rejects.toEqual(
+      notFound('attachments[0].file_id', 'file-theirs'),
+    );
+    await expect(
+      runner.createMessage(ACCOUNT, thread.id, {
+        role: 'user',
+        content: 'x',
+        attachments: [{ file_id: 'file-mine', tools: [{ type: 'code_interpreter' }] }],
+      }),
+    ).rejects.toMatchObject({ status: 400, param: 'attachments[0].tools[0].type' });
+    expect((await runner.listMessages(ACCOUNT, thread.id, {})).data).toEqual([]);
+    expect(created).toEqual([]);
+  });
+
+  it("puts files attached with file_search into the thread's vector store, created on demand, and searches it", async () => {
+    const { stores, created, added } = fakeStores([`${ACCOUNT}:file-a`, `${ACCOUNT}:file-b`, `${ACCOUNT}:file-c`]);
+    const { search } = await setup(searchThenCite, { vs_thread0: [hit('a', 0.8)] }, { stores });
+    const assistant = await runner.createAssistant(ACCOUNT, { model: 'fake/model', tools: [{ type: 'file_search' }] });
+    const thread = await runner.createThread(ACCOUNT, {
+      messages: [{ role: 'user', content: 'read this', attachments: [{ file_id: 'file-a', tools: [{ type: 'file_search' }] }] }],
+    });
+    expect(created).toEqual([{ id: 'vs_thread0', name: expect.stringContaining(thread.id), fileIds: ['file-a'] }]);
+    expect(thread.tool_resources).toEqual({ file_search: { vector_store_ids: ['vs_thread0'] } });
+    await runner.createMessage(ACCOUNT, thread.id, {
+      role: 'user',
+      content: 'and these',
+      attachments: [
+        { file_id: 'file-b', tools: [{ type: 'file_search' }] },
+        { file_id: 'file-c', tools: [] },
+      ],
+    });
+    expect(added).toEqual([{ storeId: 'vs_thread0', fileIds: ['file-b'] }]);
+    expect(created).toHaveLength(1);
+    const done = await waitFor(runner, ACCOUNT, await runner.createRun(ACCOUNT, thread.id, { assistant_id: assistant.id }));
+    expect(done.status).toBe('completed');
+    expect(search.searches[0]!.storeIds).toEqual(['vs_thread0']);
+    const messages = await runner.listMessages(ACCOUNT, thread.id, { order: 'asc' });
+    expect(messages.data[1]!.attachments).toEqual([
+      { file_id: 'file-b', tools: [{ type: 'file_search' }] },
+      { file_id: 'file-c', tools: [] },
+    ]);
+  });
+
+  it('ends a run incomplete when max_completion_tokens is reached, giving each turn what is left of it', async () => {
+    const { chat } = await setup((request) => {
+      const question = String(request.messages.find((message) => message.role === 'user')?.content);
+      if (question === 'again')
+        return { toolCalls: [{ name: 'file_search', arguments: {} }], usage: { prompt_tokens: 1, completion_tokens: 300 } };
+      return request.messages.at(-1)!.role === 'tool'
+        ? { content: 'A long answer that was cut', finishReason: 'length', usage: { prompt_tokens: 60, completion_tokens: 56 } }
+        : { toolCalls: [{ name: 'file_search', arguments: { query: 'q' } }], usage: { prompt_tokens: 50, completion_tokens: 200 } };
+    });
+    const assistant = await runner.createAssistant(ACCOUNT, { model: 'fake/model', tools: [{ type: 'file_search' }] });
+    const run = await runner.createThreadAndRun(ACCOUNT, {
+      assistant_id: assistant.id,
+      max_completion_tokens: 256,
+      thread: { messages: [{ role: 'user', content: 'q' }] },
+    });
+    const done = await waitFor(runner, ACCOUNT, run);
+    expect(done).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_completion_tokens' } });
+    expect(done.usage).toEqual({ prompt_tokens: 110, completion_tokens: 256, total_tokens: 366 });
+    expect(chat.requests.map((request) => request.max_tokens)).toEqual([256, 56]);
+    const answer = (await runner.listMessages(ACCOUNT, run.thread_id, { order: 'desc', limit: 1 })).data[0]!;
+    expect(answer).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_tokens' } });
+    expect(answer.content[0]!.text.value).toBe('A long answer that was cut');
+
+    // A run whose first turn spends its whole budget asks the model no more.
+    chat.requests.length = 0;
+    const spent = await runner.createThreadAndRun(ACCOUNT, {
+      assistant_id: assistant.id,
+      max_completion_tokens: 256,
+      thread: { messages: [{ role: 'user', content: 'again' }] },
+    });
+    expect(await waitFor(runner, ACCOUNT, spent)).toMatchObject({
+      status: 'incomplete',
+      incomplete_details: { reason: 'max_completion_tokens' },
+    });
+    expect(chat.requests).toHaveLength(1);
+  });
+
+  it('applies max_prompt_tokens: the oldest messages are left out to fit, and a run that cannot fit ends incomplete', async () => {
+    const { chat } = await setup(() => ({ content: 'ok' }));
+    const assistant = await runner.createAssistant(ACCOUNT, { model: 'fake/model' });
+    const long = (n: number) => `message ${n}: ${'lorem ipsum dolor sit amet '.repeat(12)}`;
+    const thread = await runner.createThread(ACCOUNT, { messages: [1, 2, 3, 4, 5].map((n) => ({ role: 'user', content: long(n) })) });
+    const fitted = await waitFor(
+      runner,
+      ACCOUNT,
+      await runner.createRun(ACCOUNT, thread.id, { assistant_id: assistant.id, max_prompt_tokens: 300 }),
+    );
+    expect(fitted.status).toBe('completed');
+    const sent = chat.requests[0]!.messages.map((message) => String(message.content).slice(0, 10));
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.length).toBeLessThan(5);
+    expect(sent.at(-1)).toBe('message 5:');
+
+    const huge = await runner.createThread(ACCOUNT, { messages: [{ role: 'user', content: 'word '.repeat(400) }] });
+    const cut = await waitFor(
+      runner,
+      ACCOUNT,
+      await runner.createRun(ACCOUNT, huge.id, { assistant_id: assistant.id, max_prompt_tokens: 256 }),
+    );
+    expect(cut).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_prompt_tokens' } });
+    expect(chat.requests).toHaveLength(1);
+  });
+
+  it('creates one run of two started on one thread at once, with only its own additional message', async () => {
+    await setup(() => ({ hang: true }));
+    const assistant = await runner.createAssistant(ACCOUNT, { model: 'fake/model' });
+    const thread = await runner.createThread(ACCOUNT, {});
+    const start = (text: string) =>
+      runner.createRun(ACCOUNT, thread.id, { assistant_id: assistant.id, additional_messages: [{ role: 'user', content: text }] });
+    const results = await Promise.allSettled([start('first'), start('second')]);
+    const created = results.filter((result) => result.status === 'fulfilled');
+    const refused = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+    expect(created).toHaveLength(1);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.reason).toMatchObject({ status: 400, code: 'thread_busy' });
+    const messages = await runner.listMessages(ACCOUNT, thread.id, {});
+    const winner = results[0]!.status === 'fulfilled' ? 'first' : 'second';
+    expect(messages.data.map((message) => message.content[0]!.text.value)).toEqual([winner]);
   });
 });

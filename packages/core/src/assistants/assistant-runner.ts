@@ -1,37 +1,59 @@
-import type { Database } from '../db';
-import { InvalidRequestError } from '../errors';
+import { InvalidRequestError, NotFoundError } from '../errors';
 import { nowSeconds } from '../internal/ids';
 import { silentLogger, type Logger } from '../internal/logger';
-import type { ListQuery } from '../internal/pagination';
+import type { ListPage, ListQuery } from '../internal/pagination';
 import { parseModelId } from '../models/model-id';
 import type { ChatAdapterContract } from '../models/types';
+import type { SqlClient } from '../storage';
 import type { StoreSearcher } from '../vector/types';
-import { AssistantStore, type AssistantInput } from './assistant-store';
+import { type AssistantInput, newAssistant, updateAssistant } from './assistant-input';
+import { type AssistantsRepository, SqlAssistantsRepository } from './assistants-repository';
 import { newRunObject, type RunInput, type ThreadAndRunInput } from './create-run';
 import { normalizeMetadata, normalizeToolResources } from './normalize-input';
-import { emitRun, presentStep, type RunContext, type RunDeps } from './run-context';
+import { emitRun, presentStep, type RunDeps } from './run-context';
 import { RunEvents } from './run-events';
-import { cancelRunNow, expireRun, failRun, saveAndEmit } from './run-lifecycle';
-import { executeRun, type AbortReason } from './run-loop';
-import { RunStore } from './run-store';
+import { cancelRunNow, expireRun } from './run-lifecycle';
+import { emptyRunState } from './run-state';
+import { RunWorker } from './run-worker';
+import { type RunsRepository, SqlRunsRepository } from './runs-repository';
 import { ASSISTANT_TEXT_LIMITS, checkContent, checkLengths, checkMessages, checkRunText } from './text-limits';
-import { ThreadStore, type MessageInput, type ThreadInput } from './thread-store';
-import type { AssistantStreamEvent, Run, RunStep } from './types';
+import { checkToolResources } from './thread-attachments';
+import { type MessageInput, newClientMessage, type ThreadInput } from './thread-input';
+import type { ThreadStores } from './thread-stores';
+import { ThreadService } from './thread-service';
+import { SqlThreadsRepository, type ThreadsRepository } from './threads-repository';
+import { notAcceptingOutputs, readToolOutputs, recordToolOutputs } from './tool-outputs';
+import type { Assistant, AssistantStreamEvent, Message, Run, RunStep, Thread } from './types';
 
 export interface AssistantRunnerOptions {
-  db: Database;
+  /** The database (SQLite or PostgreSQL) holding assistants, threads and runs. */
+  db: SqlClient;
   /** The model gateway (`ChatAdapter`). */
   chat: ChatAdapterContract;
   /** Document search over vector stores (`Documents`). */
   searcher: StoreSearcher;
+  /**
+   * Vector stores for threads (the composition root wires it to `Documents`): checks that store and file
+   * ids are the account's when saved, and indexes files attached to messages. Without it, ids are not
+   * checked and attachments are stored but not indexed.
+   */
+  stores?: ThreadStores;
   /** Default: silent. */
   log?: Logger;
   /** Model answers asking for tools allowed per run before it fails; default 8. */
   maxToolRounds?: number;
   /** Longest wait (ms) for stores still ingesting before a file_search; default 60000, as OpenAI. */
   ingestionWaitMs?: number;
-  /** Seconds a run may wait in `requires_action` before it expires; default 600 (OpenAI: 10 minutes). */
+  /** Seconds a run may take (and wait in `requires_action`) before it expires; default 600 (OpenAI: 10 minutes). */
   runExpirySeconds?: number;
+  /** Lease of an executing run, ms: another process takes the run over when it is not renewed; default 30000 (`FATHOM_LEASE_SECONDS`). */
+  leaseMs?: number;
+  /** How often this process looks for runs whose process stopped, ms; default 1000. */
+  pollMs?: number;
+  /** Claims of one run (since it last started) before it ends `failed` with `server_error`; default 3. */
+  maxAttempts?: number;
+  /** Runs this process takes over from stopped processes at once; default 16. */
+  concurrency?: number;
 }
 
 export interface RunOptions {
@@ -39,30 +61,37 @@ export interface RunOptions {
   include?: string[];
 }
 
+type Deleted<Kind extends string> = { id: string; object: Kind; deleted: true };
+
 /**
- * Assistants, threads, messages, runs and run steps over SQLite, with the run loop that lets the
- * model call `file_search` (and the caller's functions). Runs execute in the background; `stream*`
- * methods return OpenAI's assistant events for the HTTP edge to send as server-sent events.
+ * Assistants, threads, messages, runs and run steps over the storage seam (SQLite or PostgreSQL), with
+ * the run loop that lets the model call `file_search` (and the caller's functions). Runs are leased
+ * background work (`RunWorker`): any number of processes on one database share them, and a run whose
+ * process stopped is taken over and goes on. `stream*` methods return OpenAI's assistant events for
+ * the HTTP edge to send as server-sent events.
  */
 export class AssistantRunner {
-  readonly assistants: AssistantStore;
-  readonly threads: ThreadStore;
-  readonly runs: RunStore;
+  private readonly assistants: AssistantsRepository;
+  private readonly threads: ThreadsRepository;
+  private readonly runs: RunsRepository;
+  private readonly stores?: ThreadStores;
   private readonly events = new RunEvents();
   private readonly deps: RunDeps;
   private readonly expirySeconds: number;
-  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  private closed = false;
+  private readonly worker: RunWorker;
+  private readonly threadService: ThreadService;
 
   constructor(options: AssistantRunnerOptions) {
     if (!options?.db) throw new TypeError('AssistantRunner: `db` is required.');
     if (!options.chat) throw new TypeError('AssistantRunner: `chat` (a ChatAdapterContract) is required.');
     if (!options.searcher) throw new TypeError('AssistantRunner: `searcher` (a StoreSearcher) is required.');
-    this.assistants = new AssistantStore(options.db);
-    this.threads = new ThreadStore(options.db);
-    this.runs = new RunStore(options.db);
+    this.assistants = new SqlAssistantsRepository(options.db);
+    this.threads = new SqlThreadsRepository(options.db);
+    this.runs = new SqlRunsRepository(options.db);
+    this.stores = options.stores;
     this.expirySeconds = options.runExpirySeconds ?? 600;
     this.deps = {
+      db: options.db,
       assistants: this.assistants,
       threads: this.threads,
       runs: this.runs,
@@ -73,30 +102,23 @@ export class AssistantRunner {
       maxToolRounds: options.maxToolRounds ?? 8,
       ingestionWaitMs: options.ingestionWaitMs ?? 60_000,
     };
+    this.threadService = new ThreadService(options.db, this.threads, this.runs, this.stores);
+    this.worker = new RunWorker(this.deps, {
+      leaseMs: options.leaseMs ?? 30_000,
+      pollMs: options.pollMs ?? 1000,
+      maxAttempts: options.maxAttempts ?? 3,
+      concurrency: options.concurrency ?? 16,
+    });
   }
 
-  /** Runs a previous process left queued or in progress become `failed` (server_error); none resume silently. */
+  /** Starts taking over runs whose process stopped (after a crash, or another node's). */
   start(): void {
-    this.closed = false;
-    for (const id of this.runs.idsWithStatus(['queued', 'in_progress', 'cancelling'])) {
-      if (this.active.has(id)) continue;
-      const stored = this.runs.byId(id)!;
-      const context = { deps: this.deps, run: stored.run, state: stored.state, accountId: stored.accountId };
-      if (stored.run.status === 'cancelling') cancelRunNow(context);
-      else
-        failRun(context, {
-          code: 'server_error',
-          message: 'The server stopped while this run was in progress. Create a new run to try again.',
-        });
-    }
+    this.worker.start();
   }
 
-  /** Stops executing runs (they are failed by the next `start()`), ends open streams. */
+  /** Stops the runs executing here (another process, or the next start, goes on with them) and ends open streams. */
   async close(): Promise<void> {
-    this.closed = true;
-    const running = [...this.active.values()];
-    for (const { controller } of running) controller.abort('shutdown' satisfies AbortReason);
-    await Promise.allSettled(running.map((entry) => entry.done));
+    await this.worker.close();
     this.events.closeAll();
   }
 
@@ -108,288 +130,306 @@ export class AssistantRunner {
   }
 
   // Assistants
-  createAssistant(accountId: string, input: AssistantInput) {
+  async createAssistant(accountId: string, input: AssistantInput): Promise<Assistant> {
     checkLengths(input, ASSISTANT_TEXT_LIMITS);
     this.checkModel(input.model);
-    return this.assistants.create(accountId, input);
+    const assistant = newAssistant(input);
+    await checkToolResources(this.stores, accountId, assistant.tool_resources, 'tool_resources');
+    await this.assistants.insert(accountId, assistant);
+    return assistant;
   }
-  retrieveAssistant(accountId: string, id: string) {
-    return this.assistants.get(accountId, id);
+
+  async retrieveAssistant(accountId: string, id: string, param: string | null = null): Promise<Assistant> {
+    const assistant = await this.assistants.get(accountId, id);
+    if (!assistant) throw new NotFoundError('assistant', id, param);
+    return assistant;
   }
-  updateAssistant(accountId: string, id: string, input: AssistantInput) {
+
+  async updateAssistant(accountId: string, id: string, input: AssistantInput): Promise<Assistant> {
     checkLengths(input, ASSISTANT_TEXT_LIMITS);
     this.checkModel(input.model);
-    return this.assistants.update(accountId, id, input);
+    const assistant = updateAssistant(await this.retrieveAssistant(accountId, id), input);
+    if (input.tool_resources !== undefined) {
+      await checkToolResources(this.stores, accountId, normalizeToolResources(input.tool_resources), 'tool_resources');
+    }
+    await this.assistants.save(accountId, assistant);
+    return assistant;
   }
-  listAssistants(accountId: string, query: ListQuery) {
+
+  listAssistants(accountId: string, query: ListQuery): Promise<ListPage<Assistant>> {
     return this.assistants.list(accountId, query);
   }
-  deleteAssistant(accountId: string, id: string) {
-    return this.assistants.delete(accountId, id);
+
+  async deleteAssistant(accountId: string, id: string): Promise<Deleted<'assistant.deleted'>> {
+    if (!(await this.assistants.delete(accountId, id))) throw new NotFoundError('assistant', id);
+    return { id, object: 'assistant.deleted', deleted: true };
   }
 
   // Threads and messages
-  createThread(accountId: string, input: ThreadInput = {}) {
+  /** Creates a thread with its messages; files attached for file_search go into the thread's vector store. */
+  createThread(accountId: string, input: ThreadInput = {}): Promise<Thread> {
     checkMessages(input?.messages, 'messages');
-    return this.threads.create(accountId, input);
+    return this.threadService.create(accountId, input);
   }
-  retrieveThread(accountId: string, id: string) {
-    return this.threads.get(accountId, id);
+
+  retrieveThread(accountId: string, id: string): Promise<Thread> {
+    return this.threadService.retrieve(accountId, id);
   }
-  updateThread(accountId: string, id: string, input: { metadata?: Record<string, string> | null; tool_resources?: unknown }) {
-    return this.threads.update(accountId, id, input);
+
+  updateThread(
+    accountId: string,
+    id: string,
+    input: { metadata?: Record<string, string> | null; tool_resources?: unknown },
+  ): Promise<Thread> {
+    return this.threadService.update(accountId, id, input);
   }
-  deleteThread(accountId: string, id: string) {
-    this.threads.get(accountId, id);
-    const active = this.runs.activeRunOf(id);
-    if (active) this.active.get(active.id)?.controller.abort('cancel' satisfies AbortReason);
-    return this.threads.delete(accountId, id);
+
+  /** Deletes a thread with its messages, runs and steps; a run executing here is stopped first. */
+  async deleteThread(accountId: string, id: string): Promise<Deleted<'thread.deleted'>> {
+    await this.threadService.retrieve(accountId, id);
+    const active = await this.runs.activeRunOf(id);
+    if (active) this.worker.cancel(active.id);
+    return this.threadService.delete(id);
   }
-  createMessage(accountId: string, threadId: string, input: MessageInput) {
+
+  async createMessage(accountId: string, threadId: string, input: MessageInput): Promise<Message> {
     checkContent(input?.content, 'content');
-    this.threads.get(accountId, threadId);
-    this.assertNoActiveRun(threadId, 'add messages to');
-    return this.threads.createMessage(accountId, threadId, input);
+    await this.threadService.retrieve(accountId, threadId);
+    await this.assertNoActiveRun(threadId, 'add messages to');
+    return this.threadService.createMessage(accountId, threadId, input);
   }
-  listMessages(accountId: string, threadId: string, query: ListQuery & { run_id?: string }) {
-    return this.threads.listMessages(accountId, threadId, query);
+
+  listMessages(accountId: string, threadId: string, query: ListQuery & { run_id?: string }): Promise<ListPage<Message>> {
+    return this.threadService.listMessages(accountId, threadId, query);
   }
-  retrieveMessage(accountId: string, threadId: string, id: string) {
-    return this.threads.getMessage(accountId, threadId, id);
+
+  retrieveMessage(accountId: string, threadId: string, id: string): Promise<Message> {
+    return this.threadService.retrieveMessage(accountId, threadId, id);
   }
-  updateMessage(accountId: string, threadId: string, id: string, input: { metadata?: Record<string, string> | null }) {
-    return this.threads.updateMessage(accountId, threadId, id, input);
+
+  updateMessage(accountId: string, threadId: string, id: string, input: { metadata?: Record<string, string> | null }): Promise<Message> {
+    return this.threadService.updateMessage(accountId, threadId, id, input);
   }
-  deleteMessage(accountId: string, threadId: string, id: string) {
-    return this.threads.deleteMessage(accountId, threadId, id);
+
+  deleteMessage(accountId: string, threadId: string, id: string): Promise<Deleted<'thread.message.deleted'>> {
+    return this.threadService.deleteMessage(accountId, threadId, id);
   }
 
   // Runs
   /** Creates a run on a thread and executes it in the background; answers the queued run. */
-  createRun(accountId: string, threadId: string, input: RunInput, options: RunOptions = {}): Run {
+  async createRun(accountId: string, threadId: string, input: RunInput, options: RunOptions = {}): Promise<Run> {
     checkRunText(input);
     this.checkModel(input.model);
-    return this.prepareRun(accountId, threadId, input, options, () => undefined).run;
+    return (await this.prepareRun(accountId, threadId, input, options, false)).run;
   }
 
   /** Like `createRun`, as OpenAI's event stream: `thread.run.created` ... `thread.run.completed`, then `done`. */
-  streamRun(accountId: string, threadId: string, input: RunInput, options: RunOptions = {}): AsyncIterable<AssistantStreamEvent> {
+  async streamRun(
+    accountId: string,
+    threadId: string,
+    input: RunInput,
+    options: RunOptions = {},
+  ): Promise<AsyncIterable<AssistantStreamEvent>> {
     checkRunText(input);
     this.checkModel(input.model);
-    return this.prepareRun(accountId, threadId, input, options, (run) => this.events.watch(run.id)).events!;
+    return (await this.prepareRun(accountId, threadId, input, options, true)).events!;
   }
 
   /** Creates a thread (with its messages) and a run on it. */
-  createThreadAndRun(accountId: string, input: ThreadAndRunInput, options: RunOptions = {}): Run {
+  async createThreadAndRun(accountId: string, input: ThreadAndRunInput, options: RunOptions = {}): Promise<Run> {
     checkRunText(input);
     checkMessages(input?.thread?.messages, 'thread.messages');
     this.checkModel(input.model);
-    return this.prepareThreadAndRun(accountId, input, options, false).run;
+    return (await this.prepareThreadAndRun(accountId, input, options, false)).run;
   }
 
   /** Like `createThreadAndRun`, as an event stream starting with `thread.created`. */
-  streamThreadAndRun(accountId: string, input: ThreadAndRunInput, options: RunOptions = {}): AsyncIterable<AssistantStreamEvent> {
+  async streamThreadAndRun(
+    accountId: string,
+    input: ThreadAndRunInput,
+    options: RunOptions = {},
+  ): Promise<AsyncIterable<AssistantStreamEvent>> {
     checkRunText(input);
     checkMessages(input?.thread?.messages, 'thread.messages');
     this.checkModel(input.model);
-    return this.prepareThreadAndRun(accountId, input, options, true).events!;
+    return (await this.prepareThreadAndRun(accountId, input, options, true)).events!;
   }
 
-  retrieveRun(accountId: string, threadId: string, id: string): Run {
-    const run = this.runs.get(accountId, threadId, id);
+  /** A run as stored; one paused in `requires_action` past its `expires_at` becomes `expired` now. */
+  async retrieveRun(accountId: string, threadId: string, id: string): Promise<Run> {
+    const run = await this.runs.get(accountId, threadId, id);
+    if (!run) throw new NotFoundError('run', id);
     if (run.status === 'requires_action' && run.expires_at !== null && run.expires_at < nowSeconds()) {
-      const stored = this.runs.byId(id)!;
-      expireRun({ deps: this.deps, run: stored.run, state: stored.state, accountId });
-      return stored.run;
+      const stored = (await this.runs.byId(id))!;
+      if (await expireRun({ deps: this.deps, run: stored.run, state: stored.state, accountId })) return stored.run;
+      return (await this.runs.get(accountId, threadId, id)) ?? run;
     }
     return run;
   }
-  listRuns(accountId: string, threadId: string, query: ListQuery) {
-    this.threads.get(accountId, threadId);
+
+  async listRuns(accountId: string, threadId: string, query: ListQuery): Promise<ListPage<Run>> {
+    await this.threadService.retrieve(accountId, threadId);
     return this.runs.list(accountId, threadId, query);
   }
-  updateRun(accountId: string, threadId: string, id: string, input: { metadata?: Record<string, string> | null }): Run {
-    const run = this.runs.get(accountId, threadId, id);
-    if (input.metadata !== undefined) run.metadata = normalizeMetadata(input.metadata) ?? {};
-    this.runs.save(run);
-    return run;
+
+  async updateRun(accountId: string, threadId: string, id: string, input: { metadata?: Record<string, string> | null }): Promise<Run> {
+    await this.retrieveRun(accountId, threadId, id);
+    if (input.metadata !== undefined) await this.runs.setMetadata(id, normalizeMetadata(input.metadata) ?? {});
+    return this.retrieveRun(accountId, threadId, id);
   }
 
-  /** Cancels a run: at once if it waits (queued, requires_action), else `cancelling` until the current step ends. */
-  cancelRun(accountId: string, threadId: string, id: string): Run {
-    const stored = this.runs.byId(id);
-    const run = this.runs.get(accountId, threadId, id);
-    const context = { deps: this.deps, run: stored!.run, state: stored!.state, accountId };
-    const executing = this.active.get(id);
-    if ((run.status === 'queued' || run.status === 'in_progress') && executing) {
-      context.run.status = 'cancelling';
-      saveAndEmit(context);
-      executing.controller.abort('cancel' satisfies AbortReason);
-      return context.run;
+  /**
+   * Cancels a run: one waiting for tool outputs at once; an executing one answers `cancelling` and its
+   * executor ends it `cancelled` (at once when it runs in this process, else at its next step).
+   */
+  async cancelRun(accountId: string, threadId: string, id: string): Promise<Run> {
+    const run = await this.retrieveRun(accountId, threadId, id);
+    if ((run.status === 'queued' || run.status === 'in_progress') && (await this.runs.requestCancel(id))) {
+      run.status = 'cancelling';
+      emitRun({ deps: this.deps, run });
+      this.worker.cancel(id);
+      return run;
     }
-    if (run.status === 'queued' || run.status === 'in_progress' || run.status === 'requires_action') {
-      cancelRunNow(context);
-      return context.run;
+    if (run.status === 'requires_action') {
+      const stored = (await this.runs.byId(id))!;
+      if (await cancelRunNow({ deps: this.deps, run: stored.run, state: stored.state, accountId })) return stored.run;
     }
-    if (run.status === 'cancelling') return run;
-    throw new InvalidRequestError(`Cannot cancel run with status '${run.status}'.`, null, 'invalid_state');
+    const now = await this.retrieveRun(accountId, threadId, id);
+    if (now.status === 'cancelling') return now;
+    throw new InvalidRequestError(`Cannot cancel run with status '${now.status}'.`, null, 'invalid_state');
   }
 
   /** Completes the paused `tool_calls` step with the outputs and resumes the run. */
-  submitToolOutputs(accountId: string, threadId: string, id: string, input: { tool_outputs?: unknown }): Run {
-    return this.resume(accountId, threadId, id, input, false).run;
+  async submitToolOutputs(accountId: string, threadId: string, id: string, input: { tool_outputs?: unknown }): Promise<Run> {
+    return (await this.resume(accountId, threadId, id, input, false)).run;
   }
 
-  streamSubmitToolOutputs(
+  async streamSubmitToolOutputs(
     accountId: string,
     threadId: string,
     id: string,
     input: { tool_outputs?: unknown },
-  ): AsyncIterable<AssistantStreamEvent> {
-    return this.resume(accountId, threadId, id, input, true).events!;
+  ): Promise<AsyncIterable<AssistantStreamEvent>> {
+    return (await this.resume(accountId, threadId, id, input, true)).events!;
   }
 
   // Run steps
-  listRunSteps(accountId: string, threadId: string, runId: string, query: ListQuery, include: string[] = []) {
-    const page = this.runs.listSteps(accountId, threadId, runId, query);
+  async listRunSteps(accountId: string, threadId: string, runId: string, query: ListQuery, include: string[] = []) {
+    await this.retrieveRun(accountId, threadId, runId);
+    const page = await this.runs.listSteps(runId, query);
     return { ...page, data: page.data.map((step) => presentStep(step, include)) };
   }
-  retrieveRunStep(accountId: string, threadId: string, runId: string, id: string, include: string[] = []): RunStep {
-    return presentStep(this.runs.getStep(accountId, threadId, runId, id), include);
+
+  async retrieveRunStep(accountId: string, threadId: string, runId: string, id: string, include: string[] = []): Promise<RunStep> {
+    const step = await this.runs.getStep(accountId, threadId, runId, id);
+    if (!step) throw new NotFoundError('run step', id);
+    return presentStep(step, include);
   }
 
   // Internals
-  private assertNoActiveRun(threadId: string, action: string): void {
-    const active = this.runs.activeRunOf(threadId);
-    if (active) {
-      throw new InvalidRequestError(`Can't ${action} ${threadId} while a run ${active.id} is active.`, null, 'thread_busy');
-    }
+  private async assertNoActiveRun(threadId: string, action: string): Promise<void> {
+    const active = await this.runs.activeRunOf(threadId);
+    if (active) throw threadBusy(action, threadId, active.id);
   }
 
-  private prepareRun(
+  private async prepareRun(
     accountId: string,
     threadId: string,
-    input: RunInput,
+    input: RunInput & { tool_resources?: unknown },
     options: RunOptions,
-    watch: (run: Run) => AsyncIterable<AssistantStreamEvent> | undefined,
-    before?: (run: Run) => void,
-  ): { run: Run; events?: AsyncIterable<AssistantStreamEvent> } {
-    this.threads.get(accountId, threadId);
-    this.assertNoActiveRun(threadId, 'create a run on');
-    const run = newRunObject(this.assistants, accountId, threadId, input, this.expirySeconds);
-    for (const [index, message] of (input.additional_messages ?? []).entries()) {
+    stream: boolean,
+    created?: Thread,
+  ): Promise<{ run: Run; events?: AsyncIterable<AssistantStreamEvent> }> {
+    await this.threadService.retrieve(accountId, threadId);
+    await this.assertNoActiveRun(threadId, 'create a run on');
+    if (typeof input.assistant_id !== 'string' || !input.assistant_id) {
+      throw new InvalidRequestError(`Missing required parameter: 'assistant_id'.`, 'assistant_id');
+    }
+    const assistant = await this.retrieveAssistant(accountId, input.assistant_id, 'assistant_id');
+    const run = newRunObject(assistant, threadId, input, this.expirySeconds);
+    const additional = (input.additional_messages ?? []).map((message, index) => {
       if (!message || (message.role !== 'user' && message.role !== 'assistant')) {
         throw new InvalidRequestError(
           `Invalid 'additional_messages[${index}].role': expected 'user' or 'assistant'.`,
           `additional_messages[${index}].role`,
         );
       }
+      return newClientMessage(threadId, message, `additional_messages[${index}]`);
+    });
+    const state = emptyRunState();
+    state.include = options.include ?? [];
+    state.toolResources = input.tool_resources ? normalizeToolResources(input.tool_resources) : undefined;
+    await checkToolResources(this.stores, accountId, state.toolResources, 'tool_resources');
+    await this.threadService.attach(
+      accountId,
+      threadId,
+      additional,
+      additional.map((_, index) => `additional_messages[${index}].`),
+    );
+    const events = stream ? this.events.watch(run.id) : undefined;
+    // The run and its additional messages are written together: a thread that got another run meanwhile gets neither.
+    const inserted = await this.deps.db
+      .transaction(async (tx) => {
+        await this.threadService.insertMessages(tx, accountId, additional);
+        if (!(await this.runs.in(tx).insert(accountId, run, state, this.worker.lease()))) throw new ThreadBusy();
+        return true;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof ThreadBusy) return false;
+        throw error;
+      });
+    if (!inserted) {
+      events?.close();
+      throw threadBusy('create a run on', threadId, (await this.runs.activeRunOf(threadId))?.id ?? 'that is active');
     }
-    for (const message of input.additional_messages ?? []) this.threads.createMessage(accountId, threadId, message);
-    this.runs.insert(accountId, run);
-    const stored = this.runs.byId(run.id)!;
-    stored.state.include = options.include ?? [];
-    stored.state.toolResources = (input as ThreadAndRunInput).tool_resources
-      ? normalizeToolResources((input as ThreadAndRunInput).tool_resources)
-      : undefined;
-    this.runs.save(run, stored.state);
-    const events = watch(run);
-    before?.(run);
+    if (created) this.events.emit(run.id, 'thread.created', created);
     emitRun({ deps: this.deps, run }, 'created');
     emitRun({ deps: this.deps, run }, 'queued');
-    this.schedule(run.id);
+    this.worker.execute(run.id);
     return { run, events: events && this.withDone(events) };
   }
 
-  private prepareThreadAndRun(accountId: string, input: ThreadAndRunInput, options: RunOptions, stream: boolean) {
+  private async prepareThreadAndRun(accountId: string, input: ThreadAndRunInput, options: RunOptions, stream: boolean) {
     if (typeof input.assistant_id !== 'string' || !input.assistant_id) {
       throw new InvalidRequestError(`Missing required parameter: 'assistant_id'.`, 'assistant_id');
     }
-    this.assistants.get(accountId, input.assistant_id, 'assistant_id');
-    if (input.tool_resources !== undefined) normalizeToolResources(input.tool_resources);
-    const thread = this.threads.create(accountId, input.thread ?? {});
+    await this.retrieveAssistant(accountId, input.assistant_id, 'assistant_id');
+    if (input.tool_resources !== undefined) {
+      await checkToolResources(this.stores, accountId, normalizeToolResources(input.tool_resources), 'tool_resources');
+    }
+    const thread = await this.threadService.create(accountId, input.thread ?? {}, 'thread.');
     const { thread: _thread, ...runInput } = input;
     try {
-      return this.prepareRun(
-        accountId,
-        thread.id,
-        runInput,
-        options,
-        (run) => (stream ? this.events.watch(run.id) : undefined),
-        (run) => stream && this.events.emit(run.id, 'thread.created', thread),
-      );
+      return await this.prepareRun(accountId, thread.id, runInput, options, stream, stream ? thread : undefined);
     } catch (error) {
-      this.threads.delete(accountId, thread.id);
+      await this.deleteThread(accountId, thread.id);
       throw error;
     }
   }
 
-  private resume(accountId: string, threadId: string, id: string, input: { tool_outputs?: unknown }, stream: boolean) {
-    const run = this.retrieveRun(accountId, threadId, id);
-    if (run.status !== 'requires_action') {
-      throw new InvalidRequestError(`Runs in status '${run.status}' do not accept tool outputs.`, null, 'invalid_state');
-    }
-    const outputs = input.tool_outputs;
-    if (!Array.isArray(outputs)) throw new InvalidRequestError(`Missing required parameter: 'tool_outputs'.`, 'tool_outputs');
-    const pending = run.required_action!.submit_tool_outputs.tool_calls;
-    const byId = new Map<string, string>();
-    for (const [index, item] of outputs.entries()) {
-      const callId = (item as { tool_call_id?: unknown })?.tool_call_id;
-      if (typeof callId !== 'string' || !pending.some((call) => call.id === callId)) {
-        throw new InvalidRequestError(
-          `Invalid 'tool_outputs[${index}].tool_call_id': no pending tool call has this id.`,
-          `tool_outputs[${index}].tool_call_id`,
-        );
-      }
-      const output = (item as { output?: unknown }).output;
-      byId.set(callId, typeof output === 'string' ? output : JSON.stringify(output ?? ''));
-    }
-    const missing = pending.filter((call) => !byId.has(call.id)).map((call) => call.id);
-    if (missing.length) {
-      throw new InvalidRequestError(
-        `Missing tool outputs for tool_call_id ${missing.map((m) => `'${m}'`).join(', ')}: submit all outputs at once.`,
-        'tool_outputs',
-      );
-    }
-    const stored = this.runs.byId(id)!;
+  private async resume(accountId: string, threadId: string, id: string, input: { tool_outputs?: unknown }, stream: boolean) {
+    const run = await this.retrieveRun(accountId, threadId, id);
+    if (run.status !== 'requires_action') throw notAcceptingOutputs(run.status);
+    const outputs = readToolOutputs(run, input);
+    const stored = (await this.runs.byId(id))!;
     const events = stream ? this.events.watch(id) : undefined;
-    const context: Pick<RunContext, 'deps' | 'run' | 'state' | 'accountId'> = {
-      deps: this.deps,
-      run: stored.run,
-      state: stored.state,
-      accountId,
-    };
-    const step = stored.state.pendingStepId ? this.runs.stepById(stored.state.pendingStepId) : undefined;
-    if (step && step.step_details.type === 'tool_calls') {
-      for (const call of step.step_details.tool_calls) {
-        if (call.type === 'function' && byId.has(call.id)) call.function.output = byId.get(call.id)!;
-      }
-      step.status = 'completed';
-      step.completed_at = nowSeconds();
-      this.runs.saveStep(step);
-      this.deps.events.emit(id, 'thread.run.step.completed', presentStep(step, stored.state.include ?? []));
+    if (!(await recordToolOutputs(this.deps, stored, outputs, this.worker.lease()))) {
+      events?.close();
+      throw notAcceptingOutputs((await this.retrieveRun(accountId, threadId, id)).status);
     }
-    for (const call of pending) stored.state.transcript.push({ role: 'tool', tool_call_id: call.id, content: byId.get(call.id)! });
-    stored.state.pendingStepId = undefined;
-    stored.run.required_action = null;
-    stored.run.status = 'queued';
-    saveAndEmit(context);
-    this.schedule(id);
+    this.worker.execute(id);
     return { run: stored.run, events: events && this.withDone(events) };
-  }
-
-  private schedule(runId: string): void {
-    if (this.closed) return;
-    const controller = new AbortController();
-    const done = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => executeRun(this.deps, runId, controller.signal))
-      .catch((error) => this.deps.log.error(`run ${runId} crashed: ${(error as Error).message}`))
-      .finally(() => this.active.delete(runId));
-    this.active.set(runId, { controller, done });
   }
 
   private async *withDone(events: AsyncIterable<AssistantStreamEvent>): AsyncIterable<AssistantStreamEvent> {
     yield* events;
     yield { event: 'done', data: '[DONE]' };
   }
+}
+
+/** The thread got an active run between the check and the insert (another request, maybe another process). */
+class ThreadBusy extends Error {}
+
+function threadBusy(action: string, threadId: string, runId: string): InvalidRequestError {
+  return new InvalidRequestError(`Can't ${action} ${threadId} while a run ${runId} is active.`, null, 'thread_busy');
 }

@@ -1,5 +1,5 @@
 // In-memory fakes of the contracts the runner depends on (ChatAdapterContract, StoreSearcher), for its tests.
-import type { ChatAdapterContract, ChatRequest, ChatResult, ChatStreamPart } from '../models/types';
+import type { ChatAdapterContract, ChatRequest, ChatResult, ChatStreamPart, ChatUsage, FinishReason } from '../models/types';
 import type { SearchHit, StoreSearcher, StoreSearchOptions } from '../vector/types';
 import type { AssistantRunner } from './assistant-runner';
 import type { AssistantStreamEvent, Run } from './types';
@@ -9,7 +9,14 @@ export interface Turn {
   content?: string;
   toolCalls?: Array<{ name: string; arguments: unknown }>;
   error?: Error;
+  /** Never answer (until the call is aborted). */
   hang?: boolean;
+  /** Stream the content, then never finish (until the call is aborted). */
+  stall?: boolean;
+  /** Default: `tool_calls` with tool calls, else `stop`. */
+  finishReason?: FinishReason;
+  /** Default: 10 prompt and 5 completion tokens. */
+  usage?: { prompt_tokens: number; completion_tokens: number };
 }
 
 /** An in-memory ChatAdapterContract answering each request with the script's next turn. */
@@ -25,6 +32,11 @@ export function fakeChat(script: (request: ChatRequest, index: number) => Turn) 
     if (turn.error) throw turn.error;
     return turn;
   };
+  const usageOf = (turn: Turn): ChatUsage => {
+    const { prompt_tokens, completion_tokens } = turn.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
+    return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+  };
+  const finishOf = (turn: Turn): FinishReason => turn.finishReason ?? (turn.toolCalls?.length ? 'tool_calls' : 'stop');
   const toolCalls = (turn: Turn) =>
     (turn.toolCalls ?? []).map((call, index) => ({
       id: `call_${requests.length}_${index}`,
@@ -40,22 +52,22 @@ export function fakeChat(script: (request: ChatRequest, index: number) => Turn) 
         id: 'chatcmpl-x',
         model: request.model,
         message: { role: 'assistant', content: turn.content ?? null, ...(tool_calls.length ? { tool_calls } : {}) },
-        finishReason: tool_calls.length ? 'tool_calls' : 'stop',
-        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        finishReason: finishOf(turn),
+        usage: usageOf(turn),
       };
     },
     async *stream(request, options): AsyncIterable<ChatStreamPart> {
       calls.stream++;
       const turn = await next(request, options?.signal);
       for (const word of (turn.content ?? '').split(/(?<= )/)) if (word) yield { type: 'text-delta', text: word };
+      if (turn.stall) {
+        const signal = options?.signal;
+        await new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted'))));
+      }
       for (const [index, call] of toolCalls(turn).entries()) {
         yield { type: 'tool-call-delta', index, id: call.id, name: call.function.name, argumentsDelta: call.function.arguments };
       }
-      yield {
-        type: 'finish',
-        finishReason: turn.toolCalls?.length ? 'tool_calls' : 'stop',
-        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-      };
+      yield { type: 'finish', finishReason: finishOf(turn), usage: usageOf(turn) };
     },
   };
   return { chat, requests, calls };
@@ -102,14 +114,15 @@ export async function waitFor(
   runner: AssistantRunner,
   accountId: string,
   run: Run,
-  statuses: string[] = ['completed', 'failed', 'cancelled', 'requires_action', 'expired'],
+  statuses: string[] = ['completed', 'failed', 'cancelled', 'requires_action', 'expired', 'incomplete'],
 ): Promise<Run> {
-  for (let i = 0; i < 500; i++) {
-    const current = runner.retrieveRun(accountId, run.thread_id, run.id);
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const current = await runner.retrieveRun(accountId, run.thread_id, run.id);
     if (statuses.includes(current.status)) return current;
+    if (Date.now() > deadline) throw new Error(`run ${run.id} stayed ${current.status}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  throw new Error(`run stayed ${runner.retrieveRun(accountId, run.thread_id, run.id).status}`);
 }
 
 export async function collect(events: AsyncIterable<AssistantStreamEvent>): Promise<AssistantStreamEvent[]> {

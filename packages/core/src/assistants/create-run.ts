@@ -1,9 +1,8 @@
 import { InvalidRequestError } from '../errors';
 import { newId, nowSeconds } from '../internal/ids';
-import type { AssistantStore } from './assistant-store';
 import { normalizeMetadata, normalizeTools, optionalNumber } from './normalize-input';
-import type { ThreadInput } from './thread-store';
-import type { Run } from './types';
+import type { ThreadInput } from './thread-input';
+import type { Assistant, Run } from './types';
 
 /** Body of `POST /v1/threads/{id}/runs` (the `stream` flag is handled by the caller). */
 export interface RunInput {
@@ -34,11 +33,7 @@ export interface ThreadAndRunInput extends Omit<RunInput, 'additional_instructio
  * A queued run object for `threadId`: the assistant's model, instructions and tools unless the request
  * overrides them; `additional_instructions` is appended to the instructions.
  */
-export function newRunObject(assistants: AssistantStore, accountId: string, threadId: string, input: RunInput, expirySeconds: number): Run {
-  if (typeof input.assistant_id !== 'string' || !input.assistant_id) {
-    throw new InvalidRequestError(`Missing required parameter: 'assistant_id'.`, 'assistant_id');
-  }
-  const assistant = assistants.get(accountId, input.assistant_id, 'assistant_id');
+export function newRunObject(assistant: Assistant, threadId: string, input: RunInput, expirySeconds: number): Run {
   const base = input.instructions ?? assistant.instructions ?? '';
   const instructions = [base, input.additional_instructions ?? ''].filter((part) => part).join('\n\n');
   const created = nowSeconds();

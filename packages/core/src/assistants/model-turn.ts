@@ -1,24 +1,32 @@
 import { nowSeconds } from '../internal/ids';
-import type { ChatStreamPart, ChatToolCall, ChatUsage } from '../models/types';
-import { buildChatRequest } from './build-conversation';
+import type { ChatRequest, ChatStreamPart, ChatToolCall, ChatUsage, FinishReason } from '../models/types';
 import { annotateCitations } from './citations';
 import { emitStep, type RunContext } from './run-context';
+import { whileHolding } from './run-lifecycle';
+import { newRunStep } from './run-step';
+import { newRunMessage } from './thread-input';
 import type { Message, RunStep } from './types';
 
 export interface ModelTurn {
   text: string;
   toolCalls: ChatToolCall[];
   usage?: ChatUsage;
+  finishReason?: FinishReason;
+  /** The assistant message the text became (stored `in_progress`; completed here in memory, written by the caller). */
+  message?: Message;
+  /** Its `message_creation` step, likewise. */
+  step?: RunStep;
 }
 
 /**
- * Asks the model for the next turn. Streams (`chat.stream`) when someone watches the run, so text
- * reaches them as `thread.message.delta`; otherwise one `chat.complete` call. Either way, text becomes
- * an assistant message (with its `message_creation` step) and citation markers become annotations.
+ * Asks the model for the next turn. Streams (`chat.stream`) when someone watches the run in this
+ * process, so text reaches them as `thread.message.delta`; otherwise one `chat.complete` call. Text
+ * becomes an assistant message with its `message_creation` step, stored `in_progress` when the first
+ * text arrives (only while this process holds the run) and returned completed with its citations:
+ * the caller writes it together with the run, so a turn is recorded whole or not at all.
  */
-export async function runModelTurn(context: RunContext): Promise<ModelTurn> {
+export async function runModelTurn(context: RunContext, request: ChatRequest): Promise<ModelTurn> {
   const { deps, run, state, accountId, signal } = context;
-  const request = buildChatRequest(run, deps.threads.allMessages(run.thread_id), state);
   const parts: AsyncIterable<ChatStreamPart> = deps.events.watching(run.id)
     ? deps.chat.stream(request, { signal, accountId })
     : completeAsParts(context, request);
@@ -27,17 +35,24 @@ export async function runModelTurn(context: RunContext): Promise<ModelTurn> {
   let step: RunStep | undefined;
   let text = '';
   let usage: ChatUsage | undefined;
+  let finishReason: FinishReason | undefined;
   const calls = new Map<number, ChatToolCall>();
   for await (const part of parts) {
     if (part.type === 'text-delta') {
       if (!part.text) continue;
       if (!message) {
-        message = deps.threads.createRunMessage(accountId, run.thread_id, run.assistant_id, run.id);
-        step = deps.runs.createStep(accountId, run, { type: 'message_creation', message_creation: { message_id: message.id } });
-        emitStep(context, 'created', step);
-        emitStep(context, 'in_progress', step);
-        deps.events.emit(run.id, 'thread.message.created', message);
-        deps.events.emit(run.id, 'thread.message.in_progress', message);
+        const created = newRunMessage(run.thread_id, run.assistant_id, run.id);
+        const createdStep = newRunStep(run, { type: 'message_creation', message_creation: { message_id: created.id } });
+        await whileHolding(context, async (tx) => {
+          await deps.threads.in(tx).insertMessage(accountId, created);
+          await deps.runs.in(tx).insertStep(accountId, createdStep);
+          return undefined;
+        });
+        [message, step] = [created, createdStep];
+        emitStep(context, 'created', createdStep);
+        emitStep(context, 'in_progress', createdStep);
+        deps.events.emit(run.id, 'thread.message.created', created);
+        deps.events.emit(run.id, 'thread.message.in_progress', created);
       }
       text += part.text;
       deps.events.emit(run.id, 'thread.message.delta', {
@@ -53,6 +68,7 @@ export async function runModelTurn(context: RunContext): Promise<ModelTurn> {
       calls.set(part.index, call);
     } else if (part.type === 'finish') {
       usage = part.usage;
+      finishReason = part.finishReason;
     }
   }
   if (message && step) {
@@ -60,25 +76,18 @@ export async function runModelTurn(context: RunContext): Promise<ModelTurn> {
     message.content = [{ type: 'text', text: { value: text, annotations: annotateCitations(text, state.citations) } }];
     message.status = 'completed';
     message.completed_at = now;
-    deps.threads.saveMessage(message);
-    deps.events.emit(run.id, 'thread.message.completed', message);
     step.status = 'completed';
     step.completed_at = now;
     step.usage = usage ?? null;
-    deps.runs.saveStep(step);
-    emitStep(context, 'completed', step);
   }
   const toolCalls = [...calls.entries()]
     .sort(([a], [b]) => a - b)
     .map(([index, call]) => ({ ...call, id: call.id || `call_${run.id.slice(4)}_${state.toolRounds}_${index}` }));
-  return { text, toolCalls, usage };
+  return { text, toolCalls, usage, finishReason, message, step };
 }
 
 /** One non-streaming call, replayed as the parts a stream would have produced. */
-async function* completeAsParts(
-  context: RunContext,
-  request: Parameters<RunContext['deps']['chat']['complete']>[0],
-): AsyncIterable<ChatStreamPart> {
+async function* completeAsParts(context: RunContext, request: ChatRequest): AsyncIterable<ChatStreamPart> {
   const result = await context.deps.chat.complete(request, { signal: context.signal, accountId: context.accountId });
   if (result.message.content) yield { type: 'text-delta', text: result.message.content };
   for (const [index, call] of (result.message.tool_calls ?? []).entries()) {

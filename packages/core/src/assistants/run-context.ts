@@ -1,17 +1,21 @@
 import type { Logger } from '../internal/logger';
 import type { ChatAdapterContract } from '../models/types';
+import type { SqlClient } from '../storage';
 import type { StoreSearcher } from '../vector/types';
-import type { AssistantStore } from './assistant-store';
+import type { AssistantsRepository } from './assistants-repository';
 import type { RunEvents } from './run-events';
-import type { RunState, RunStore } from './run-store';
-import type { ThreadStore } from './thread-store';
+import type { RunState } from './run-state';
+import type { RunsRepository } from './runs-repository';
+import type { ThreadsRepository } from './threads-repository';
 import { FILE_SEARCH_CONTENT_INCLUDE, type Run, type RunStep } from './types';
 
 /** What every step of the run loop reads and writes through. */
 export interface RunDeps {
-  assistants: AssistantStore;
-  threads: ThreadStore;
-  runs: RunStore;
+  /** For transactions spanning the repositories. */
+  db: SqlClient;
+  assistants: AssistantsRepository;
+  threads: ThreadsRepository;
+  runs: RunsRepository;
   events: RunEvents;
   chat: ChatAdapterContract;
   searcher: StoreSearcher;
@@ -22,13 +26,16 @@ export interface RunDeps {
   ingestionWaitMs: number;
 }
 
-/** One run being executed: its stored object and state, mutated in place and saved by each step. */
+/** One run being executed by the process holding its lease: its stored object and state, mutated in place. */
 export interface RunContext {
   deps: RunDeps;
   accountId: string;
   run: Run;
   state: RunState;
+  /** Fires on cancel (this process), shutdown, or a lost lease; `reason` is a `TaskStopped`. */
   signal: AbortSignal;
+  /** The lease owner: the run's writes are conditioned on it. */
+  owner: string;
 }
 
 /** Emits a run event (the run object as it is now). */

@@ -78,6 +78,19 @@ export class RunEvents {
     for (const queue of set) queue.push(frozen);
   }
 
+  /**
+   * Ends the streams of one run with an `error` event (OpenAI's shape: the SDK raises it), when its
+   * execution stopped in this process and another process goes on with it.
+   */
+  end(runId: string, message: string): void {
+    const error = { event: 'error', data: { error: { message, type: 'server_error', param: null, code: 'run_moved' } } };
+    for (const queue of this.watchers.get(runId) ?? []) {
+      queue.push(error);
+      queue.close();
+    }
+    this.watchers.delete(runId);
+  }
+
   /** Ends every watcher (server shutdown). */
   closeAll(): void {
     for (const set of this.watchers.values()) for (const queue of set) queue.close();

@@ -1,46 +1,164 @@
-import type { RunContext, RunDeps } from './run-context';
-import { addUsage, cancelRunNow, completeRun, failRun, markInProgress, toLastError } from './run-lifecycle';
-import { runModelTurn } from './model-turn';
+import { nowSeconds } from '../internal/ids';
+import { type TaskContext, TaskStopped } from '../internal/leased-worker';
+import { buildChatRequest } from './build-conversation';
+import { type ModelTurn, runModelTurn } from './model-turn';
+import { emitStep, type RunContext, type RunDeps } from './run-context';
+import {
+  addUsage,
+  cancelRunNow,
+  completeRun,
+  expireRun,
+  failRun,
+  incompleteRun,
+  markInProgress,
+  RunInterrupted,
+  type RunWrites,
+  saveProgress,
+  toLastError,
+  whileHolding,
+} from './run-lifecycle';
 import { runToolRound } from './tool-round';
 
-/** Why a run's execution was aborted: the client cancelled it, or the process is stopping. */
-export type AbortReason = 'cancel' | 'shutdown';
+export interface ExecuteOptions {
+  /**
+   * The run was claimed from the queue (another process's lease ended, or it was given back at a
+   * shutdown), not started by a request of this process: what the last attempt left half-done is
+   * discarded first, and a run past its `expires_at` ends `expired` instead of going on.
+   */
+  takeover: boolean;
+}
 
 /**
- * Executes a run from where it stands (queued, or resumed after tool outputs) until it completes,
- * pauses for function outputs, is cancelled, or fails. Each step saves the run before the next one, so
- * cancellation is honoured between steps (and aborts an in-flight model call). A shutdown abort writes
- * nothing: the next start marks the run failed, exactly as after a crash.
+ * Executes a run this process holds the lease on, from where its stored state stands, until it
+ * completes, pauses for function outputs, is cancelled, fails or ends `incomplete`. Every step is
+ * written together with the run while the lease is held, so another process can take over after a
+ * crash and go on from the last recorded step:
+ * - a model turn is recorded whole (message, step, usage and the tool calls it asked for) or not at all;
+ *   a takeover asks the model again only for a turn that was not recorded, so each attempt repeats at
+ *   most the one model call that was in flight;
+ * - a recorded turn's file searches are run again by a takeover (they only read);
+ * - function calls are never executed by Fathom: the run pauses for the client's outputs.
+ * A shutdown or a lost lease writes nothing; a cancel ends the run `cancelled`.
  */
-export async function executeRun(deps: RunDeps, runId: string, signal: AbortSignal): Promise<void> {
-  const stored = deps.runs.byId(runId);
-  if (!stored) return;
-  const context: RunContext = { deps, accountId: stored.accountId, run: stored.run, state: stored.state, signal };
-  // Cancelled before the loop got to start.
-  if (stored.run.status === 'cancelling') return cancelRunNow(context);
-  if (stored.run.status !== 'queued' && stored.run.status !== 'in_progress') return;
+export async function executeRun(deps: RunDeps, runId: string, task: TaskContext, options: ExecuteOptions): Promise<void> {
+  const stored = await deps.runs.byId(runId);
+  if (!stored || stored.leaseOwner !== task.owner) return;
+  const { run, state } = stored;
+  const context: RunContext = { deps, accountId: stored.accountId, run, state, signal: task.signal, owner: task.owner };
   try {
-    markInProgress(context);
-    while (true) {
-      if (signal.aborted) throw signal.reason;
-      const turn = await runModelTurn(context);
-      addUsage(context.run, turn.usage);
-      if (signal.aborted) throw signal.reason;
-      if (turn.toolCalls.length === 0) {
-        completeRun(context);
+    if (run.status === 'cancelling') {
+      await cancelRunNow(context);
+      return;
+    }
+    if (run.status !== 'queued' && run.status !== 'in_progress') return;
+    if (options.takeover) {
+      if (run.expires_at !== null && run.expires_at < nowSeconds()) {
+        await expireRun(context);
         return;
       }
-      if ((await runToolRound(context, turn.text, turn.toolCalls)) === 'paused') return;
+      await discardInterruptedWork(context);
+    }
+    await markInProgress(context);
+    while (true) {
+      if (task.signal.aborted) throw task.signal.reason;
+      if (state.turn) {
+        if ((await runToolRound(context)) === 'paused') return;
+        continue;
+      }
+      const request = buildChatRequest(run, await deps.threads.allMessages(run.thread_id), state);
+      if ('exhausted' in request) {
+        await incompleteRun(context, request.exhausted);
+        return;
+      }
+      const turn = await runModelTurn(context, request);
+      addUsage(run, turn.usage);
+      if (task.signal.aborted) throw task.signal.reason;
+      if ((await recordTurn(context, turn)) === 'done') return;
     }
   } catch (error) {
-    const reason = signal.aborted ? (signal.reason as AbortReason) : undefined;
-    if (reason === 'shutdown') return;
-    if (reason === 'cancel') {
-      cancelRunNow(context);
+    await settleError(context, error);
+  }
+}
+
+/** Writes a model turn with the run: the run completes, ends incomplete, or records the tools it asked for. */
+async function recordTurn(context: RunContext, turn: ModelTurn): Promise<'done' | 'continue'> {
+  const { deps, run, state } = context;
+  const { message, step } = turn;
+  const cut = turn.finishReason === 'length' && run.max_completion_tokens !== null;
+  if (cut && message) {
+    message.status = 'incomplete';
+    message.completed_at = null;
+    message.incomplete_at = nowSeconds();
+    message.incomplete_details = { reason: 'max_tokens' };
+  }
+  const writes: RunWrites = async (tx) => {
+    if (!message || !step) return undefined;
+    await deps.threads.in(tx).saveMessage(message);
+    await deps.runs.in(tx).saveStep(step);
+    return [
+      () => deps.events.emit(run.id, `thread.message.${message.status === 'completed' ? 'completed' : 'incomplete'}`, message),
+      () => emitStep(context, 'completed', step),
+    ];
+  };
+  if (cut) {
+    await incompleteRun(context, 'max_completion_tokens', writes);
+    return 'done';
+  }
+  if (turn.toolCalls.length === 0) {
+    await completeRun(context, writes);
+    return 'done';
+  }
+  state.turn = { text: turn.text, toolCalls: turn.toolCalls };
+  await saveProgress(context, writes);
+  return 'continue';
+}
+
+/**
+ * What the interrupted attempt left half-done is dropped: the message and step of a model call that
+ * never finished (they hold no text: it is written when the turn is recorded) and tool steps of no
+ * recorded turn. Completed messages and steps stay.
+ */
+async function discardInterruptedWork(context: RunContext): Promise<void> {
+  const { deps, run, state } = context;
+  await whileHolding(context, async (tx) => {
+    const threads = deps.threads.in(tx);
+    const runs = deps.runs.in(tx);
+    for (const message of await threads.runMessages(run.id)) {
+      if (message.status === 'in_progress') await threads.deleteMessage(message.id);
+    }
+    for (const step of await runs.openSteps(run.id)) {
+      if (step.id !== state.toolStepId) await runs.deleteStep(step.id);
+    }
+    return undefined;
+  });
+}
+
+/**
+ * Ends the run after an error: nothing on shutdown or a lost lease (the next holder goes on), cancelled
+ * on a cancel, else failed with the error's message (or cancelled, when a cancel was asked meanwhile).
+ */
+async function settleError(context: RunContext, error: unknown): Promise<void> {
+  const reason = context.signal.aborted ? context.signal.reason : undefined;
+  const stopped = (reason instanceof TaskStopped && reason.reason !== 'cancelled') || (error instanceof RunInterrupted && !error.cancelled);
+  if (stopped) {
+    // The stream belongs to this process's request: it ends here; whoever holds the run now finishes it.
+    context.deps.events.end(
+      context.run.id,
+      'This run is now executed by another server process; its stream ends here. Poll the run (GET /v1/threads/{thread_id}/runs/{run_id}) for its result.',
+    );
+    if (reason instanceof TaskStopped) throw reason;
+    return;
+  }
+  try {
+    if (reason instanceof TaskStopped || (error instanceof RunInterrupted && error.cancelled)) {
+      await cancelRunNow(context);
       return;
     }
     const lastError = toLastError(error);
-    deps.log.warn(`run ${runId} failed: ${lastError.message}`);
-    failRun(context, lastError);
+    context.deps.log.warn(`run ${context.run.id} failed: ${lastError.message}`);
+    await failRun(context, lastError);
+  } catch (ending) {
+    if (!(ending instanceof RunInterrupted)) throw ending;
+    if (ending.cancelled) await cancelRunNow(context).catch(() => undefined);
   }
 }

@@ -57,6 +57,12 @@ export interface TextContent {
   text: { value: string; annotations: FileCitationAnnotation[] };
 }
 
+/** A file attached to a message; with `file_search` it is added to the thread's vector store. */
+export interface MessageAttachment {
+  file_id: string;
+  tools: Array<{ type: 'file_search' }>;
+}
+
 export interface Message {
   id: string;
   object: 'thread.message';
@@ -70,7 +76,7 @@ export interface Message {
   content: TextContent[];
   assistant_id: string | null;
   run_id: string | null;
-  attachments: Array<{ file_id: string; tools: Array<{ type: string }> }> | null;
+  attachments: MessageAttachment[] | null;
   metadata: Metadata | null;
 }
 

@@ -50,6 +50,11 @@ export interface FathomConfig extends ModelAliasConfig {
   tools: JobSettings;
   /** `FATHOM_LEASE_SECONDS`: how long a process holds claimed background work without renewing it, default 30. */
   leaseSeconds: number;
+  /**
+   * `FATHOM_WEB_SEARCH_URL` (an http(s) URL) and `FATHOM_WEB_SEARCH_KEY`: the search service behind the
+   * agents' `web_search` built-in (`GET <url>?q=<query>`, the key as bearer token); unset = no `web_search`.
+   */
+  webSearch?: { url: string; key?: string };
   /** The environment the config was read from, for capability-specific settings (e.g. `FATHOM_TOOLS_MODEL`). */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -60,6 +65,21 @@ function parseDatabaseUrl(value: string | undefined): string | undefined {
     throw new Error(`FATHOM_DATABASE_URL must be a postgres:// or postgresql:// URL, got '${value.replace(/\/\/[^@]*@/, '//***@')}'.`);
   }
   return value;
+}
+
+function parseWebSearch(env: Record<string, string | undefined>): FathomConfig['webSearch'] {
+  const url = env.FATHOM_WEB_SEARCH_URL;
+  if (!url) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`FATHOM_WEB_SEARCH_URL must be an http:// or https:// URL, got '${url}'.`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new Error(`FATHOM_WEB_SEARCH_URL must be an http:// or https:// URL, got '${url}'.`);
+  }
+  return { url, ...(env.FATHOM_WEB_SEARCH_KEY ? { key: env.FATHOM_WEB_SEARCH_KEY } : {}) };
 }
 
 function parseProviders(env: Record<string, string | undefined>): Record<string, ProviderConfig> {
@@ -127,6 +147,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     contextTokens: parsePositiveInteger(env.FATHOM_CONTEXT_TOKENS, 128_000, 'FATHOM_CONTEXT_TOKENS'),
     tools: readJobSettings(env),
     leaseSeconds: parsePositiveNumber(env.FATHOM_LEASE_SECONDS, 30, 'FATHOM_LEASE_SECONDS'),
+    webSearch: parseWebSearch(env),
     egressAllow: (env.AGENT_EGRESS_ALLOW || '')
       .split(',')
       .map((entry) => entry.trim())

@@ -181,4 +181,45 @@ describe.each(testBackends())('LeasedWorker over SqlLeaseQueue on %s', (backend)
     await worker.close();
     await db.close();
   });
+
+  it('runs a task its own process leased without starting: heartbeats it and gives it back at shutdown', async () => {
+    const db = await openTestDatabase(backend, [schema]);
+    await db.run("INSERT INTO tasks (id, status, attempts, lease_owner, lease_until, created) VALUES ('mine', 'running', 1, ?, ?, 0)", [
+      'placeholder',
+      Date.now() + 150,
+    ]);
+    const worker = new LeasedWorker<Task>({
+      name: 'test',
+      queue: queueOf(db),
+      run: finishing(db),
+      exhausted: exhausted(db),
+      leaseMs: 150,
+      log: silentLogger,
+    });
+    await db.run("UPDATE tasks SET lease_owner = ? WHERE id = 'mine'", [worker.owner]);
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    expect(
+      worker.adopt({ id: 'mine', attempts: 1 }, async (_task, context) => {
+        started();
+        await new Promise((_, reject) => context.signal.addEventListener('abort', () => reject(context.signal.reason)));
+      }),
+    ).toBe(true);
+    await running;
+    expect(worker.runningIds()).toEqual(['mine']);
+    // Held past several lease lengths: the heartbeat renews it although start() was never called.
+    const before = (await db.get<{ lease_until: number }>("SELECT lease_until FROM tasks WHERE id = 'mine'"))!.lease_until;
+    await waitFor(
+      async () => (await db.get<{ lease_until: number }>("SELECT lease_until FROM tasks WHERE id = 'mine'"))!.lease_until > before + 200,
+    );
+    expect(await queueOf(db).claim('other', Date.now() + 1000, 1, Date.now())).toEqual([]);
+    await worker.close();
+    expect(await db.get("SELECT status, attempts, lease_owner FROM tasks WHERE id = 'mine'")).toEqual({
+      status: 'queued',
+      attempts: 0,
+      lease_owner: null,
+    });
+    expect(worker.adopt({ id: 'mine', attempts: 1 })).toBe(false);
+    await db.close();
+  });
 });

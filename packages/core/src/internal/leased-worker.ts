@@ -118,12 +118,24 @@ export class LeasedWorker<Task extends LeasedTask> {
   start(): void {
     if (this.#started || this.#closing) return;
     this.#started = true;
-    const { leaseMs, pollMs } = this.#options;
-    this.#heartbeat = setInterval(() => void this.#renew(), Math.max(50, Math.floor(leaseMs / 3)));
-    this.#heartbeat.unref();
-    this.#poll = setInterval(() => this.wake(), pollMs);
+    this.#startHeartbeat();
+    this.#poll = setInterval(() => this.wake(), this.#options.pollMs);
     this.#poll.unref();
     this.#ready = this.#expireDeadOwners().finally(() => this.wake());
+  }
+
+  /**
+   * Runs a task this process claimed itself (a row it inserted or moved already leased to `owner`, e.g. a
+   * run created by a request of this process), with `run` or the worker's own run function. It is then
+   * heartbeaten, cancellable and given back at shutdown like a claimed task, and counts towards `active`
+   * (not towards claims: a process always runs the work its own requests create). Answers false when the
+   * worker is closing; the caller then gives the lease back.
+   */
+  adopt(task: Task, run?: (task: Task, context: TaskContext) => Promise<void>): boolean {
+    if (this.#closing || this.#running.has(task.id)) return false;
+    this.#startHeartbeat();
+    this.#launch(task, run);
+    return true;
   }
 
   /** Looks for work now (call after queueing a task). Cheap when nothing is free. */
@@ -197,11 +209,17 @@ export class LeasedWorker<Task extends LeasedTask> {
     }
   }
 
-  #launch(task: Task): void {
+  #startHeartbeat(): void {
+    if (this.#heartbeat) return;
+    this.#heartbeat = setInterval(() => void this.#renew(), Math.max(50, Math.floor(this.#options.leaseMs / 3)));
+    this.#heartbeat.unref();
+  }
+
+  #launch(task: Task, run = this.#options.run): void {
     const controller = new AbortController();
     const context: TaskContext = { signal: controller.signal, owner: this.owner };
     const { log, name, maxAttempts } = this.#options;
-    const work = task.attempts > maxAttempts ? this.#options.exhausted(task, context) : this.#options.run(task, context);
+    const work = task.attempts > maxAttempts ? this.#options.exhausted(task, context) : run(task, context);
     const entry = {
       controller,
       done: work

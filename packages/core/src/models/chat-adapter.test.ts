@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { loadConfig } from '../config';
-import { openDatabase } from '../db';
+import { SqliteDatabase } from '../storage';
 import { silentLogger } from '../internal/logger';
 import { createFakeAnthropicUpstream, createFakeOpenAIUpstream, createTestServer, respond, type FakeUpstream } from '../test';
 import { ChatAdapter } from './chat-adapter';
@@ -18,12 +18,12 @@ function adapterFor(
   providers: Record<string, { type: 'openai' | 'anthropic'; baseUrl: string; models?: string[] }>,
   env: Record<string, string> = {},
 ) {
-  const db = openDatabase({ schemas: [modelsSchema] });
+  const db = new SqliteDatabase({ schemas: [modelsSchema] });
   const config = loadConfig({ FATHOM_PROVIDERS: JSON.stringify(providers), ...env });
   const adapter = new ChatAdapter({ db, config, log: silentLogger });
   cleanups.push(async () => {
     await adapter.close();
-    db.close();
+    await db.close();
   });
   return adapter;
 }
@@ -65,7 +65,7 @@ describe('ChatAdapter with an OpenAI-compatible provider', () => {
     });
     expect(result.id).toMatch(/^chatcmpl-/);
     expect(upstream.requests[0]).toMatchObject({ model: 'gpt-x', temperature: 0.2, seed: 3 });
-    expect(chat.usage('acct_1')).toEqual([
+    expect(await chat.usage('acct_1')).toEqual([
       {
         date: new Date().toISOString().slice(0, 10),
         model: 'fake/gpt-x',
@@ -106,7 +106,7 @@ describe('ChatAdapter with an OpenAI-compatible provider', () => {
       usage: { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 },
     });
     expect(upstream.requests[0]).toMatchObject({ stream: true, stream_options: { include_usage: true }, tools: [weatherTool] });
-    expect(chat.usage('a')[0]).toMatchObject({ requests: 1, prompt_tokens: 5, completion_tokens: 4 });
+    expect((await chat.usage('a'))[0]).toMatchObject({ requests: 1, prompt_tokens: 5, completion_tokens: 4 });
   });
 
   it('answers 400 listing the vendors for an unknown vendor or a malformed id', async () => {

@@ -1,9 +1,9 @@
 import { resolveModelAlias, type FathomConfig, type ProviderConfig } from '../config';
-import type { Database } from '../db';
 import type { Embedder } from '../embeddings';
 import { InvalidRequestError } from '../errors';
 import { newId } from '../internal/ids';
 import type { Logger } from '../internal/logger';
+import type { SqlClient } from '../storage';
 import { embedWithFathom, isFathomEmbeddingModel } from './fathom-embeddings';
 import { parseModelId } from './model-id';
 import { AnthropicProvider } from './providers/anthropic/anthropic-provider';
@@ -23,7 +23,8 @@ import type {
 import { UsageStore, type UsageQuery } from './usage-store';
 
 export interface ChatAdapterOptions {
-  db: Database;
+  /** The database holding usage counts (SQLite or PostgreSQL). */
+  db: SqlClient;
   config: FathomConfig;
   log: Logger;
   /** Fathom's own embedder, serving `/v1/embeddings` for models that name no vendor. */
@@ -66,7 +67,7 @@ export class ChatAdapter implements ChatAdapterContract {
     this.log = options.log;
     this.config = options.config;
     this.embedder = options.embedder;
-    this.usageStore = new UsageStore(options.db);
+    this.usageStore = new UsageStore(options.db, { log: options.log });
     const limits = {
       timeoutMs: Number(options.config.env?.FATHOM_MODEL_TIMEOUT_MS) || undefined,
       connections: Number(options.config.env?.FATHOM_MODEL_CONNECTIONS) || undefined,
@@ -207,12 +208,12 @@ export class ChatAdapter implements ChatAdapterContract {
   }
 
   /** Recorded token usage of one account per UTC day and model. */
-  usage(accountId: string, query: UsageQuery = {}): UsageRow[] {
+  usage(accountId: string, query: UsageQuery = {}): Promise<UsageRow[]> {
     return this.usageStore.list(accountId, query);
   }
 
   async close(): Promise<void> {
-    this.usageStore.close();
+    await this.usageStore.close().catch((error: Error) => this.log.warn(`models: usage counts lost at close: ${error.message}`));
     await Promise.all([...this.providers.values()].map((provider) => provider.close().catch(() => undefined)));
   }
 }

@@ -1,4 +1,7 @@
 export { WebhookToolkit } from './webhook-toolkit';
+export { SlidingWindowRateLimiter, RATE_WINDOW_MS, type RateLimiter } from './rate-limiter';
+export { SqlRateLimiter, type SqlRateLimiterOptions } from './sql-rate-limiter';
+export { webhooksSchema } from './schema';
 export { sanitizeToolName, MAX_TOOL_NAME_LENGTH } from './sanitize-name';
 export type { CompileResult } from './compile-card';
 export type {

@@ -2,10 +2,20 @@
 export const RATE_WINDOW_MS = 60_000;
 
 /**
- * A sliding-window limiter: a call is admitted when fewer than `limit` calls of the same key were
- * admitted in the last `windowMs` milliseconds. Clock injected for tests.
+ * The seam of a Webhook card's `maxRequestsPerMinute`: a call is admitted (and recorded) when fewer
+ * than `limit` calls of the same key were admitted in the last window. `WebhookToolkit` uses the
+ * in-memory `SlidingWindowRateLimiter` unless given another; Fathom gives it `SqlRateLimiter`, whose
+ * window is shared by every process on the database.
  */
-export class SlidingWindowRateLimiter {
+export interface RateLimiter {
+  tryAcquire(key: string, limit: number): Promise<boolean> | boolean;
+}
+
+/**
+ * A sliding-window limiter in memory (one process): a call is admitted when fewer than `limit` calls
+ * of the same key were admitted in the last `windowMs` milliseconds. Clock injected for tests.
+ */
+export class SlidingWindowRateLimiter implements RateLimiter {
   private readonly calls = new Map<string, number[]>();
 
   constructor(

@@ -1,4 +1,5 @@
 import type { EgressGuardContract } from '../egress/types';
+import type { RateLimiter } from './rate-limiter';
 
 /** A parameter the model fills; becomes one property of the tool's JSON Schema. */
 export interface WebhookParameter {
@@ -120,8 +121,13 @@ export interface WebhookToolkitOptions {
   egress: EgressGuardContract;
   /** Wait between retries; default a `setTimeout` promise (tests inject one). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Clock for the rate-limit window, in milliseconds; default `Date.now`. */
+  /** Clock for the rate-limit window, in milliseconds; default `Date.now` (used by the default in-memory limiter). */
   now?: () => number;
+  /**
+   * Where `maxRequestsPerMinute` windows are kept; default in memory (`SlidingWindowRateLimiter`: one
+   * process). Fathom passes a `SqlRateLimiter` so a card's limit holds across the processes of one database.
+   */
+  rateLimiter?: RateLimiter;
   /** Response bytes read per call; default 5 MiB (text beyond 5,000 characters is cut anyway). */
   maxResponseBytes?: number;
   /**

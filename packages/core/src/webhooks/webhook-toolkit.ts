@@ -4,7 +4,7 @@ import { compileCards, type CompileResult } from './compile-card';
 import { MAX_TOOL_RESULT_CHARS } from '../internal/tool-result';
 import { formatResponse, MAX_MAPPING_MATCHES } from './format-response';
 import { MappingPool } from './mapping-pool';
-import { SlidingWindowRateLimiter } from './rate-limiter';
+import { type RateLimiter, SlidingWindowRateLimiter } from './rate-limiter';
 import type { Arguments } from './render-template';
 import { sanitizeToolName } from './sanitize-name';
 import { sendWithRetries } from './send-with-retries';
@@ -49,13 +49,13 @@ function argumentsOf(args: unknown): Arguments {
 export class WebhookToolkit {
   private readonly options: WebhookToolkitOptions;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  private readonly limiter: SlidingWindowRateLimiter;
+  private readonly limiter: RateLimiter;
   private readonly mappings: MappingPool;
 
   constructor(options: WebhookToolkitOptions) {
     this.options = options;
     this.sleep = options.sleep ?? defaultSleep;
-    this.limiter = new SlidingWindowRateLimiter(options.now ?? Date.now);
+    this.limiter = options.rateLimiter ?? new SlidingWindowRateLimiter(options.now ?? Date.now);
     this.mappings = new MappingPool({ timeoutMs: options.mappingTimeoutMs, memoryMb: options.mappingMemoryMb });
   }
 
@@ -108,7 +108,7 @@ export class WebhookToolkit {
     const limit = config.maxRequestsPerMinute;
     if (typeof limit === 'number' && limit > 0) {
       const key = options.rateLimitKey ?? `${card.name}\u0000${baseUrl}`;
-      if (!this.limiter.tryAcquire(key, limit)) return 'Error: rate limit reached';
+      if (!(await this.limiter.tryAcquire(key, limit))) return 'Error: rate limit reached';
     }
 
     const outcome = await sendWithRetries({

@@ -39,16 +39,13 @@ export const agentsRoutes: Route[] = [
         properties: { name: { type: 'string', minLength: 1 }, workflow: { type: 'object' } },
       },
     },
-    handler: ({ fathom, account, body }) => {
-      const agent = fathom.agents.create(account.id, body);
-      return { agent: agentBody(agent) };
-    },
+    handler: async ({ fathom, account, body }) => ({ agent: agentBody(await fathom.agents.create(account.id, body)) }),
   },
   {
     method: 'GET',
     path: '/v1/agents',
-    handler: ({ fathom, account, query }) => {
-      const page = fathom.agents.list(account.id, parseListQuery(query));
+    handler: async ({ fathom, account, query }) => {
+      const page = await fathom.agents.list(account.id, parseListQuery(query));
       return { ...page, data: page.data.map(agentBody) };
     },
   },
@@ -56,7 +53,7 @@ export const agentsRoutes: Route[] = [
     method: 'GET',
     path: '/v1/agents/:id',
     schema: { params: idParams },
-    handler: ({ fathom, account, params }) => ({ agent: agentBody(fathom.agents.get(account.id, params.id!)) }),
+    handler: async ({ fathom, account, params }) => ({ agent: agentBody(await fathom.agents.get(account.id, params.id!)) }),
   },
   {
     method: 'POST',
@@ -65,7 +62,7 @@ export const agentsRoutes: Route[] = [
       params: idParams,
       body: { type: 'object', properties: { name: { type: 'string', minLength: 1 }, workflow: { type: 'object' } } },
     },
-    handler: ({ fathom, account, params, body }) => ({ agent: agentBody(fathom.agents.update(account.id, params.id!, body)) }),
+    handler: async ({ fathom, account, params, body }) => ({ agent: agentBody(await fathom.agents.update(account.id, params.id!, body)) }),
   },
   {
     method: 'DELETE',
@@ -77,7 +74,7 @@ export const agentsRoutes: Route[] = [
     method: 'POST',
     path: '/v1/agents/:id/publish',
     schema: { params: idParams },
-    handler: ({ fathom, account, params }) => ({ agent: agentBody(fathom.agents.publish(account.id, params.id!)) }),
+    handler: async ({ fathom, account, params }) => ({ agent: agentBody(await fathom.agents.publish(account.id, params.id!)) }),
   },
   {
     method: 'POST',
@@ -92,7 +89,7 @@ export const agentsRoutes: Route[] = [
     },
     handler: async ({ fathom, account, params, body, request, reply }) => {
       if (body.stream !== true) return { run: await fathom.agents.run(account.id, params.id!, body) };
-      const started = fathom.agents.startRun(account.id, params.id!, body);
+      const started = await fathom.agents.startRun(account.id, params.id!, body);
       await sendSse(request, reply, async function* (signal) {
         for await (const event of started.events(signal)) yield toSse(event);
       });
@@ -110,10 +107,7 @@ export const agentsRoutes: Route[] = [
     method: 'GET',
     path: '/v1/agents/:id/versions',
     schema: { params: idParams },
-    handler: async ({ fathom, account, params }) => {
-      const data = await fathom.agents.listVersions(account.id, params.id!);
-      return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: false };
-    },
+    handler: ({ fathom, account, params, query }) => fathom.agents.listVersions(account.id, params.id!, parseListQuery(query)),
   },
   {
     method: 'GET',
@@ -134,6 +128,6 @@ export const agentsRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/agents/:id/runs/:run_id',
-    handler: ({ fathom, account, params }) => ({ run: fathom.agents.getRun(account.id, params.id!, params.run_id!) }),
+    handler: async ({ fathom, account, params }) => ({ run: await fathom.agents.getRun(account.id, params.id!, params.run_id!) }),
   },
 ];

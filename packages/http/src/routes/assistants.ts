@@ -145,11 +145,11 @@ export const assistantsRoutes: Route[] = [
         ['assistant_id'],
       ),
     },
-    handler: (context) => {
+    handler: async (context) => {
       const { fathom, account, body, query } = context;
       const { stream: wantsStream, ...input } = body;
       const options = { include: includeOf(query) };
-      if (wantsStream) return stream(context, fathom.assistants.streamThreadAndRun(account.id, input, options));
+      if (wantsStream) return stream(context, await fathom.assistants.streamThreadAndRun(account.id, input, options));
       return fathom.assistants.createThreadAndRun(account.id, input, options);
     },
   },
@@ -166,11 +166,11 @@ export const assistantsRoutes: Route[] = [
         ['assistant_id'],
       ),
     },
-    handler: (context) => {
+    handler: async (context) => {
       const { fathom, account, body, params, query } = context;
       const { stream: wantsStream, ...input } = body;
       const options = { include: includeOf(query) };
-      if (wantsStream) return stream(context, fathom.assistants.streamRun(account.id, params.thread_id!, input, options));
+      if (wantsStream) return stream(context, await fathom.assistants.streamRun(account.id, params.thread_id!, input, options));
       return fathom.assistants.createRun(account.id, params.thread_id!, input, options);
     },
   },
@@ -213,11 +213,11 @@ export const assistantsRoutes: Route[] = [
         ['tool_outputs'],
       ),
     },
-    handler: (context) => {
+    handler: async (context) => {
       const { fathom, account, body, params } = context;
       const { stream: wantsStream, ...input } = body;
       if (wantsStream)
-        return stream(context, fathom.assistants.streamSubmitToolOutputs(account.id, params.thread_id!, params.run_id!, input));
+        return stream(context, await fathom.assistants.streamSubmitToolOutputs(account.id, params.thread_id!, params.run_id!, input));
       return fathom.assistants.submitToolOutputs(account.id, params.thread_id!, params.run_id!, input);
     },
   },

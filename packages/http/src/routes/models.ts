@@ -215,9 +215,9 @@ export const modelsRoutes: Route[] = [
     method: 'GET',
     path: '/v1/usage',
     schema: { querystring: { type: 'object', properties: { start_date: DATE, end_date: DATE, model: { type: 'string' } } } },
-    handler: ({ fathom, account, query }) => ({
+    handler: async ({ fathom, account, query }) => ({
       object: 'list',
-      data: fathom.chat.usage(account.id, { startDate: query.start_date, endDate: query.end_date, model: query.model }),
+      data: await fathom.chat.usage(account.id, { startDate: query.start_date, endDate: query.end_date, model: query.model }),
     }),
   },
 ];
