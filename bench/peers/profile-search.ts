@@ -40,6 +40,7 @@ if (fresh) await index.flush();
 const queries = Array.from({ length: 200 }, (_, i) => queryText((i * 7) % TOPICS));
 for (const query of queries.slice(0, 20)) await index.search([storeId], { query, mode });
 const times: number[] = [];
+const cpuBefore = process.cpuUsage();
 const started = performance.now();
 for (let round = 0; round < rounds; round++) {
   for (const query of queries) {
@@ -48,8 +49,10 @@ for (let round = 0; round < rounds; round++) {
     times.push(performance.now() - t0);
   }
 }
+const cpu = process.cpuUsage(cpuBefore);
 console.log(
-  `${mode}: ${times.length} searches in ${(performance.now() - started).toFixed(0)} ms, p50 ${percentile(times, 50).toFixed(3)} ms, p99 ${percentile(times, 99).toFixed(3)} ms`,
+  `${mode}: ${times.length} searches in ${(performance.now() - started).toFixed(0)} ms, p50 ${percentile(times, 50).toFixed(3)} ms, p99 ${percentile(times, 99).toFixed(3)} ms, ` +
+    `CPU ${((cpu.user + cpu.system) / 1000 / times.length).toFixed(3)} ms per search (all threads)`,
 );
 await index.close();
 db.close();
