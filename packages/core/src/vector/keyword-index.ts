@@ -1,5 +1,6 @@
 import type { Database } from '../db';
 import { ftsString, keywordTokens, parseKeywordQuery, type QueryGroup } from './keyword-query';
+import { TermFrequencies } from './term-frequencies';
 
 /** A query group with the forms present in the index, its document frequency and IDF weight. */
 export interface PlannedGroup extends QueryGroup {
@@ -31,17 +32,15 @@ export interface KeywordIndexOptions {
 /**
  * BM25 keyword search over the chunk text (SQLite FTS5) with query pruning. The keyword side decides
  * hybrid latency: FTS5 scores every document that matches any term, so a natural-language query is
- * cut down first — stop words out, then groups ordered by document frequency (from `fts5vocab`,
- * cached) and kept while their summed postings stay inside a budget, at most `maxTerms`. Phrases and
+ * cut down first — stop words out, then groups ordered by document frequency (from `fts5vocab`, read
+ * through `TermFrequencies`) and kept while their summed postings stay inside a budget, at most `maxTerms`. Phrases and
  * identifiers always stay. Dropped common words still count in `coverage`.
  */
 export class KeywordIndex {
   private readonly maxTerms: number;
   private readonly postingsBudget: number;
   private readonly commonShare: number;
-  private readonly frequencyOf: (term: string) => number;
-  private readonly cache = new Map<string, number>();
-  private cachedTotal = -1;
+  private readonly frequencies: TermFrequencies;
   private readonly totalStatement;
 
   constructor(
@@ -51,24 +50,26 @@ export class KeywordIndex {
     this.maxTerms = options.maxTerms ?? 6;
     this.postingsBudget = options.postingsBudget ?? 0.02;
     this.commonShare = options.commonShare ?? 0.1;
-    const vocab = db.prepare<[string], { doc: number }>('SELECT doc FROM vector_fts_vocab WHERE term = ?');
-    this.frequencyOf = (term) => vocab.get(term)?.doc ?? 0;
+    this.frequencies = new TermFrequencies(db);
     this.totalStatement = db.prepare<[], { total: number | null }>('SELECT SUM(chunk_count) AS total FROM vector_index_meta');
   }
 
   private documentFrequency(term: string, total: number): number {
-    // Frequencies only steer pruning: a cache refreshed when the corpus size moves by 10% is enough.
-    if (this.cachedTotal < 0 || Math.abs(total - this.cachedTotal) > 0.1 * Math.max(this.cachedTotal, 100)) {
-      this.cache.clear();
-      this.cachedTotal = total;
-    }
-    let frequency = this.cache.get(term);
-    if (frequency === undefined) {
-      frequency = this.frequencyOf(term);
-      if (this.cache.size > 50_000) this.cache.clear();
-      this.cache.set(term, frequency);
-    }
-    return frequency;
+    return this.frequencies.get(term, total);
+  }
+
+  /** Chunk rows were written or deleted (called after each write transaction). */
+  noteWrites(): void {
+    this.frequencies.noteWrites();
+  }
+
+  /** Resolves when a background vocabulary scan has ended; true when planning reads the in-memory copy (tests). */
+  vocabularyScanned(): Promise<boolean> {
+    return this.frequencies.scanned();
+  }
+
+  close(): void {
+    this.frequencies.close();
   }
 
   /** Plans the FTS5 query for `query`: groups with frequencies, IDF weights and which ones are searched. */

@@ -173,6 +173,7 @@ export class VectorIndex implements VectorIndexContract {
           chunks,
           () => this.sql.upsertFile.run(storeId, fileId, input.filename, attributes),
           async (step) => {
+            this.keywords.noteWrites();
             if (step.removed.length) await this.graphs.delete(storeId, step.removed, step.added.length ? -1 : step.generation);
             if (!step.added.length) return;
             const flat = new Float32Array(step.added.length * meta.dimensions);
@@ -198,6 +199,7 @@ export class VectorIndex implements VectorIndexContract {
           [],
           () => this.sql.deleteFile.run(storeId, fileId),
           async (step) => {
+            this.keywords.noteWrites();
             if (step.removed.length || step.generation >= 0) await this.graphs.delete(storeId, step.removed, step.generation);
           },
         ),
@@ -213,6 +215,7 @@ export class VectorIndex implements VectorIndexContract {
         this.sql.deleteStoreFiles.run(storeId);
         this.sql.deleteMeta.run(storeId);
       })();
+      this.keywords.noteWrites();
     });
   }
 
@@ -354,6 +357,7 @@ export class VectorIndex implements VectorIndexContract {
 
   async close(): Promise<void> {
     await Promise.allSettled([...this.locks.values()]);
+    this.keywords.close();
     await this.graphs.close();
   }
 
