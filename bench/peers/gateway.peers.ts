@@ -8,7 +8,7 @@
  * threads), so it does not depend on how busy the shared cores are. Streaming overhead per chunk is
  * the CPU difference between streams of 140 and 14 text chunks.
  *
- * Run: npm run bench:peers -- gateway   (REQUESTS=1000 REPEATS=1 for a quick run)
+ * Run: npm run bench:peers -- gateway   (REQUESTS=1000 REPEATS=1 for a quick run; PATHS=direct,Fathom for Fathom alone)
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
@@ -33,8 +33,10 @@ async function runLlmops(): Promise<void> {
 }
 
 function forkRole(args: string[]): Promise<{ child: ChildProcess; port: number }> {
+  // BENCH_CPU_PROF=<dir>: a CPU profile of the Fathom process, written when it exits.
+  const profile = process.env.BENCH_CPU_PROF && args[0] === 'fathom' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child = fork(fileURLToPath(import.meta.url), args, {
-    execArgv: ['--conditions=fathom-source', '--import', 'tsx', '--expose-gc'],
+    execArgv: ['--conditions=fathom-source', '--import', 'tsx', '--expose-gc', ...profile],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
@@ -153,11 +155,14 @@ async function main(): Promise<void> {
       streams: true,
     },
   ];
+  // PATHS=direct,Fathom measures only those (quick before/after comparisons of Fathom alone).
+  const only = process.env.PATHS?.split(',');
+  if (only) targets.splice(0, targets.length, ...targets.filter((target) => only.includes(target.name)));
   const longModel = (target: Target) => (target.name === 'Fathom' ? 'bench/long' : 'long');
-  // Warm-up: every path, both modes.
+  // Warm-up: every path, both modes, long enough for the JIT to settle (the first round ran ~50% dearer with 500).
   for (const target of targets) {
-    await load(target, false, 500);
-    if (target.streams) await load(target, true, 500);
+    await load(target, false, 2000);
+    if (target.streams) await load(target, true, 2000);
   }
 
   type Figures = { rate: number; cpu: number };

@@ -114,7 +114,8 @@ export const modelsRoutes: Route[] = [
         async function* () {
           yield { data: chunks.first() };
           for (let next = first; !next.done; next = await iterator.next()) {
-            yield { data: chunks.of(next.value) };
+            // Already JSON text (sent as is): the same bytes as the chunk object, built without walking it.
+            yield { data: chunks.json(next.value) };
             if (next.value.type === 'finish') break;
           }
           if (call.includeUsage) yield { data: chunks.usageChunk() };
