@@ -18,11 +18,11 @@ const accountId = fathom.bootstrap.accountId; // the default account, created on
 const pdf = await PDFDocument.create();
 const font = await pdf.embedFont(StandardFonts.Helvetica);
 pdf.addPage().drawText('Invoice INV-7731 is payable within thirty days of receipt.', { x: 50, y: 700, size: 12, font });
-const file = fathom.documents.createFile(accountId, { filename: 'invoice.pdf', purpose: 'assistants', data: await pdf.save() });
+const file = await fathom.documents.createFile(accountId, { filename: 'invoice.pdf', purpose: 'assistants', data: await pdf.save() });
 
-const store = fathom.documents.createStore(accountId, { name: 'invoices', file_ids: [file.id] });
+const store = await fathom.documents.createStore(accountId, { name: 'invoices', file_ids: [file.id] });
 await fathom.documents.waitForIngestion(accountId, [store.id], 30_000);
-console.log(fathom.documents.getStore(accountId, store.id).file_counts);
+console.log((await fathom.documents.getStore(accountId, store.id)).file_counts);
 
 for (const hit of await fathom.documents.search(accountId, [store.id], { query: 'when is INV-7731 due?' })) {
   console.log(hit.score.toFixed(3), hit.filename, hit.content[0].text);

@@ -8,9 +8,12 @@ export default defineConfig({
     'test/index': 'src/test/index.ts',
     'extract.worker': 'src/documents/extract/extract.worker.ts',
     'hnsw-worker': 'src/vector/hnsw-worker.ts',
+    'mapping.worker': 'src/webhooks/mapping.worker.ts',
   },
   format: ['esm'],
   dts: { entry: { index: 'src/index.ts', 'test/index': 'src/test/index.ts' } },
   clean: true,
   target: 'node20',
+  // PGlite backs the test helpers' PostgreSQL and is loaded on demand; it is a dev dependency, never bundled.
+  external: [/^@electric-sql\//],
 });

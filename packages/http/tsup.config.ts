@@ -1,3 +1,4 @@
+import { cpSync, existsSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
@@ -6,4 +7,8 @@ export default defineConfig({
   dts: true,
   clean: true,
   target: 'node20',
+  // The published server ships the console's build next to itself (dist/console), where it looks first.
+  onSuccess: async () => {
+    if (existsSync('../console/dist/index.html')) cpSync('../console/dist', 'dist/console', { recursive: true });
+  },
 });

@@ -3,13 +3,14 @@ import { Accounts, accountsSchema, bootstrapAccounts, type BootstrapResult } fro
 import { AssistantRunner, assistantsSchema } from './assistants';
 import { Agents, agentsSchema } from './agents';
 import { loadConfig, type FathomConfig } from './config';
-import { openDatabase, type Database } from './db';
-import { Documents, documentsSchema } from './documents';
+import { openDatabase, SqliteDatabase, type SqlDatabase } from './storage';
+import { DocumentFileContents, Documents, documentsSchema } from './documents';
 import { EgressGuard } from './egress';
 import { createEmbedder, type Embedder } from './embeddings';
 import { consoleLogger, type Logger } from './internal/logger';
 import { JobEngine, jobsSchema } from './jobs';
-import { ChatAdapter, modelsSchema } from './models';
+import { Conversations, Responses, responsesSchema, SqlResponsesRepository } from './responses';
+import { ChatAdapter, modelsSchema, StoredCompletions, storedCompletionsSchema } from './models';
 import { VectorIndex, vectorSchema } from './vector';
 import { WebhookToolkit } from './webhooks';
 
@@ -26,13 +27,29 @@ export interface FathomOptions {
   embedder?: Embedder;
 }
 
+/** Every capability's tables, in dependency order. */
+export const FATHOM_SCHEMAS = [
+  accountsSchema,
+  documentsSchema,
+  vectorSchema,
+  modelsSchema,
+  assistantsSchema,
+  jobsSchema,
+  agentsSchema,
+  responsesSchema,
+  storedCompletionsSchema,
+];
+
 /**
- * Fathom embedded in a Node app: every capability wired over one SQLite database.
- * `packages/http` serves exactly this object; an app can use it with no HTTP at all.
+ * Fathom embedded in a Node app: every capability wired over one database — SQLite under the data
+ * dir, or PostgreSQL with pgvector when `FATHOM_DATABASE_URL` is set. This is the composition root:
+ * the only place that knows which backend runs. `packages/http` serves exactly this object; an app
+ * can use it with no HTTP at all.
  */
 export class Fathom {
   readonly config: FathomConfig;
-  readonly db: Database;
+  /** The opened database (for diagnostics and tests; capabilities own their tables and SQL). */
+  readonly database: SqlDatabase;
   readonly log: Logger;
   readonly accounts: Accounts;
   readonly bootstrap: BootstrapResult;
@@ -42,20 +59,24 @@ export class Fathom {
   readonly documents: Documents;
   readonly chat: ChatAdapter;
   readonly assistants: AssistantRunner;
+  readonly responses: Responses;
+  readonly storedCompletions: StoredCompletions;
+  readonly conversations: Conversations;
   readonly jobs: JobEngine;
   readonly webhooks: WebhookToolkit;
   readonly agents: Agents;
 
-  private constructor(config: FathomConfig, log: Logger, embedder: Embedder) {
+  private constructor(config: FathomConfig, log: Logger, embedder: Embedder, database: SqlDatabase, bootstrap: BootstrapResult) {
     this.config = config;
     this.log = log;
-    this.db = openDatabase({
-      location: join(config.dataDir, 'fathom.db'),
-      schemas: [accountsSchema, documentsSchema, vectorSchema, modelsSchema, assistantsSchema, jobsSchema, agentsSchema],
-    });
-    this.accounts = new Accounts(this.db);
-    this.bootstrap = bootstrapAccounts(this.accounts, config);
-    const { db } = this;
+    this.database = database;
+    this.accounts = new Accounts(database);
+    this.bootstrap = bootstrap;
+    if (!(database instanceof SqliteDatabase))
+      throw new Error(
+        'PostgreSQL support is not complete yet: the documents, models, assistants and agents capabilities still need SQLite.',
+      );
+    const db = database.raw;
     // One line per capability; each owner edits only its own line.
     this.egress = new EgressGuard({ allow: config.egressAllow });
     this.embedder = embedder;
@@ -63,7 +84,18 @@ export class Fathom {
     this.documents = new Documents({ db, config, embedder, vectorIndex: this.vectorIndex, log });
     this.chat = new ChatAdapter({ db, config, log, embedder });
     this.assistants = new AssistantRunner({ db, chat: this.chat, searcher: this.documents, log });
-    this.jobs = new JobEngine({ db, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
+    this.responses = new Responses({
+      db: database,
+      chat: this.chat,
+      searcher: this.documents,
+      files: new DocumentFileContents(this.documents),
+      log,
+      leaseMs: config.leaseSeconds * 1000,
+      contextTokens: config.contextTokens,
+    });
+    this.storedCompletions = new StoredCompletions({ db: database });
+    this.conversations = new Conversations({ db: database, responses: new SqlResponsesRepository(database) });
+    this.jobs = new JobEngine({ db: database, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
     this.webhooks = new WebhookToolkit({ egress: this.egress });
     this.agents = new Agents({ db, config, chat: this.chat, webhooks: this.webhooks, log });
   }
@@ -72,8 +104,21 @@ export class Fathom {
   static async open(options: FathomOptions = {}): Promise<Fathom> {
     const config = loadConfig(options.env ?? process.env, options.config ?? {});
     const log = options.logger ?? consoleLogger;
-    const embedder = options.embedder ?? (await createEmbedder(config, log));
-    const fathom = new Fathom(config, log, embedder);
+    const database = await openDatabase({
+      url: config.databaseUrl,
+      location: join(config.dataDir, 'fathom.db'),
+      schemas: FATHOM_SCHEMAS,
+      poolSize: config.databasePoolSize,
+    });
+    let fathom: Fathom;
+    try {
+      const bootstrap = await bootstrapAccounts(new Accounts(database), config);
+      const embedder = options.embedder ?? (await createEmbedder(config, log));
+      fathom = new Fathom(config, log, embedder, database, bootstrap);
+    } catch (error) {
+      await database.close();
+      throw error;
+    }
     if (options.start !== false) fathom.start();
     return fathom;
   }
@@ -82,6 +127,7 @@ export class Fathom {
   start(): void {
     this.documents.start();
     this.assistants.start();
+    this.responses.start();
     this.jobs.start();
     this.agents.start();
   }
@@ -89,13 +135,15 @@ export class Fathom {
   /** Stops background work and closes the database. */
   async close(): Promise<void> {
     await this.agents.close();
+    await this.webhooks.close();
     await this.jobs.close();
     await this.assistants.close();
+    await this.responses.close();
     await this.documents.close();
     await this.vectorIndex.close();
     await this.chat.close();
     await this.embedder.close?.();
     await this.egress.close();
-    this.db.close();
+    await this.database.close();
   }
 }

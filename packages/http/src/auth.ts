@@ -17,12 +17,12 @@ function bearer(request: FastifyRequest): string | null {
 }
 
 /** Resolves the account of the request's bearer key, or throws 401. */
-export function authenticateAccount(fathom: Fathom, request: FastifyRequest): Account {
+export async function authenticateAccount(fathom: Fathom, request: FastifyRequest): Promise<Account> {
   const key = bearer(request);
   if (!key) {
     throw new AuthenticationError("You didn't provide an API key. Send it in the Authorization header: 'Authorization: Bearer <API_KEY>'.");
   }
-  const account = fathom.accounts.authenticate(key);
+  const account = await fathom.accounts.authenticate(key);
   if (!account) throw new AuthenticationError('Incorrect API key provided.');
   return account;
 }

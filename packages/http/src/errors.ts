@@ -1,6 +1,47 @@
 import { describeSchemaIssues, FathomError, type SchemaIssue } from '@fathom/core';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
+/** OpenAI's error envelope for a client error. */
+export function openAiError(message: string, code: string, param: string | null = null) {
+  return { error: { message, type: 'invalid_request_error', param, code } };
+}
+
+/** `1048576` -> `1 MiB`, `65536` -> `64 KiB`. */
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / 1024 / 1024} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+/** Status, code and message for errors fastify and its plugins raise before a handler runs. */
+function describeFrameworkError(error: FastifyError, request: FastifyRequest): { status: number; code: string; message: string } | null {
+  const where = `${request.method} ${request.url.split('?')[0]!.slice(0, 200)}`;
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return {
+        status: 413,
+        code: 'request_too_large',
+        message: `The request body is larger than the ${formatBytes(request.routeOptions?.bodyLimit ?? 0)} this endpoint accepts.`,
+      };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, code: 'unsupported_media_type', message: error.message };
+    case 'FST_ERR_BAD_URL':
+      return { status: 400, code: 'invalid_url', message: `Invalid URL (${where}): it holds a malformed percent-encoded sequence.` };
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return { status: 404, code: 'not_found', message: `Invalid URL (${where.slice(0, 120)}…): a path segment is too long to be an id.` };
+    // Multipart bodies (POST /v1/files) the parser cannot read.
+    case 'FST_MP_PREMATURE_CLOSE':
+      return { status: 400, code: 'invalid_request_error', message: 'The multipart/form-data body ended before its closing boundary.' };
+    case 'FST_FILES_LIMIT':
+      return { status: 400, code: 'invalid_request_error', message: "Send one file, in the part named 'file'." };
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_PARTS_LIMIT':
+      return { status: 400, code: 'invalid_request_error', message: 'The multipart/form-data body has too many parts.' };
+    default:
+      return null;
+  }
+}
+
 /**
  * The one error handler: every failure leaves as `{error: {message, type, param, code}}` with a status
  * that makes openai-node build the right error class. A 500 never leaks a stack trace.
@@ -18,22 +59,21 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
   const fastifyError = error as FastifyError & { validation?: SchemaIssue[] };
   if (fastifyError.validation) {
     const { message, param } = describeSchemaIssues(fastifyError.validation);
-    reply.status(400).send({ error: { message, type: 'invalid_request_error', param, code: 'invalid_request_error' } });
+    reply.status(400).send(openAiError(message, 'invalid_request_error', param));
+    return;
+  }
+  const known = describeFrameworkError(fastifyError, request);
+  if (known) {
+    reply.status(known.status).send(openAiError(known.message, known.code));
     return;
   }
   const status = fastifyError.statusCode;
   if (status && status >= 400 && status < 500) {
-    const code =
-      fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-        ? 'unsupported_media_type'
-        : fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-          ? 'request_too_large'
-          : 'invalid_request_error';
     const message =
       fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
         ? `We could not parse the JSON body of your request: ${error.message}`
         : error.message;
-    reply.status(status).send({ error: { message, type: 'invalid_request_error', param: null, code } });
+    reply.status(status).send(openAiError(message, 'invalid_request_error'));
     return;
   }
   request.log.error({ err: error }, 'unhandled error');
@@ -43,12 +83,5 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
 }
 
 export function handleNotFound(request: FastifyRequest, reply: FastifyReply): void {
-  reply.status(404).send({
-    error: {
-      message: `Invalid URL (${request.method} ${request.url.split('?')[0]})`,
-      type: 'invalid_request_error',
-      param: null,
-      code: 'not_found',
-    },
-  });
+  reply.status(404).send(openAiError(`Invalid URL (${request.method} ${request.url.split('?')[0]!.slice(0, 200)})`, 'not_found'));
 }

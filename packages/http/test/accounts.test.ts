@@ -72,7 +72,7 @@ describe('accounts, keys and the admin API', () => {
   });
 
   it('stores keys hashed, never in plain text', async () => {
-    const rows = server.fathom.db.prepare('SELECT key_hash FROM api_keys').all() as Array<{ key_hash: string }>;
+    const rows = await server.fathom.database.all<{ key_hash: string }>('SELECT key_hash FROM api_keys');
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
       expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);

@@ -164,7 +164,7 @@ describe('agent runs with a Webhook card', () => {
 
   it('marks runs left in progress by a previous process as failed on start', async () => {
     const { run: body } = await (await run({ message: 'Where is A-100?', variables: { customer_name: 'Fa' } })).json();
-    server.fathom.db.prepare("UPDATE agent_runs SET status = 'in_progress', output = NULL WHERE id = ?").run(body.id);
+    await server.fathom.database.run("UPDATE agent_runs SET status = 'in_progress', output = NULL WHERE id = ?", [body.id]);
     server.fathom.agents.start();
     const stored = await (await server.request(`/v1/agents/${agentId}/runs/${body.id}`)).json();
     expect(stored.run).toMatchObject({ status: 'failed', error: expect.stringContaining('restarted') });

@@ -1,4 +1,5 @@
 import { Fathom, silentLogger, type Embedder } from '@fathom/core';
+import { postgresForDataDir, releasePostgresForDataDir } from '@fathom/core/test';
 import type { FastifyInstance } from 'fastify';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +18,8 @@ export interface TestFathom {
   apiKey: string;
   adminKey: string;
   dataDir: string;
+  /** `FATHOM_DATABASE_URL` of this server when the suite runs on PostgreSQL. */
+  databaseUrl?: string;
   /** The official SDK pointed at this server with the default account's key. */
   client: OpenAI;
   /** A second account (via the admin API) and an SDK client for it. */
@@ -40,9 +43,13 @@ export async function startFathom(options: StartOptions = {}): Promise<TestFatho
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'fathom-test-'));
   const apiKey = 'fth_test_default_key';
   const adminKey = 'fth_test_admin_key';
+  // The http suite runs on both backends: `FATHOM_TEST_BACKEND=postgres` (the http-postgres project)
+  // gives each data dir a PostgreSQL database of its own (a restart on the same data dir finds its data).
+  const databaseUrl = process.env.FATHOM_TEST_BACKEND === 'postgres' ? await postgresForDataDir(dataDir) : undefined;
   const env = {
     FATHOM_EMBEDDER: 'hash',
     FATHOM_ALLOW_REMOTE_MODELS: 'false',
+    ...(databaseUrl ? { FATHOM_DATABASE_URL: databaseUrl } : {}),
     ...options.env,
     FATHOM_DATA_DIR: dataDir,
     FATHOM_API_KEY: apiKey,
@@ -75,6 +82,7 @@ export async function startFathom(options: StartOptions = {}): Promise<TestFatho
     apiKey,
     adminKey,
     dataDir,
+    databaseUrl,
     client: makeClient(apiKey),
     request,
     async newAccount(balance = 100) {
@@ -89,6 +97,7 @@ export async function startFathom(options: StartOptions = {}): Promise<TestFatho
     async close(closeOptions = {}) {
       await app.close();
       await fathom.close();
+      releasePostgresForDataDir(dataDir);
       if (closeOptions.keepData === false) rmSync(dataDir, { recursive: true, force: true });
     },
   };

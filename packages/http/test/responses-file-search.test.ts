@@ -87,6 +87,44 @@ describe('/v1/responses with the hosted file_search tool over Fathom search', ()
     expect(upstream.requests.at(-1).messages.at(-1).content).toContain('Saturdays');
   });
 
+  it('turns the citation markers the model copied into file_citation annotations, streamed and stored', async () => {
+    const answer = 'Refunds arrive within five working days【0:0†handbook.md】, on the original card.';
+    const clean = 'Refunds arrive within five working days, on the original card.';
+    upstream.push({ toolCalls: [{ name: 'file_search', arguments: { query: 'refunds' } }] }, { content: answer });
+    const stream = await server.client.responses.create({
+      model: 'fake/gpt-test',
+      input: 'How long do refunds take?',
+      tools: [{ type: 'file_search', vector_store_ids: [storeId] }],
+      stream: true,
+    });
+    let text = '';
+    const added: unknown[] = [];
+    let completed: OpenAI.Responses.Response | undefined;
+    for await (const event of stream) {
+      if (event.type === 'response.output_text.delta') text += event.delta;
+      if (event.type === 'response.output_text.annotation.added') added.push(event.annotation);
+      if (event.type === 'response.completed') completed = event.response;
+    }
+    expect(text).toBe(clean);
+    const citation = {
+      type: 'file_citation',
+      filename: 'handbook.md',
+      file_id: expect.stringMatching(/^file-/),
+      index: clean.indexOf(','),
+    };
+    expect(added).toEqual([citation]);
+    expect(completed!.output_text).toBe(clean);
+    const message = completed!.output.find((item) => item.type === 'message') as OpenAI.Responses.ResponseOutputMessage;
+    expect(message.content[0]).toMatchObject({ type: 'output_text', text: clean, annotations: [citation] });
+    const stored = await server.client.responses.retrieve(completed!.id);
+    expect((stored.output.find((item) => item.type === 'message') as OpenAI.Responses.ResponseOutputMessage).content[0]).toMatchObject({
+      annotations: [citation],
+    });
+    const withResults = await server.client.responses.retrieve(completed!.id, { include: ['file_search_call.results'] });
+    expect((withResults.output[0] as OpenAI.Responses.ResponseFileSearchToolCall).results!.length).toBeGreaterThan(0);
+    expect((stored.output[0] as OpenAI.Responses.ResponseFileSearchToolCall).results).toBeNull();
+  });
+
   it("answers 404 for another account's vector store before calling the model", async () => {
     const other = await server.newAccount();
     const before = upstream.requests.length;

@@ -136,11 +136,13 @@ describe('POST /v1/responses through the openai SDK', () => {
     });
   });
 
-  it('answers 400 naming the field for conversation state and unsupported formats or tools', async () => {
+  it('answers 400 naming the field for unsupported formats, tools and contradictory state', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ previous_response_id: 'resp_abc' }, 'previous_response_id'],
-      [{ conversation: 'conv_1' }, 'conversation'],
-      [{ store: true }, 'store'],
+      [{ previous_response_id: 'resp_abc', conversation: 'conv_1' }, 'conversation'],
+      [{ store: false, background: true }, 'background'],
+      [{ temperature: 'hot' }, 'temperature'],
+      [{ include: ['everything'] }, 'include[0]'],
+      [{ input: [{ type: 'computer_call', id: 'x' }] }, 'input[0].type'],
       [{ text: { format: { type: 'grammar', syntax: 'lark', definition: 'x' } } }, 'text.format.type'],
       [{ tools: [{ type: 'web_search' }] }, 'tools[0].type'],
     ];

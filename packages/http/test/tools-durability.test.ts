@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFathom, type TestFathom } from './harness';
 import { createFakeOsm, pollJob } from './tools-fakes';
 
-function ledgerRows(server: TestFathom, ref: string): Array<{ kind: string; amount_micros: number }> {
-  return server.fathom.db.prepare('SELECT kind, amount_micros FROM ledger WHERE ref = ? ORDER BY id').all(ref) as any;
+function ledgerRows(server: TestFathom, ref: string): Promise<Array<{ kind: string; amount_micros: number }>> {
+  return server.fathom.database.all('SELECT kind, amount_micros FROM ledger WHERE ref = ? ORDER BY id', [ref]);
 }
 
 describe('data tools: durable queue, restart, timeout and concurrency', () => {
@@ -33,8 +33,14 @@ describe('data tools: durable queue, restart, timeout and concurrency', () => {
       ids.push((await response.json()).data.job_id);
     }
     // As a crash leaves them: one job mid-run with a retry left, one mid-run on its last attempt.
-    first.fathom.db.prepare(`UPDATE tool_jobs SET status = 'running', attempts = 1 WHERE id = ?`).run(ids[2]);
-    first.fathom.db.prepare(`UPDATE tool_jobs SET status = 'running', attempts = 2 WHERE id = ?`).run(ids[3]);
+    await first.fathom.database.run(
+      `UPDATE tool_jobs SET status = 'running', attempts = 1, lease_owner = 'gone', lease_until = 0 WHERE id = ?`,
+      [ids[2]],
+    );
+    await first.fathom.database.run(
+      `UPDATE tool_jobs SET status = 'running', attempts = 2, lease_owner = 'gone', lease_until = 0 WHERE id = ?`,
+      [ids[3]],
+    );
     expect((await (await first.request(`/v1/tools/jobs/${ids[0]}`)).json()).data.status).toBe('queued');
     expect((await (await first.request('/v1/account')).json()).balance).toBe(92);
     await first.close();
@@ -45,13 +51,13 @@ describe('data tools: durable queue, restart, timeout and concurrency', () => {
       expect(jobs.map((job) => job.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'failed']);
       expect(jobs[3].error.code).toBe('job_interrupted');
       for (const [index, id] of ids.entries()) {
-        const kinds = ledgerRows(second, id).map((row) => row.kind);
+        const kinds = (await ledgerRows(second, id)).map((row) => row.kind);
         expect(kinds).toEqual(index === 3 ? ['reserve', 'release'] : ['reserve', 'release', 'charge']);
       }
       const account = await (await second.request('/v1/account')).json();
       const charged = jobs.reduce((sum, job) => sum + (job.cost ?? 0), 0);
       expect(account.balance).toBeCloseTo(100 - charged, 6);
-      expect(second.fathom.accounts.ledgerSum(account.id)).toBeCloseTo(account.balance, 6);
+      expect(await second.fathom.accounts.ledgerSum(account.id)).toBeCloseTo(account.balance, 6);
     } finally {
       await second.close({ keepData: true });
     }
@@ -60,11 +66,8 @@ describe('data tools: durable queue, restart, timeout and concurrency', () => {
     const third = await startFathom({ env: osmEnv(osm), dataDir: first.dataDir });
     try {
       await new Promise((resolve) => setTimeout(resolve, 150));
-      for (const id of ids) expect(ledgerRows(third, id).length).toBeLessThanOrEqual(3);
-      const count = third.fathom.db.prepare(`SELECT COUNT(*) AS n FROM tool_jobs WHERE status IN ('queued','running')`).get() as {
-        n: number;
-      };
-      expect(count.n).toBe(0);
+      for (const id of ids) expect((await ledgerRows(third, id)).length).toBeLessThanOrEqual(3);
+      expect(await third.fathom.jobs.unfinishedCount()).toBe(0);
     } finally {
       await third.close({ keepData: false });
     }
@@ -101,19 +104,19 @@ describe('data tools: durable queue, restart, timeout and concurrency', () => {
       expect(statuses.filter((status) => status === 202)).toHaveLength(10);
       expect(statuses.filter((status) => status === 402)).toHaveLength(40);
       const bodies = await Promise.all(responses.map((response) => response.json()));
-      expect(server.fathom.accounts.get(account.id).balance).toBe(0);
+      expect((await server.fathom.accounts.get(account.id)).balance).toBe(0);
       const jobs = await (await server.request('/v1/tools/jobs?limit=100', { apiKey: account.apiKey })).json();
       expect(jobs.data).toHaveLength(10);
 
       const accepted = bodies.filter((body) => body.data).map((body) => body.data.poll_url);
       const finished = await Promise.all(accepted.map((url) => pollJob(server.request, url, account.apiKey, 20_000)));
       const charged = finished.reduce((sum, job) => sum + (job.cost ?? 0), 0);
-      const balance = server.fathom.accounts.get(account.id).balance;
+      const balance = (await server.fathom.accounts.get(account.id)).balance;
       expect(balance).toBeGreaterThanOrEqual(0);
       expect(balance).toBeCloseTo(20 - charged, 6);
-      expect(server.fathom.accounts.ledgerSum(account.id)).toBeCloseTo(balance, 6);
-      const negative = server.fathom.db.prepare('SELECT COUNT(*) AS n FROM accounts WHERE balance_micros < 0').get() as { n: number };
-      expect(negative.n).toBe(0);
+      expect(await server.fathom.accounts.ledgerSum(account.id)).toBeCloseTo(balance, 6);
+      const negative = await server.fathom.database.get<{ n: number }>('SELECT COUNT(*) AS n FROM accounts WHERE balance_micros < 0');
+      expect(negative!.n).toBe(0);
     } finally {
       await server.close({ keepData: false });
       await slowerOsm.close();

@@ -113,7 +113,7 @@ describe('data tools: catalog, start, poll, billing and cache', () => {
         ['reserve', -2],
       ].sort(),
     );
-    expect(server.fathom.accounts.ledgerSum(account.id)).toBeCloseTo(account.balance, 6);
+    expect(await server.fathom.accounts.ledgerSum(account.id)).toBeCloseTo(account.balance, 6);
   });
 
   it('answers an identical search from cache: cached, cost 0, no provider call', async () => {
@@ -206,7 +206,7 @@ describe('data tools: catalog, start, poll, billing and cache', () => {
     expect((await response.json()).error.code).toBe('insufficient_balance');
     const jobs = await (await server.request('/v1/tools/jobs', { apiKey: poor.apiKey })).json();
     expect(jobs.data).toEqual([]);
-    expect(server.fathom.accounts.get(poor.id).balance).toBe(1.5);
+    expect((await server.fathom.accounts.get(poor.id)).balance).toBe(1.5);
     const ledger = await (await server.request('/v1/account/ledger', { apiKey: poor.apiKey })).json();
     expect(ledger.data.map((entry: any) => entry.kind)).toEqual(['credit']);
   });
@@ -240,7 +240,7 @@ describe('data tools: catalog, start, poll, billing and cache', () => {
     expect(failedGeo.error.code).toBe('location_not_found');
     const account = await (await server.request('/v1/account')).json();
     expect(account.balance).toBe(before);
-    expect(server.fathom.accounts.ledgerSum(account.id)).toBeCloseTo(account.balance, 6);
+    expect(await server.fathom.accounts.ledgerSum(account.id)).toBeCloseTo(account.balance, 6);
   });
 
   it('works from the official openai SDK (generic post/get) with typed errors', async () => {
@@ -265,16 +265,14 @@ describe('data tools: catalog, start, poll, billing and cache', () => {
     expect(invalid).toBeInstanceOf(OpenAI.BadRequestError);
   });
 
-  it('keeps the ledger equal to the balance over every account', () => {
-    const accounts = server.fathom.db.prepare('SELECT id FROM accounts').all() as Array<{ id: string }>;
+  it('keeps the ledger equal to the balance over every account', async () => {
+    const accounts = await server.fathom.database.all<{ id: string }>('SELECT id FROM accounts');
     for (const { id } of accounts) {
-      expect(server.fathom.accounts.ledgerSum(id)).toBeCloseTo(server.fathom.accounts.get(id).balance, 6);
+      expect(await server.fathom.accounts.ledgerSum(id)).toBeCloseTo((await server.fathom.accounts.get(id)).balance, 6);
     }
-    const unsettled = server.fathom.db
-      .prepare(
-        `SELECT COUNT(*) AS n FROM tool_jobs j WHERE j.status IN ('succeeded','failed') AND NOT EXISTS (SELECT 1 FROM ledger l WHERE l.ref = j.id AND l.kind = 'release')`,
-      )
-      .get() as { n: number };
-    expect(unsettled.n).toBe(0);
+    const unsettled = await server.fathom.database.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM tool_jobs j WHERE j.status IN ('succeeded','failed') AND NOT EXISTS (SELECT 1 FROM ledger l WHERE l.ref = j.id AND l.kind = 'release')`,
+    );
+    expect(unsettled!.n).toBe(0);
   });
 });

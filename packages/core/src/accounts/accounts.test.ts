@@ -1,48 +1,93 @@
-import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../db';
-import { InsufficientBalanceError } from '../errors';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InsufficientBalanceError, InvalidRequestError } from '../errors';
+import { closeTestPostgres, openTestDatabase, testBackends } from '../test/postgres';
 import { Accounts } from './accounts';
 import { bootstrapAccounts } from './bootstrap';
 import { accountsSchema } from './schema';
 
-function setup() {
-  const db = openDatabase({ schemas: [accountsSchema] });
-  return { db, accounts: new Accounts(db) };
-}
+afterAll(closeTestPostgres);
 
-describe('Accounts ledger', () => {
-  it('reserves atomically, settles once, and keeps the balance equal to the ledger sum', () => {
-    const { accounts } = setup();
-    const { account } = accounts.create({ name: 'a', balance: 10 });
-    accounts.reserve(account.id, 6, 'job_1');
-    expect(accounts.get(account.id).balance).toBe(4);
-    expect(() => accounts.reserve(account.id, 6, 'job_2')).toThrow(InsufficientBalanceError);
-    expect(accounts.get(account.id).balance).toBe(4);
-    expect(accounts.settle(account.id, 'job_1', 0.8)).toBe(true);
-    expect(accounts.settle(account.id, 'job_1', 0.8)).toBe(false);
-    expect(accounts.get(account.id).balance).toBeCloseTo(9.2, 10);
-    expect(accounts.ledgerSum(account.id)).toBeCloseTo(9.2, 10);
+describe.each(testBackends())('Accounts on %s', (backend) => {
+  async function setup() {
+    const db = await openTestDatabase(backend, [accountsSchema]);
+    return { db, accounts: new Accounts(db) };
+  }
+
+  it('reserves atomically, settles once, and keeps the balance equal to the ledger sum', async () => {
+    const { db, accounts } = await setup();
+    const { account } = await accounts.create({ name: 'a', balance: 10 });
+    await accounts.reserve(account.id, 6, 'job_1');
+    expect((await accounts.get(account.id)).balance).toBe(4);
+    await expect(accounts.reserve(account.id, 6, 'job_2')).rejects.toThrow(InsufficientBalanceError);
+    expect((await accounts.get(account.id)).balance).toBe(4);
+    expect(await accounts.settle(account.id, 'job_1', 0.8)).toBe(true);
+    expect(await accounts.settle(account.id, 'job_1', 0.8)).toBe(false);
+    expect((await accounts.get(account.id)).balance).toBeCloseTo(9.2, 10);
+    expect(await accounts.ledgerSum(account.id)).toBeCloseTo(9.2, 10);
+    await db.close();
   });
 
-  it('never charges more than was reserved and charges nothing on release', () => {
-    const { accounts } = setup();
-    const { account } = accounts.create({ name: 'a', balance: 3 });
-    accounts.reserve(account.id, 2, 'job_a');
-    accounts.settle(account.id, 'job_a', 50);
-    expect(accounts.get(account.id).balance).toBe(1);
-    accounts.reserve(account.id, 1, 'job_b');
-    accounts.release(account.id, 'job_b');
-    expect(accounts.get(account.id).balance).toBe(1);
-    expect(accounts.ledgerSum(account.id)).toBe(1);
+  it('never charges more than was reserved and charges nothing on release', async () => {
+    const { db, accounts } = await setup();
+    const { account } = await accounts.create({ name: 'a', balance: 3 });
+    await accounts.reserve(account.id, 2, 'job_a');
+    await accounts.settle(account.id, 'job_a', 50);
+    expect((await accounts.get(account.id)).balance).toBe(1);
+    await accounts.reserve(account.id, 1, 'job_b');
+    await accounts.release(account.id, 'job_b');
+    expect((await accounts.get(account.id)).balance).toBe(1);
+    expect(await accounts.ledgerSum(account.id)).toBe(1);
+    await db.close();
   });
 
-  it('bootstraps a default account once and reuses FATHOM_API_KEY', () => {
-    const { accounts } = setup();
-    const first = bootstrapAccounts(accounts, { defaultBalance: 100 });
+  it('accepts at most as many concurrent reservations as the balance covers', async () => {
+    const { db, accounts } = await setup();
+    const { account } = await accounts.create({ name: 'a', balance: 5 });
+    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => accounts.reserve(account.id, 1, `job_${i}`)));
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(5);
+    expect((await accounts.get(account.id)).balance).toBe(0);
+    expect(await accounts.ledgerSum(account.id)).toBe(0);
+    await db.close();
+  });
+
+  it('refuses credits that are not finite, not positive, finer than a micro-unit or absurdly large', async () => {
+    const { db, accounts } = await setup();
+    const { account } = await accounts.create({ name: 'a' });
+    for (const amount of [1e300, Number.POSITIVE_INFINITY, Number.NaN, 0, -1, 0.0000001, 1.0000005, '5' as unknown as number]) {
+      await expect(accounts.credit(account.id, amount)).rejects.toThrow(InvalidRequestError);
+    }
+    expect((await accounts.credit(account.id, 0.000001)).balance).toBe(0.000001);
+    expect((await accounts.credit(account.id, 1_000_000_000)).balance).toBe(1_000_000_000.000001);
+    expect(await accounts.ledgerSum(account.id)).toBe(1_000_000_000.000001);
+    await db.close();
+  });
+
+  it('pages through the ledger with after and before instead of repeating page 1', async () => {
+    const { db, accounts } = await setup();
+    const { account } = await accounts.create({ name: 'a', balance: 100 });
+    for (let i = 0; i < 6; i++) await accounts.reserve(account.id, 1, `job_${i}`);
+    const seen: string[] = [];
+    let page = await accounts.ledger(account.id, { limit: 3 });
+    seen.push(...page.data.map((entry) => entry.id));
+    while (page.has_more) {
+      page = await accounts.ledger(account.id, { limit: 3, after: page.last_id! });
+      seen.push(...page.data.map((entry) => entry.id));
+    }
+    expect(seen).toHaveLength(7);
+    expect(new Set(seen).size).toBe(7);
+    const ascending = await accounts.ledger(account.id, { order: 'asc', limit: 2, after: seen[6] });
+    expect(ascending.data.map((entry) => entry.id)).toEqual([seen[5], seen[4]]);
+    await db.close();
+  });
+
+  it('bootstraps a default account once and reuses FATHOM_API_KEY', async () => {
+    const { db, accounts } = await setup();
+    const first = await bootstrapAccounts(accounts, { defaultBalance: 100 });
     expect(first.generatedKey).toMatch(/^fth_/);
-    expect(bootstrapAccounts(accounts, { defaultBalance: 100 }).generatedKey).toBeUndefined();
-    const withKey = bootstrapAccounts(accounts, { apiKey: 'fth_env', defaultBalance: 7 });
-    expect(accounts.authenticate('fth_env')?.id).toBe(withKey.accountId);
-    expect(bootstrapAccounts(accounts, { apiKey: 'fth_env', defaultBalance: 7 }).accountId).toBe(withKey.accountId);
+    expect((await bootstrapAccounts(accounts, { defaultBalance: 100 })).generatedKey).toBeUndefined();
+    const withKey = await bootstrapAccounts(accounts, { apiKey: 'fth_env', defaultBalance: 7 });
+    expect((await accounts.authenticate('fth_env'))?.id).toBe(withKey.accountId);
+    expect((await bootstrapAccounts(accounts, { apiKey: 'fth_env', defaultBalance: 7 })).accountId).toBe(withKey.accountId);
+    await db.close();
   });
 });

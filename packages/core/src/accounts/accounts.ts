@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { Database } from '../db';
 import { InsufficientBalanceError, InvalidRequestError, NotFoundError } from '../errors';
 import { newId, nowSeconds, randomToken } from '../internal/ids';
-import { paginate, type ListPage, type ListQuery } from '../internal/pagination';
-import { fromMicros, toMicros } from './money';
+import type { ListPage, ListQuery } from '../internal/pagination';
+import type { SqlClient } from '../storage';
+import { type AccountRow, type AccountsRepository, type LedgerKind, SqlAccountsRepository } from './accounts-repository';
+import type { AccountWithKeys } from './account-directory';
+import { fromMicros, parseAmount, toMicros } from './money';
 
 export interface Account {
   id: string;
@@ -17,7 +19,7 @@ export interface Account {
 export interface LedgerEntry {
   id: string;
   object: 'ledger.entry';
-  kind: 'credit' | 'reserve' | 'charge' | 'release';
+  kind: LedgerKind;
   /** Signed amount in currency units: credits and releases positive, reserves and charges negative. */
   amount: number;
   ref: string | null;
@@ -25,192 +27,220 @@ export interface LedgerEntry {
   created_at: number;
 }
 
-interface AccountRow {
-  id: string;
-  name: string;
-  balance_micros: number;
-  created_at: number;
-}
-
-interface LedgerRow {
-  id: number;
-  kind: LedgerEntry['kind'];
-  amount_micros: number;
-  ref: string | null;
-  description: string | null;
-  created_at: number;
-}
-
-/** SHA-256 of a key. Keys are 192-bit random tokens, so a fast hash is the right tool (no password stretching needed). */
+/**
+ * SHA-256 of a key. Keys are `fth_` plus 40 random base62 characters (about 238 bits), so a fast hash
+ * is the right tool: there is nothing to stretch.
+ */
 export function hashApiKey(apiKey: string): string {
   return createHash('sha256').update(apiKey).digest('hex');
 }
 
+/** Longest account name, as OpenAI caps names. */
+const MAX_NAME = 256;
+
 /**
- * Accounts, their hashed API keys, and the money ledger.
- * The balance column always equals the sum of the account's ledger rows; every movement
- * is one transaction that updates both. A `(ref, kind)` pair is written at most once, so
- * a job can be reserved, charged and released exactly once even across crashes and retries.
+ * Accounts, their hashed API keys, and the money ledger. The balance always equals the sum of the
+ * account's ledger rows: every movement is one transaction that writes both. A `(ref, kind)` pair is
+ * written at most once, so a job is reserved, charged and released exactly once, across crashes,
+ * retries and processes.
  */
 export class Accounts {
-  readonly #db: Database;
-  #authenticateStatement: import('better-sqlite3').Statement<[string], AccountRow> | undefined;
+  readonly #db: SqlClient;
+  readonly #repository: AccountsRepository;
 
-  constructor(db: Database) {
+  constructor(db: SqlClient, repository: AccountsRepository = new SqlAccountsRepository(db)) {
     this.#db = db;
+    this.#repository = repository;
+  }
+
+  /** The same accounts inside a transaction of another capability (e.g. a job reserved with its row). */
+  in(tx: SqlClient): Accounts {
+    return new Accounts(tx, this.#repository.in(tx));
   }
 
   /** Creates an account with an initial balance (a `credit` ledger row) and a first API key. */
-  create(input: { name: string; balance?: number }): { account: Account; apiKey: string; keyId: string } {
+  async create(input: { name: string; balance?: number }): Promise<{ account: Account; apiKey: string; keyId: string }> {
     if (typeof input.name !== 'string' || input.name.trim() === '') {
       throw new InvalidRequestError("Missing required parameter: 'name'.", 'name');
     }
-    const balance = input.balance ?? 0;
-    if (typeof balance !== 'number' || !Number.isFinite(balance) || balance < 0) {
-      throw new InvalidRequestError("Invalid 'balance': expected a number >= 0.", 'balance');
+    if (input.name.length > MAX_NAME) {
+      throw new InvalidRequestError(`Invalid 'name': string too long. Expected a string with maximum length ${MAX_NAME}.`, 'name');
     }
+    const balance = input.balance === undefined ? 0 : parseAmount(input.balance, 'balance', { allowZero: true });
     const id = newId('acct_');
-    return this.#db.transaction(() => {
-      this.#db
-        .prepare('INSERT INTO accounts (id, name, balance_micros, created_at) VALUES (?, ?, 0, ?)')
-        .run(id, input.name.trim(), nowSeconds());
-      if (balance > 0) this.#move(id, 'credit', toMicros(balance), null, 'initial balance');
-      const key = this.createKey(id);
-      return { account: this.get(id), apiKey: key.api_key, keyId: key.id };
-    })();
+    return this.#db.transaction(async (tx) => {
+      const repository = this.#repository.in(tx);
+      await repository.insertAccount({ id, name: input.name.trim(), balance_micros: 0, created_at: nowSeconds() });
+      if (balance > 0) await move(repository, id, 'credit', balance, null, 'initial balance');
+      const key = await this.in(tx).createKey(id);
+      return { account: await this.in(tx).get(id), apiKey: key.api_key, keyId: key.id };
+    });
   }
 
   /** Issues a new key for the account. The plain key is returned once; only its hash is stored. */
-  createKey(accountId: string, apiKey?: string): { id: string; api_key: string } {
-    this.get(accountId);
+  async createKey(accountId: string, apiKey?: string): Promise<{ id: string; api_key: string }> {
+    await this.get(accountId);
     const key = apiKey ?? `fth_${randomToken(40)}`;
     const id = newId('key_');
-    this.#db
-      .prepare('INSERT INTO api_keys (id, account_id, key_hash, key_hint, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(id, accountId, hashApiKey(key), key.slice(-4), nowSeconds());
+    await this.#repository.insertKey({ id, accountId, keyHash: hashApiKey(key), keyHint: key.slice(-4), createdAt: nowSeconds() });
     return { id, api_key: key };
   }
 
-  /** Revokes a key. Returns false when no such key exists. */
-  deleteKey(keyId: string): boolean {
-    return this.#db.prepare('DELETE FROM api_keys WHERE id = ?').run(keyId).changes > 0;
+  /** Revokes a key, on every process sharing the database at once (keys are looked up per request). */
+  deleteKey(keyId: string): Promise<boolean> {
+    return this.#repository.deleteKey(keyId);
   }
 
   /** The account a bearer key belongs to, or null. */
-  authenticate(apiKey: string): Account | null {
-    // Prepared once: this runs on every authenticated request (models engineer, gateway hot path).
-    this.#authenticateStatement ??= this.#db.prepare<[string], AccountRow>(
-      'SELECT a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?',
-    );
-    const row = this.#authenticateStatement.get(hashApiKey(apiKey));
+  async authenticate(apiKey: string): Promise<Account | null> {
+    const row = await this.#repository.accountByKeyHash(hashApiKey(apiKey));
     return row ? toAccount(row) : null;
   }
 
-  get(id: string): Account {
-    const row = this.#db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id = ?').get(id);
+  async get(id: string): Promise<Account> {
+    const row = await this.#repository.account(id);
     if (!row) throw new NotFoundError('account', id);
     return toAccount(row);
   }
 
-  count(): number {
-    return (this.#db.prepare('SELECT COUNT(*) AS n FROM accounts').get() as { n: number }).n;
+  /** The oldest account: the default one of a single-tenant install (the CLI works as it). */
+  async first(): Promise<Account | null> {
+    const row = await this.#repository.firstAccount();
+    return row ? toAccount(row) : null;
   }
 
-  /** Adds money (admin top-up). */
-  credit(accountId: string, amount: number, description = 'credit'): Account {
-    if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0) {
-      throw new InvalidRequestError("Invalid 'amount': expected a number > 0.", 'amount');
-    }
-    this.get(accountId);
-    this.#db.transaction(() => this.#move(accountId, 'credit', toMicros(amount), null, description))();
+  count(): Promise<number> {
+    return this.#repository.count();
+  }
+
+  /** Every account with its keys' hints (admin views). */
+  async list(query: ListQuery = {}): Promise<ListPage<AccountWithKeys>> {
+    const page = await this.#repository.accountsPage(query);
+    const data = await Promise.all(
+      page.data.map(async (row) => ({
+        ...toAccount(row),
+        keys: (await this.#repository.keysOf(row.id)).map((key) => ({
+          id: key.id,
+          object: 'api_key' as const,
+          hint: `…${key.key_hint}`,
+          created_at: key.created_at,
+        })),
+      })),
+    );
+    return { ...page, data };
+  }
+
+  /** Adds money (admin top-up): a finite amount > 0, in whole micro-units, at most 1e9 units. */
+  async credit(accountId: string, amount: unknown, description = 'credit'): Promise<Account> {
+    const units = parseAmount(amount, 'amount');
+    await this.get(accountId);
+    await this.#db.transaction(async (tx) => {
+      const repository = this.#repository.in(tx);
+      const account = await repository.account(accountId);
+      if (account && account.balance_micros + toMicros(units) > Number.MAX_SAFE_INTEGER) {
+        throw new InvalidRequestError("Invalid 'amount': the balance would exceed the largest balance an account can hold.", 'amount');
+      }
+      await move(repository, accountId, 'credit', units, null, description);
+    });
     return this.get(accountId);
   }
 
   /**
-   * Holds `amount` for `ref` if the balance covers it, in one conditional UPDATE.
+   * Holds `amount` for `ref` if the balance covers it, in one conditional UPDATE with its ledger row.
    * Throws 402 `insufficient_balance` otherwise; nothing is written then.
    */
-  reserve(accountId: string, amount: number, ref: string, description?: string): void {
+  async reserve(accountId: string, amount: number, ref: string, description?: string): Promise<void> {
     const micros = toMicros(amount);
-    this.#db.transaction(() => {
-      const changed = this.#db
-        .prepare('UPDATE accounts SET balance_micros = balance_micros - ? WHERE id = ? AND balance_micros >= ?')
-        .run(micros, accountId, micros).changes;
-      if (changed === 0) {
-        const account = this.get(accountId);
+    await this.#db.transaction(async (tx) => {
+      const repository = this.#repository.in(tx);
+      if (!(await repository.addToBalance(accountId, -micros))) {
+        const account = await this.in(tx).get(accountId);
         throw new InsufficientBalanceError(
           `Insufficient balance: this operation needs ${amount} but the account balance is ${account.balance}.`,
         );
       }
-      this.#insertLedger(accountId, 'reserve', -micros, ref, description ?? null);
-    })();
+      await repository.insertLedger({
+        accountId,
+        kind: 'reserve',
+        micros: -micros,
+        ref,
+        description: description ?? null,
+        createdAt: nowSeconds(),
+      });
+    });
   }
 
   /**
    * Settles a reservation: releases what was reserved for `ref` and charges `cost` (capped at the
    * reservation). Idempotent: a second settle of the same `ref` changes nothing and returns false.
    */
-  settle(accountId: string, ref: string, cost: number, description?: string): boolean {
-    return this.#db.transaction(() => {
-      const reserved = this.#db
-        .prepare<[string, string], { amount_micros: number }>(
-          "SELECT amount_micros FROM ledger WHERE account_id = ? AND ref = ? AND kind = 'reserve'",
-        )
-        .get(accountId, ref);
-      if (!reserved) return false;
-      const already = this.#db.prepare("SELECT 1 FROM ledger WHERE ref = ? AND kind = 'release'").get(ref);
-      if (already) return false;
-      const held = -reserved.amount_micros;
+  settle(accountId: string, ref: string, cost: number, description?: string): Promise<boolean> {
+    return this.#db.transaction(async (tx) => {
+      const repository = this.#repository.in(tx);
+      const reserved = await repository.reservation(accountId, ref);
+      if (reserved === undefined || (await repository.released(ref))) return false;
+      const held = -reserved;
       const charge = Math.min(Math.max(0, toMicros(cost)), held);
-      this.#move(accountId, 'release', held, ref, description ?? null);
-      if (charge > 0) this.#move(accountId, 'charge', -charge, ref, description ?? null);
+      await moveMicros(repository, accountId, 'release', held, ref, description ?? null);
+      if (charge > 0) await moveMicros(repository, accountId, 'charge', -charge, ref, description ?? null);
       return true;
-    })();
-  }
-
-  /** Releases a reservation without charging (failed job). Idempotent. */
-  release(accountId: string, ref: string, description?: string): boolean {
-    return this.settle(accountId, ref, 0, description);
-  }
-
-  ledger(accountId: string, query: ListQuery = {}): ListPage<LedgerEntry> {
-    return paginate<LedgerRow, LedgerEntry>(this.#db, {
-      table: 'ledger',
-      where: 'account_id = ?',
-      params: [accountId],
-      query: { ...query, after: undefined, before: undefined },
-      idColumn: 'id',
-      map: toLedgerEntry,
     });
   }
 
+  /** Releases a reservation without charging (failed job). Idempotent. */
+  release(accountId: string, ref: string, description?: string): Promise<boolean> {
+    return this.settle(accountId, ref, 0, description);
+  }
+
+  /** The account's ledger, newest first; pages with `after`/`before` (entry ids). */
+  async ledger(accountId: string, query: ListQuery = {}): Promise<ListPage<LedgerEntry>> {
+    const page = await this.#repository.ledgerPage(accountId, query);
+    return { ...page, data: page.data.map(toLedgerEntry) };
+  }
+
   /** Sum of the account's ledger, for consistency checks; always equals the balance. */
-  ledgerSum(accountId: string): number {
-    const row = this.#db
-      .prepare<[string], { total: number | null }>('SELECT SUM(amount_micros) AS total FROM ledger WHERE account_id = ?')
-      .get(accountId);
-    return fromMicros(row?.total ?? 0);
+  async ledgerSum(accountId: string): Promise<number> {
+    return fromMicros(await this.#repository.ledgerSum(accountId));
   }
+}
 
-  #move(accountId: string, kind: LedgerEntry['kind'], micros: number, ref: string | null, description: string | null): void {
-    this.#db.prepare('UPDATE accounts SET balance_micros = balance_micros + ? WHERE id = ?').run(micros, accountId);
-    this.#insertLedger(accountId, kind, micros, ref, description);
-  }
+async function move(
+  repository: AccountsRepository,
+  accountId: string,
+  kind: LedgerKind,
+  units: number,
+  ref: string | null,
+  description: string | null,
+) {
+  await moveMicros(repository, accountId, kind, toMicros(units), ref, description);
+}
 
-  #insertLedger(accountId: string, kind: LedgerEntry['kind'], micros: number, ref: string | null, description: string | null): void {
-    this.#db
-      .prepare('INSERT INTO ledger (account_id, kind, amount_micros, ref, description, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(accountId, kind, micros, ref, description, nowSeconds());
-  }
+async function moveMicros(
+  repository: AccountsRepository,
+  accountId: string,
+  kind: LedgerKind,
+  micros: number,
+  ref: string | null,
+  description: string | null,
+) {
+  if (!(await repository.addToBalance(accountId, micros))) throw new NotFoundError('account', accountId);
+  await repository.insertLedger({ accountId, kind, micros, ref, description, createdAt: nowSeconds() });
 }
 
 function toAccount(row: AccountRow): Account {
   return { id: row.id, object: 'account', name: row.name, balance: fromMicros(row.balance_micros), created_at: row.created_at };
 }
 
-function toLedgerEntry(row: LedgerRow): LedgerEntry & { id: string } {
+function toLedgerEntry(row: {
+  id: string;
+  kind: LedgerKind;
+  amount_micros: number;
+  ref: string | null;
+  description: string | null;
+  created_at: number;
+}): LedgerEntry {
   return {
-    id: String(row.id),
+    id: row.id,
     object: 'ledger.entry',
     kind: row.kind,
     amount: fromMicros(row.amount_micros),

@@ -1,4 +1,5 @@
 import type { FathomConfig } from '../config';
+import { isUniqueViolation } from '../storage';
 import type { Accounts } from './accounts';
 
 export interface BootstrapResult {
@@ -8,19 +9,29 @@ export interface BootstrapResult {
 }
 
 /**
- * design.md's bootstrap: with `FATHOM_API_KEY`, make sure a default account owns that key;
- * without it and with no account at all, create a default account and return its new key.
+ * The start-up bootstrap: with `FATHOM_API_KEY`, make sure a default account owns that key; without
+ * it and with no account at all, create a default account and return its new key.
  */
-export function bootstrapAccounts(accounts: Accounts, config: Pick<FathomConfig, 'apiKey' | 'defaultBalance'>): BootstrapResult {
+export async function bootstrapAccounts(
+  accounts: Accounts,
+  config: Pick<FathomConfig, 'apiKey' | 'defaultBalance'>,
+): Promise<BootstrapResult> {
   if (config.apiKey) {
-    const existing = accounts.authenticate(config.apiKey);
+    const existing = await accounts.authenticate(config.apiKey);
     if (existing) return { accountId: existing.id };
-    const created = accounts.create({ name: 'default', balance: config.defaultBalance });
-    accounts.deleteKey(created.keyId);
-    accounts.createKey(created.account.id, config.apiKey);
+    const created = await accounts.create({ name: 'default', balance: config.defaultBalance });
+    await accounts.deleteKey(created.keyId);
+    try {
+      await accounts.createKey(created.account.id, config.apiKey);
+    } catch (error) {
+      // Another node sharing the database bootstrapped the same key a moment ago: use its account.
+      const winner = isUniqueViolation(error) ? await accounts.authenticate(config.apiKey) : null;
+      if (!winner) throw error;
+      return { accountId: winner.id };
+    }
     return { accountId: created.account.id };
   }
-  if (accounts.count() > 0) return {};
-  const created = accounts.create({ name: 'default', balance: config.defaultBalance });
+  if ((await accounts.count()) > 0) return {};
+  const created = await accounts.create({ name: 'default', balance: config.defaultBalance });
   return { generatedKey: created.apiKey, accountId: created.account.id };
 }

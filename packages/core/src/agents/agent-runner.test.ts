@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../internal/logger';
+import { MAX_TOOL_RESULT_CHARS } from '../internal/tool-result';
 import type { ChatAdapterContract, ChatRequest, ChatResult, ChatStreamPart } from '../models/types';
 import type { AgentWebhooks } from './agent-deps';
 import type { AgentRunEvent } from './agent-objects';
@@ -157,10 +158,24 @@ describe('runWorkflow', () => {
     expect(chat.requests[0]!.tools!.map((tool) => tool.function.name)).toEqual(['summarize', 'find_customer', 'delete_customer']);
     expect(chat.requests[1]!.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_1_0', content: '{"name":"Acme"}' });
     expect(chat.requests[2]!.messages.at(-1)).toEqual({ role: 'user', content: 'Acme buys rockets.' });
-    expect(chat.requests[2]!.tools!.map((tool) => tool.function.name)).toEqual(['summarize']);
+    // The writer receives the researcher's card through the pipeline (researcher -> writer).
+    expect(chat.requests[2]!.tools!.map((tool) => tool.function.name)).toEqual(['summarize', 'find_customer', 'delete_customer']);
     expect(webhooks.calls).toEqual([{ card: 'CRM', routeName: 'find_customer', args: { q: 'Acme' }, rateLimitKey: 'agent_1:crm' }]);
     expect(steps.map((step) => step.type)).toEqual(['tool_call', 'message', 'message']);
     expect(JSON.stringify(chat.requests)).not.toContain('sk-secret');
+  });
+
+  it('bounds a tool result before it enters the model context and the stored run, and says it was cut', async () => {
+    const chat = scriptedChat([{ calls: [{ name: 'find_customer', args: {} }] }, { content: 'ok' }, { content: 'done' }]);
+    const huge = JSON.stringify({ rows: Array.from({ length: 60_000 }, (_, i) => `row ${i}`) });
+    expect(huge.length).toBeGreaterThan(500_000);
+    const { events, steps } = await collect({ chat, webhooks: fakeWebhooks({ find_customer: huge }), workflow: twoAgentWorkflow() });
+    const sent = chat.requests[1]!.messages.at(-1)!.content as string;
+    expect(sent.length).toBeLessThanOrEqual(MAX_TOOL_RESULT_CHARS);
+    expect(huge.startsWith(sent.slice(0, 90_000))).toBe(true);
+    expect(sent).toMatch(/\[Result truncated: it is longer than 100,000 characters; only the first part is shown\.\]$/);
+    expect(steps[0]).toMatchObject({ type: 'tool_call', output: sent });
+    expect(events.find((event) => event.type === 'tool_result')).toMatchObject({ output: sent });
   });
 
   it('narrows tools with tools_filter and answers an unknown tool with error text', async () => {

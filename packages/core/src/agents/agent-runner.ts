@@ -6,7 +6,8 @@ import { agentTools } from './agent-tools';
 import type { BuiltInTool } from './built-in-tools';
 import { renderVariables } from './render-variables';
 import { runAgentNode } from './run-agent-node';
-import { cardsOf, executionOrder, flowGraph, nodeMap } from './workflow-graph';
+import { visibleCards } from './visible-cards';
+import { executionOrder, flowGraph, nodeMap } from './workflow-graph';
 import type { StartNode, Workflow } from './workflow-types';
 
 export interface RunWorkflowOptions {
@@ -56,7 +57,7 @@ export async function* runWorkflow(options: RunWorkflowOptions): AsyncGenerator<
         const tools = agentTools({
           agentId: options.agentId,
           node,
-          cards: cardsOf(workflow, node),
+          cards: visibleCards(workflow, node),
           builtIns: options.builtIns,
           webhooks: options.webhooks,
           accountId: options.accountId,

@@ -13,7 +13,7 @@ export interface AgentTool {
 export interface AgentToolsOptions {
   agentId: string;
   node: AgentNode;
-  /** Cards wired to the node's slots, in slot order. */
+  /** Cards the node sees (received through a pipeline, then its own slots), in collision order. */
   cards: WebhookNode[];
   builtIns: BuiltInTool[];
   webhooks: AgentWebhooks;

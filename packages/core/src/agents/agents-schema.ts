@@ -3,7 +3,8 @@ import type { Schema } from '../db';
 /** Agents, their published snapshots, and runs with their steps. */
 export const agentsSchema: Schema = {
   component: 'agents',
-  migrations: [
+  postgres: [],
+  sqlite: [
     `CREATE TABLE agents (
       id TEXT PRIMARY KEY,
       account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,

@@ -1,14 +1,18 @@
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors';
 import type { ListPage, ListQuery } from '../internal/pagination';
+import { checkLength, FIELD_LIMITS } from '../internal/field-limits';
 import type { Logger } from '../internal/logger';
 import { parseModelId } from '../models/model-id';
 import type { AgentsOptions } from './agent-deps';
 import type { AgentObject, AgentRunEvent, AgentRunObject } from './agent-objects';
 import { runWorkflow } from './agent-runner';
 import { AgentStore } from './agent-store';
+import { AgentVersions, type AgentVersionObject } from './agent-versions';
 import { builtInTools } from './built-in-tools';
+import { previewWorkflowTools, type WorkflowToolsPreview } from './preview-tools';
 import { checkVariables } from './render-variables';
 import { validateWorkflow } from './validate-workflow';
+import { maskWorkflowSecrets, restoreWorkflowSecrets } from './workflow-secrets';
 import type { StartNode, Workflow } from './workflow-types';
 
 /** Body of `POST /v1/agents/{id}/run`. */
@@ -26,19 +30,27 @@ export interface StartedRun {
 
 const DEFAULT_MAX_TOOL_ROUNDS = 10;
 
+/** An agent as answered to a caller: card secrets masked (see `maskWorkflowSecrets`). */
+const masked = (agent: AgentObject): AgentObject => ({ ...agent, workflow: maskWorkflowSecrets(agent.workflow) });
+
 /**
  * The agent service: workflows validated and saved as drafts, published as numbered versions, and
  * run (only the published version) with their tools. Every agent belongs to one account.
+ *
+ * Workflows leave this class with their card secrets masked (`SECRET_MASK`); a workflow sent back
+ * with the mask in place keeps the stored secret, so no reader ever gets a credential back in full.
  */
 export class Agents {
   readonly #options: AgentsOptions;
   readonly #store: AgentStore;
+  readonly #versions: AgentVersions;
   readonly #log: Logger;
   readonly #active = new Set<{ controller: AbortController; done: Promise<void> }>();
 
   constructor(options: AgentsOptions) {
     this.#options = options;
     this.#store = new AgentStore(options.db);
+    this.#versions = new AgentVersions(options.db);
     this.#log = options.log;
   }
 
@@ -55,25 +67,58 @@ export class Agents {
   }
 
   create(accountId: string, input: { name: string; workflow: unknown }): AgentObject {
-    const workflow = validateWorkflow(input.workflow);
-    return this.#store.createAgent(accountId, input.name, workflow);
+    checkLength(input?.name, 'name', FIELD_LIMITS.name);
+    const workflow = validateWorkflow(restoreWorkflowSecrets(input.workflow, undefined));
+    return masked(this.#store.createAgent(accountId, input.name, workflow));
   }
 
   list(accountId: string, query: ListQuery = {}): ListPage<AgentObject> {
-    return this.#store.listAgents(accountId, query);
+    const page = this.#store.listAgents(accountId, query);
+    return { ...page, data: page.data.map(masked) };
   }
 
   get(accountId: string, id: string): AgentObject {
+    return masked(this.#find(accountId, id));
+  }
+
+  /** The stored agent, secrets included (stays inside this class). */
+  #find(accountId: string, id: string): AgentObject {
     const agent = this.#store.getAgent(accountId, id);
     if (!agent) throw new NotFoundError('agent', id);
     return agent;
   }
 
-  /** Changes the draft (validated again); the published version is untouched until the next publish. */
+  /**
+   * Changes the draft (validated again); the published version is untouched until the next publish.
+   * Masked secrets in the new workflow keep the draft's stored values.
+   */
   update(accountId: string, id: string, input: { name?: string; workflow?: unknown }): AgentObject {
-    this.get(accountId, id);
-    const workflow = input.workflow === undefined ? undefined : validateWorkflow(input.workflow);
-    return this.#store.updateDraft(accountId, id, { name: input.name, workflow })!;
+    checkLength(input?.name, 'name', FIELD_LIMITS.name);
+    const current = this.#find(accountId, id);
+    const workflow = input.workflow === undefined ? undefined : validateWorkflow(restoreWorkflowSecrets(input.workflow, current.workflow));
+    return masked(this.#store.updateDraft(accountId, id, { name: input.name, workflow })!);
+  }
+
+  /** The published versions of an agent, newest first. */
+  listVersions(accountId: string, id: string): AgentVersionObject[] {
+    this.#find(accountId, id);
+    return this.#versions.list(id);
+  }
+
+  /** One published version with its workflow (secrets masked). */
+  getVersion(accountId: string, id: string, version: number): AgentVersionObject & { workflow: Workflow } {
+    this.#find(accountId, id);
+    const found = Number.isInteger(version) ? this.#versions.get(id, version) : undefined;
+    if (!found) throw new NotFoundError('agent version', `${id}@${version}`);
+    return { ...found, workflow: maskWorkflowSecrets(found.workflow) };
+  }
+
+  /**
+   * The tools each agent node of a workflow (saved or not, finished or not) would give its model, and
+   * whether the workflow would pass validation. Masked secrets are never compiled into definitions.
+   */
+  previewTools(workflow: unknown): WorkflowToolsPreview {
+    return previewWorkflowTools(workflow, this.#options.webhooks, builtInTools(this.#options.chat, this.#options.config.env));
   }
 
   delete(accountId: string, id: string): { id: string; object: 'agent.deleted'; deleted: true } {
@@ -83,9 +128,9 @@ export class Agents {
 
   /** Snapshots the draft as the next published version. */
   publish(accountId: string, id: string): AgentObject {
-    const workflow = validateWorkflow(this.get(accountId, id).workflow);
+    const workflow = validateWorkflow(this.#find(accountId, id).workflow);
     this.#checkModels(workflow);
-    return this.#store.publish(accountId, id)!;
+    return masked(this.#store.publish(accountId, id)!);
   }
 
   /**
@@ -99,7 +144,8 @@ export class Agents {
     workflow.nodes.forEach((node, index) => {
       if (node.type !== 'agent') return;
       try {
-        parseModelId(node.data.model, vendors, `workflow.nodes[${index}].data.model`);
+        const model = typeof node.data.model === 'string' && chat.resolveModel ? chat.resolveModel(node.data.model) : node.data.model;
+        parseModelId(model, vendors, `workflow.nodes[${index}].data.model`);
       } catch (error) {
         if (!(error instanceof InvalidRequestError)) throw error;
         throw new InvalidRequestError(`Agent node '${node.id}': ${error.message}`, error.param, 'model_not_found');
@@ -112,7 +158,7 @@ export class Agents {
    * required variables), stores the run and returns it with its event stream.
    */
   startRun(accountId: string, id: string, input: RunAgentInput): StartedRun {
-    const agent = this.get(accountId, id);
+    const agent = this.#find(accountId, id);
     if (agent.version === null) {
       throw new ConflictError(
         `Agent '${id}' has no published version yet; publish it (POST /v1/agents/${id}/publish) before running it.`,
@@ -120,6 +166,7 @@ export class Agents {
       );
     }
     if (typeof input.message !== 'string') throw new InvalidRequestError("Missing required parameter: 'message'.", 'message');
+    checkLength(input.message, 'message', FIELD_LIMITS.content);
     const variables = input.variables ?? {};
     const workflow = this.#store.publishedWorkflow(id, agent.version);
     checkVariables(workflow.nodes.find((node): node is StartNode => node.type === 'start')!, variables);
@@ -143,14 +190,14 @@ export class Agents {
   }
 
   getRun(accountId: string, agentId: string, runId: string): AgentRunObject {
-    this.get(accountId, agentId);
+    this.#find(accountId, agentId);
     const run = this.#store.getRun(accountId, agentId, runId);
     if (!run) throw new NotFoundError('agent run', runId);
     return run;
   }
 
   listRuns(accountId: string, agentId: string, query: ListQuery = {}): ListPage<Omit<AgentRunObject, 'steps'>> {
-    this.get(accountId, agentId);
+    this.#find(accountId, agentId);
     return this.#store.listRuns(accountId, agentId, query);
   }
 

@@ -14,3 +14,7 @@ export type {
   WorkflowNode,
   WorkflowNodeType,
 } from './workflow-types';
+export type { AgentVersionObject } from './agent-versions';
+export type { AgentToolsPreview, WorkflowToolsPreview } from './preview-tools';
+export { visibleCards } from './visible-cards';
+export { SECRET_MASK, maskWorkflowSecrets } from './workflow-secrets';

@@ -1,3 +1,4 @@
+import { boundToolResult } from '../internal/tool-result';
 import type { ChatAdapterContract, ChatMessage, ChatToolCall } from '../models/types';
 import type { AgentRunEvent, NewAgentRunStep } from './agent-objects';
 import type { AgentTool } from './agent-tools';
@@ -33,6 +34,7 @@ function parseArguments(call: ChatToolCall): { args?: Record<string, unknown>; e
   }
 }
 
+/** Runs one tool call; its result (or error text) is at most MAX_TOOL_RESULT_CHARS characters. */
 async function runTool(
   call: ChatToolCall,
   tools: Map<string, AgentTool>,
@@ -42,10 +44,11 @@ async function runTool(
   const tool = tools.get(call.function.name);
   if (!tool) return `Error: Tool '${call.function.name}' is not available. Available tools: ${[...tools.keys()].join(', ') || 'none'}`;
   try {
-    return await tool.run(args, signal);
+    // Whatever the tool, what enters the model's context and the stored run is bounded.
+    return boundToolResult(await tool.run(args, signal));
   } catch (error) {
     if (signal.aborted) throw error;
-    return `Error: ${(error as Error).message}`;
+    return boundToolResult(`Error: ${(error as Error).message}`);
   }
 }
 

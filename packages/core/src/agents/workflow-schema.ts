@@ -60,7 +60,8 @@ export const agentDataSchema = {
   required: ['name', 'model'],
   properties: {
     name: nonEmpty,
-    model: { type: 'string', pattern: '^[^/\\s]+/.+$' },
+    // `<vendor>/<model>`, or an id the installation maps (FATHOM_MODEL_ALIASES, FATHOM_DEFAULT_VENDOR): checked on publish.
+    model: { type: 'string', pattern: '^\\S+$' },
     system_prompt: { type: 'string' },
     config: {
       type: 'object',

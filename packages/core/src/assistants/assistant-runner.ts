@@ -14,6 +14,7 @@ import { RunEvents } from './run-events';
 import { cancelRunNow, expireRun, failRun, saveAndEmit } from './run-lifecycle';
 import { executeRun, type AbortReason } from './run-loop';
 import { RunStore } from './run-store';
+import { ASSISTANT_TEXT_LIMITS, checkContent, checkLengths, checkMessages, checkRunText } from './text-limits';
 import { ThreadStore, type MessageInput, type ThreadInput } from './thread-store';
 import type { AssistantStreamEvent, Run, RunStep } from './types';
 
@@ -103,11 +104,12 @@ export class AssistantRunner {
   private checkModel(model: unknown): void {
     const { chat } = this.deps;
     if (model === undefined || model === null || model === '' || !chat.vendors) return;
-    parseModelId(model, chat.vendors());
+    parseModelId(typeof model === 'string' && chat.resolveModel ? chat.resolveModel(model) : model, chat.vendors());
   }
 
   // Assistants
   createAssistant(accountId: string, input: AssistantInput) {
+    checkLengths(input, ASSISTANT_TEXT_LIMITS);
     this.checkModel(input.model);
     return this.assistants.create(accountId, input);
   }
@@ -115,6 +117,7 @@ export class AssistantRunner {
     return this.assistants.get(accountId, id);
   }
   updateAssistant(accountId: string, id: string, input: AssistantInput) {
+    checkLengths(input, ASSISTANT_TEXT_LIMITS);
     this.checkModel(input.model);
     return this.assistants.update(accountId, id, input);
   }
@@ -127,6 +130,7 @@ export class AssistantRunner {
 
   // Threads and messages
   createThread(accountId: string, input: ThreadInput = {}) {
+    checkMessages(input?.messages, 'messages');
     return this.threads.create(accountId, input);
   }
   retrieveThread(accountId: string, id: string) {
@@ -142,6 +146,7 @@ export class AssistantRunner {
     return this.threads.delete(accountId, id);
   }
   createMessage(accountId: string, threadId: string, input: MessageInput) {
+    checkContent(input?.content, 'content');
     this.threads.get(accountId, threadId);
     this.assertNoActiveRun(threadId, 'add messages to');
     return this.threads.createMessage(accountId, threadId, input);
@@ -162,24 +167,30 @@ export class AssistantRunner {
   // Runs
   /** Creates a run on a thread and executes it in the background; answers the queued run. */
   createRun(accountId: string, threadId: string, input: RunInput, options: RunOptions = {}): Run {
+    checkRunText(input);
     this.checkModel(input.model);
     return this.prepareRun(accountId, threadId, input, options, () => undefined).run;
   }
 
   /** Like `createRun`, as OpenAI's event stream: `thread.run.created` ... `thread.run.completed`, then `done`. */
   streamRun(accountId: string, threadId: string, input: RunInput, options: RunOptions = {}): AsyncIterable<AssistantStreamEvent> {
+    checkRunText(input);
     this.checkModel(input.model);
     return this.prepareRun(accountId, threadId, input, options, (run) => this.events.watch(run.id)).events!;
   }
 
   /** Creates a thread (with its messages) and a run on it. */
   createThreadAndRun(accountId: string, input: ThreadAndRunInput, options: RunOptions = {}): Run {
+    checkRunText(input);
+    checkMessages(input?.thread?.messages, 'thread.messages');
     this.checkModel(input.model);
     return this.prepareThreadAndRun(accountId, input, options, false).run;
   }
 
   /** Like `createThreadAndRun`, as an event stream starting with `thread.created`. */
   streamThreadAndRun(accountId: string, input: ThreadAndRunInput, options: RunOptions = {}): AsyncIterable<AssistantStreamEvent> {
+    checkRunText(input);
+    checkMessages(input?.thread?.messages, 'thread.messages');
     this.checkModel(input.model);
     return this.prepareThreadAndRun(accountId, input, options, true).events!;
   }

@@ -1,12 +1,7 @@
+import { CITATION_INSTRUCTIONS, CITATION_MARKER, citationMarker } from '../vector/citation-markers';
 import type { FileCitationAnnotation } from './types';
 
-/** The marker placed before each passage fed to the model, e.g. `【0:2†handbook.md】`, as OpenAI writes them. */
-export function citationMarker(turn: number, index: number, filename: string): string {
-  return `【${turn}:${index}†${filename.replace(/[【】]/g, '')}】`;
-}
-
-/** Matches `【turn:index†anything】`; the file name part is informative, the numbers identify the passage. */
-const MARKER = /【(\d+):(\d+)(?:†[^【】]*)?】/g;
+export { CITATION_INSTRUCTIONS, citationMarker };
 
 /**
  * Maps the markers the model copied into its answer back to the cited files: one `file_citation`
@@ -15,7 +10,7 @@ const MARKER = /【(\d+):(\d+)(?:†[^【】]*)?】/g;
  */
 export function annotateCitations(text: string, citations: Record<string, { file_id: string }>): FileCitationAnnotation[] {
   const annotations: FileCitationAnnotation[] = [];
-  for (const match of text.matchAll(MARKER)) {
+  for (const match of text.matchAll(CITATION_MARKER)) {
     const cited = citations[`${match[1]}:${match[2]}`];
     if (!cited) continue;
     annotations.push({
@@ -28,9 +23,3 @@ export function annotateCitations(text: string, citations: Record<string, { file
   }
   return annotations;
 }
-
-/** The instruction added to the system prompt when file_search is enabled. */
-export const CITATION_INSTRUCTIONS =
-  "You can search the user's documents with the file_search tool. Each passage it returns starts with a " +
-  'citation marker such as 【0:1†file.txt】. When your answer uses a passage, cite it by copying its marker ' +
-  'exactly, right after the statement it supports. Do not invent markers.';

@@ -7,7 +7,8 @@ import type { Schema } from '../db';
  */
 export const assistantsSchema: Schema = {
   component: 'assistants',
-  migrations: [
+  postgres: [],
+  sqlite: [
     `CREATE TABLE assistants (
       id TEXT PRIMARY KEY,
       account_id TEXT NOT NULL,

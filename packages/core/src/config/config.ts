@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { parseModelAliases, type ModelAliasConfig } from './model-aliases';
 
 /** A configured model provider: `FATHOM_PROVIDERS` entries and the convenience variables. */
 export interface ProviderConfig {
@@ -10,7 +11,7 @@ export interface ProviderConfig {
 }
 
 /** Settings of design.md's Runtime contract. Every field has its env variable and default. */
-export interface FathomConfig {
+export interface FathomConfig extends ModelAliasConfig {
   /** `PORT`, default 8080. */
   port: number;
   /** `HOST`, default 127.0.0.1. */
@@ -37,6 +38,14 @@ export interface FathomConfig {
   providers: Record<string, ProviderConfig>;
   /** `AGENT_EGRESS_ALLOW`: hosts/IPs (optionally host:port) allowed although private or loopback. */
   egressAllow: string[];
+  /** `FATHOM_DATABASE_URL`: `postgres://…` keeps all durable state in PostgreSQL with pgvector; unset = SQLite under `dataDir`. */
+  databaseUrl?: string;
+  /** `FATHOM_DATABASE_POOL_SIZE`: PostgreSQL connections per process, default 10. */
+  databasePoolSize: number;
+  /** `FATHOM_CONTEXT_TOKENS`: tokens a response with `truncation: "auto"` keeps, default 128000. */
+  contextTokens: number;
+  /** `FATHOM_LEASE_SECONDS`: how long a process holds claimed background work without renewing it, default 30. */
+  leaseSeconds: number;
   /** The environment the config was read from, for capability-specific settings (e.g. `FATHOM_TOOLS_MODEL`). */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -53,6 +62,26 @@ function parseNumber(value: string | undefined, fallback: number, name: string):
   const parsed = Number(value);
   if (!Number.isFinite(parsed)) throw new Error(`${name} must be a number, got '${value}'.`);
   return parsed;
+}
+
+function parsePositiveInteger(value: string | undefined, fallback: number, name: string): number {
+  const parsed = parseNumber(value, fallback, name);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`${name} must be a positive integer, got '${value}'.`);
+  return parsed;
+}
+
+function parsePositiveNumber(value: string | undefined, fallback: number, name: string): number {
+  const parsed = parseNumber(value, fallback, name);
+  if (!(parsed > 0)) throw new Error(`${name} must be a number > 0, got '${value}'.`);
+  return parsed;
+}
+
+function parseDatabaseUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (!/^postgres(ql)?:\/\/./i.test(value)) {
+    throw new Error(`FATHOM_DATABASE_URL must be a postgres:// or postgresql:// URL, got '${value.replace(/\/\/[^@]*@/, '//***@')}'.`);
+  }
+  return value;
 }
 
 function parseProviders(env: Record<string, string | undefined>): Record<string, ProviderConfig> {
@@ -100,6 +129,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`FATHOM_EMBEDDER must be transformers, openai, hash or auto, got '${embedder}'.`);
   }
   const agentsPort = env.AGENTS_PORT ? parseNumber(env.AGENTS_PORT, 0, 'AGENTS_PORT') : undefined;
+  const providers = parseProviders(env);
   const config: FathomConfig = {
     port: parseNumber(env.PORT, 8080, 'PORT'),
     host: env.HOST || '127.0.0.1',
@@ -112,7 +142,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     embeddingModel: env.FATHOM_EMBEDDING_MODEL || 'Xenova/all-MiniLM-L6-v2',
     modelsDir: resolve(env.FATHOM_MODELS_DIR || resolve(dataDir, 'models')),
     allowRemoteModels: parseBoolean(env.FATHOM_ALLOW_REMOTE_MODELS, true, 'FATHOM_ALLOW_REMOTE_MODELS'),
-    providers: parseProviders(env),
+    providers,
+    ...parseModelAliases(env, providers),
+    databaseUrl: parseDatabaseUrl(env.FATHOM_DATABASE_URL),
+    databasePoolSize: parsePositiveInteger(env.FATHOM_DATABASE_POOL_SIZE, 10, 'FATHOM_DATABASE_POOL_SIZE'),
+    contextTokens: parsePositiveInteger(env.FATHOM_CONTEXT_TOKENS, 128_000, 'FATHOM_CONTEXT_TOKENS'),
+    leaseSeconds: parsePositiveNumber(env.FATHOM_LEASE_SECONDS, 30, 'FATHOM_LEASE_SECONDS'),
     egressAllow: (env.AGENT_EGRESS_ALLOW || '')
       .split(',')
       .map((entry) => entry.trim())

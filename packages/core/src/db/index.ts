@@ -1,1 +1,1 @@
-export { openDatabase, migrate, type Database, type Schema, type OpenDatabaseOptions } from './database';
+export { openDatabase, type Database, type Schema } from './database';

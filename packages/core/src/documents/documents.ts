@@ -14,6 +14,7 @@ import { mergeChunks } from './merge-chunks';
 import { Ingestor } from './ingestor';
 import { StoreFiles, toStoreFileObject, type StoreFileObject } from './store-files';
 import { validateAttributes, type Attributes } from './validate';
+import { checkLengths, FIELD_LIMITS } from '../internal/field-limits';
 import { VectorStores, type StoreRow, type VectorStoreObject } from './vector-stores';
 
 export interface DocumentsOptions {
@@ -30,6 +31,9 @@ export interface FileToAdd {
   attributes?: unknown;
   chunking_strategy?: unknown;
 }
+
+/** Caps of a vector store's text fields (characters). */
+const STORE_TEXT_LIMITS = { name: FIELD_LIMITS.name, description: FIELD_LIMITS.description };
 
 const positiveInt = (value: string | undefined, fallback: number, name: string): number => {
   if (value === undefined || value === '') return fallback;
@@ -135,6 +139,7 @@ export class Documents implements StoreSearcher {
 
   /** Creates a store; `file_ids` (at most 500) are added with `chunking_strategy`. */
   createStore(accountId: string, body: Record<string, unknown>): VectorStoreObject {
+    checkLengths(body, STORE_TEXT_LIMITS);
     const fileIds = body.file_ids;
     if (fileIds !== undefined && (!Array.isArray(fileIds) || !fileIds.every((id) => typeof id === 'string'))) {
       throw new InvalidRequestError("Invalid 'file_ids': expected an array of file ids.", 'file_ids');
@@ -169,6 +174,14 @@ export class Documents implements StoreSearcher {
       .map((row) => this.stores.toObject(row));
   }
 
+  /** Ids of the stores of any account whose id or name is `idOrName`, oldest first (operator CLI: `fathom reindex`). */
+  storeIdsNamed(idOrName: string): string[] {
+    return this.db
+      .prepare<[string, string], { id: string }>('SELECT id FROM vector_stores WHERE id = ? OR name = ? ORDER BY created_at, rowid')
+      .all(idOrName, idOrName)
+      .map((row) => row.id);
+  }
+
   /** Progress of some files of a store: status counts plus chunks indexed so far (CLI progress bar). */
   progress(storeId: string, fileIds: string[]): { done: number; failed: number; chunks: number; total: number } {
     const out = { done: 0, failed: 0, chunks: 0, total: fileIds.length };
@@ -190,6 +203,7 @@ export class Documents implements StoreSearcher {
   }
 
   updateStore(accountId: string, storeId: string, body: Record<string, unknown>): VectorStoreObject {
+    checkLengths(body, STORE_TEXT_LIMITS);
     return this.stores.toObject(this.stores.update(accountId, storeId, body));
   }
 

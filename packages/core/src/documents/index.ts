@@ -9,3 +9,4 @@ export { parseSearchRequest } from './validate';
 export type { VectorStoreObject, FileCounts } from './vector-stores';
 export type { StoreFileObject, StoreFileStatus } from './store-files';
 export type { FileBatchObject } from './file-batches';
+export { DocumentFileContents } from './file-contents';

@@ -7,7 +7,8 @@ import type { Schema } from '../db';
  */
 export const documentsSchema: Schema = {
   component: 'documents',
-  migrations: [
+  postgres: [],
+  sqlite: [
     `CREATE TABLE files (
       id TEXT PRIMARY KEY,
       account_id TEXT NOT NULL,

@@ -24,7 +24,9 @@ export class InsufficientBalanceError extends FathomError {
 /** 404: missing resource, or one that belongs to another account (indistinguishable on purpose). */
 export class NotFoundError extends FathomError {
   constructor(kind: string, id: string, param: string | null = null) {
-    super(`No ${kind} found with id '${id}'.`, { code: 'not_found', status: 404, param });
+    // An id can be as long as a URL; the message quotes the first 100 characters of it.
+    const shown = id.length > 100 ? `${id.slice(0, 100)}…` : id;
+    super(`No ${kind} found with id '${shown}'.`, { code: 'not_found', status: 404, param });
   }
 }
 

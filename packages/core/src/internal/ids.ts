@@ -32,7 +32,10 @@ export type IdPrefix =
   | 'chatcmpl-'
   | 'resp_'
   | 'agentrun_'
-  | 'fs_';
+  | 'fs_'
+  | 'fc_'
+  | 'fco_'
+  | 'conv_';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}${randomToken(24)}`;

@@ -2,7 +2,7 @@
 export { JobEngine, type JobEngineOptions } from './job-engine';
 export { jobsSchema } from './schema';
 export { TOOL_CATALOG, TOOL_POLICY, findTool, type ToolDefinition } from './catalog';
-export type { ToolJob, JobStatus } from './job-store';
+export { SqlJobsRepository, type JobsRepository, type JobRow, type ToolJob, type JobStatus } from './job-store';
 export type { ToolSource, ToolItem, ToolOutput, ToolRunOptions } from './types';
 export type { JobSettings } from './settings';
 export { ApifySource, type ApifySourceOptions } from './sources/apify-source';

@@ -1,14 +1,15 @@
 import type { Accounts } from '../accounts';
 import type { FathomConfig } from '../config';
-import type { Database } from '../db';
 import type { EgressGuardContract } from '../egress/types';
 import { FathomError, NotFoundError, ServiceUnavailableError } from '../errors';
 import { newId } from '../internal/ids';
+import { LeasedWorker, TaskStopped, type TaskContext } from '../internal/leased-worker';
 import type { Logger } from '../internal/logger';
 import type { ListPage, ListQuery } from '../internal/pagination';
 import type { ChatAdapterContract } from '../models/types';
+import type { SqlClient } from '../storage';
 import { findTool, TOOL_CATALOG, type ToolDefinition } from './catalog';
-import { JobStore, toToolJob, type JobRow, type ToolJob } from './job-store';
+import { type JobRow, type JobsRepository, SqlJobsRepository, type ToolJob, toToolJob } from './job-store';
 import { enforcePolicy } from './policy';
 import { readJobSettings, type JobSettings } from './settings';
 import { createToolSources, type ConfiguredSources } from './sources/create-tool-sources';
@@ -16,7 +17,7 @@ import type { ToolOutput, ToolSource } from './types';
 import { cacheKey, validateToolInput } from './validate-input';
 
 export interface JobEngineOptions {
-  db: Database;
+  db: SqlClient;
   config: FathomConfig;
   accounts: Accounts;
   /** Model calls of `nl-data` (the ChatAdapter); without one, nl-data is unavailable. */
@@ -31,6 +32,8 @@ export interface JobEngineOptions {
   sources?: Partial<Record<string, ToolSource>>;
   /** Settings that win over `FATHOM_TOOLS_*` variables. */
   settings?: Partial<JobSettings>;
+  /** Storage of the jobs; default SQL over `db`. */
+  repository?: JobsRepository;
 }
 
 /** Marks an error a job ends with; `code` and `message` are shown to the client. */
@@ -43,52 +46,49 @@ class JobFailure extends Error {
   }
 }
 
+type ToolResult = { items: unknown[]; [key: string]: unknown };
+
 /**
- * Data-tool jobs: validates and prices a start, holds the ceiling and queues the job in one transaction,
- * runs jobs from the durable SQLite queue with bounded concurrency and a per-job timeout, bills the actual
- * cost exactly once, and answers identical inputs from cache or from the provider call already in flight.
+ * Data-tool jobs: validates and prices a start, holds the ceiling and queues the job in one
+ * transaction, runs jobs from the durable queue (leases: any number of processes on one database share
+ * it) with bounded concurrency and a per-job timeout, bills the actual cost exactly once, and answers
+ * identical inputs from the result cache or from the identical job already calling the provider, on
+ * whichever process that runs.
  */
 export class JobEngine {
   readonly settings: JobSettings;
+  readonly #db: SqlClient;
   readonly #accounts: Accounts;
   readonly #log: Logger;
-  readonly #store: JobStore;
+  readonly #jobs: JobsRepository;
   readonly #sources: ConfiguredSources;
-  readonly #inFlight = new Map<string, Promise<ToolOutput>>();
-  readonly #running = new Set<Promise<void>>();
-  readonly #controllers = new Set<AbortController>();
-  #active = 0;
-  #started = false;
-  #closed = false;
-  #sweep: NodeJS.Timeout | undefined;
-  #pumpScheduled = false;
-  readonly #reserveAndQueue: (job: Parameters<JobStore['insert']>[0]) => void;
-  readonly #succeedAndSettle: (row: JobRow, cost: number, cached: boolean, result: ToolResult) => void;
-  readonly #failAndRelease: (row: JobRow, code: string, message: string) => void;
+  readonly #worker: LeasedWorker<JobRow>;
 
   constructor(options: JobEngineOptions) {
+    this.#db = options.db;
     this.#accounts = options.accounts;
     this.#log = options.log;
-    this.#store = new JobStore(options.db);
-    // Hold the ceiling and queue the job in one transaction: a job exists only with its reservation.
-    this.#reserveAndQueue = options.db.transaction((job: Parameters<JobStore['insert']>[0]) => {
-      this.#accounts.reserve(job.accountId, job.ceiling, job.id, `tool ${job.tool}: ceiling`);
-      this.#store.insert(job);
-    });
-    this.#succeedAndSettle = options.db.transaction((row: JobRow, cost: number, cached: boolean, result: ToolResult) => {
-      if (!this.#store.succeed(row.id, cost, cached, result)) return;
-      this.#accounts.settle(row.account_id, row.id, cost, `tool ${row.tool}: ${cached ? 'served from cache' : 'actual cost'}`);
-    });
-    this.#failAndRelease = options.db.transaction((row: JobRow, code: string, message: string) => {
-      if (!this.#store.fail(row.id, code, message)) return;
-      this.#accounts.release(row.account_id, row.id, `tool ${row.tool}: failed, nothing charged`);
-    });
+    this.#jobs = options.repository ?? new SqlJobsRepository(options.db);
     this.settings = { ...readJobSettings(options.config.env), ...options.settings };
-    this.#sources = createToolSources({
-      env: options.config.env,
-      egress: options.egress,
-      chat: options.chat,
-      overrides: options.sources,
+    this.#sources = createToolSources({ env: options.config.env, egress: options.egress, chat: options.chat, overrides: options.sources });
+    this.#worker = new LeasedWorker<JobRow>({
+      name: 'jobs',
+      queue: this.#jobs.queue(),
+      run: (row, context) => this.#run(row, context),
+      exhausted: (row, context) =>
+        this.#finishFailed(
+          row,
+          context.owner,
+          new JobFailure(
+            'job_interrupted',
+            `The job was interrupted ${row.attempts - 1} time(s) by a stopped server and was not retried again; nothing was charged.`,
+          ),
+        ),
+      concurrency: this.settings.concurrency,
+      maxAttempts: this.settings.maxAttempts,
+      pollMs: this.settings.sweepMs,
+      leaseMs: options.config.leaseSeconds * 1000,
+      log: options.log,
     });
   }
 
@@ -108,11 +108,9 @@ export class JobEngine {
    * Starts a job: 404 unknown tool, 400 invalid input or policy refusal, 503 `tool_unavailable`,
    * 402 `insufficient_balance` (no job created). Answers the queued job at once; the work runs later.
    */
-  startJob(accountId: string, tool: string, body: unknown): ToolJob {
+  async startJob(accountId: string, tool: string, body: unknown): Promise<ToolJob> {
     const definition = findTool(tool);
-    if (!definition) {
-      throw new NotFoundError('tool', tool, 'tool');
-    }
+    if (!definition) throw new NotFoundError('tool', tool, 'tool');
     const input = validateToolInput(definition, body);
     enforcePolicy(tool, input);
     if (!this.#sources.sources.has(tool)) {
@@ -123,123 +121,83 @@ export class JobEngine {
     }
     const id = newId('job_');
     const key = cacheKey(tool, input);
-    this.#reserveAndQueue({ id, accountId, tool, input, cacheKey: key, ceiling: definition.estimated_max_cost });
-    this.#schedulePump();
-    return toToolJob(this.#store.get(id)!);
+    // Hold the ceiling and queue the job in one transaction: a job exists only with its reservation.
+    const row = await this.#db.transaction(async (tx) => {
+      await this.#accounts.in(tx).reserve(accountId, definition.estimated_max_cost, id, `tool ${tool}: ceiling`);
+      await this.#jobs.in(tx).insert({ id, accountId, tool, input, cacheKey: key, ceiling: definition.estimated_max_cost });
+      return (await this.#jobs.in(tx).get(id))!;
+    });
+    this.#worker.wake();
+    return toToolJob(row);
   }
 
   /** One job of the account; another account's job answers 404 like a missing one. */
-  getJob(accountId: string, jobId: string): ToolJob {
-    const row = this.#store.get(jobId);
+  async getJob(accountId: string, jobId: string): Promise<ToolJob> {
+    const row = await this.#jobs.get(jobId);
     if (!row || row.account_id !== accountId) throw new NotFoundError('job', jobId);
     return toToolJob(row);
   }
 
-  listJobs(accountId: string, query: ListQuery = {}, tool?: string): ListPage<ToolJob> {
-    return this.#store.list(accountId, query, tool);
+  listJobs(accountId: string, query: ListQuery = {}, tool?: string): Promise<ListPage<ToolJob>> {
+    return this.#jobs.list(accountId, query, tool);
   }
 
   /** Resolves once the job is terminal (embedding apps and tests); polls the row. */
   async waitForJob(accountId: string, jobId: string, timeoutMs = 30_000): Promise<ToolJob> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const job = this.getJob(accountId, jobId);
+      const job = await this.getJob(accountId, jobId);
       if (job.status === 'succeeded' || job.status === 'failed') return job;
       if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
 
+  /** Jobs queued or running on any process sharing the database. */
+  unfinishedCount(): Promise<number> {
+    return this.#jobs.unfinishedCount();
+  }
+
   /**
-   * Resumes the durable queue: jobs a previous process left `running` are re-queued (or failed and
-   * released once they used `maxAttempts`), then queued jobs run. Never stuck, never billed twice:
-   * billing and the terminal status are written in one transaction.
+   * Starts claiming jobs: queued ones, and running ones whose process stopped renewing its lease (a
+   * crash: that counts as an attempt; past `maxAttempts` the job fails and nothing is charged).
    */
   start(): void {
-    if (this.#started || this.#closed) return;
-    this.#started = true;
-    for (const row of this.#store.interrupted()) {
-      if (row.attempts >= this.settings.maxAttempts) {
-        this.#finishFailed(
-          row,
-          new JobFailure(
-            'job_interrupted',
-            `The job was interrupted ${row.attempts} time(s) by a restart and was not retried again; nothing was charged.`,
-          ),
-        );
-      } else {
-        this.#store.requeue(row.id);
-      }
-    }
-    this.#sweep = setInterval(() => this.#schedulePump(), this.settings.sweepMs);
-    this.#sweep.unref();
-    this.#schedulePump();
+    this.#worker.start();
   }
 
   /**
-   * Stops claiming jobs, aborts running ones and puts them back in the queue (a shutdown does not count as an
-   * attempt; a crash, which leaves them `running`, does) and waits for them. Call before closing the database.
+   * Stops claiming, aborts running jobs and gives them back to the queue (a shutdown does not count as an
+   * attempt) and waits for them. Call before closing the database.
    */
-  async close(): Promise<void> {
-    this.#closed = true;
-    if (this.#sweep) clearInterval(this.#sweep);
-    for (const controller of this.#controllers) controller.abort(new Error('shutting down'));
-    await Promise.allSettled([...this.#running]);
+  close(): Promise<void> {
+    return this.#worker.close();
   }
 
-  #schedulePump(): void {
-    if (!this.#started || this.#closed || this.#pumpScheduled) return;
-    this.#pumpScheduled = true;
-    setImmediate(() => {
-      this.#pumpScheduled = false;
-      this.#pump();
-    });
-  }
-
-  /** Claims queued jobs while provider slots are free; cache hits and in-flight joins take no slot. */
-  #pump(): void {
-    while (!this.#closed && this.#active < this.settings.concurrency) {
-      const rows = this.#store.claim(this.settings.concurrency - this.#active);
-      if (rows.length === 0) return;
-      for (const row of rows) {
-        const task = this.#run(row).catch((error) => this.#log.error(`jobs: ${row.id} crashed: ${String(error)}`));
-        this.#running.add(task);
-        void task.finally(() => this.#running.delete(task));
-      }
-    }
-  }
-
-  async #run(row: JobRow): Promise<void> {
-    const input = JSON.parse(row.input) as Record<string, any>;
+  async #run(row: JobRow, context: TaskContext): Promise<void> {
     const ttlMs = this.settings.cacheTtlSeconds * 1000;
-    const cached = ttlMs > 0 ? this.#store.findCached(row.cache_key, Date.now() - ttlMs) : undefined;
+    const cached = ttlMs > 0 ? await this.#jobs.findCached(row.cache_key, Date.now() - ttlMs) : undefined;
     if (cached !== undefined) {
-      this.#finishSucceeded(row, cached as ToolResult, 0, true);
+      await this.#finishSucceeded(row, context.owner, cached as ToolResult, 0, true);
       return;
     }
-    const shared = this.#inFlight.get(row.cache_key);
-    if (shared) {
-      await shared.then(
-        (output) => this.#finishSucceeded(row, toResult(output), 0, true),
-        (error) => {
-          if (this.#closed)
-            this.#store.requeue(row.id, true); // shutdown: runs again on the next start
-          else this.#finishFailed(row, error);
-        },
-      );
+    const leader = await this.#jobs.follow(row);
+    if (leader) {
+      await this.#follow(row, leader, context);
       return;
     }
     const source = this.#sources.sources.get(row.tool);
     if (!source) {
-      this.#finishFailed(
+      await this.#finishFailed(
         row,
+        context.owner,
         new JobFailure('tool_unavailable', `The tool '${row.tool}' is no longer configured. ${this.#sources.howToConfigure(row.tool)}`),
       );
       return;
     }
-    this.#active++;
     const controller = new AbortController();
-    this.#controllers.add(controller);
+    const stop = () => controller.abort(context.signal.reason);
+    context.signal.addEventListener('abort', stop, { once: true });
     const timer = setTimeout(
       () =>
         controller.abort(
@@ -247,43 +205,84 @@ export class JobEngine {
         ),
       this.settings.jobTimeoutMs,
     );
-    const ceiling = row.ceiling_micros / 1_000_000;
-    const call = source.run({ tool: row.tool, input, ceiling, signal: controller.signal, accountId: row.account_id });
-    const raced = Promise.race([call, abortPromise(controller.signal)]);
-    this.#inFlight.set(row.cache_key, raced);
     try {
-      const output = await raced;
-      this.#finishSucceeded(row, toResult(output), output.cost, false);
+      const input = JSON.parse(row.input) as Record<string, unknown>;
+      const call = source.run({
+        tool: row.tool,
+        input,
+        ceiling: row.ceiling_micros / 1_000_000,
+        signal: controller.signal,
+        accountId: row.account_id,
+      });
+      const output = await Promise.race([call, abortPromise(controller.signal)]);
+      await this.#finishSucceeded(row, context.owner, toResult(output), output.cost, false);
     } catch (error) {
-      if (this.#closed && !(controller.signal.reason instanceof JobFailure)) {
-        this.#store.requeue(row.id, true); // shutdown is not a failed attempt: the job runs again on the next start
-        return;
-      }
-      this.#finishFailed(row, error);
+      // Shutdown or a lost lease: another run finishes the job; this one writes nothing.
+      if (controller.signal.reason instanceof TaskStopped) throw controller.signal.reason;
+      await this.#finishFailed(row, context.owner, error);
     } finally {
       clearTimeout(timer);
-      this.#controllers.delete(controller);
-      this.#inFlight.delete(row.cache_key);
-      this.#active--;
-      this.#schedulePump();
+      context.signal.removeEventListener('abort', stop);
+    }
+  }
+
+  /** Waits for the identical job already calling the provider (on any process) and ends the same way, at no cost. */
+  async #follow(row: JobRow, leaderId: string, context: TaskContext): Promise<void> {
+    const deadline = Date.now() + this.settings.jobTimeoutMs;
+    for (;;) {
+      if (context.signal.aborted) throw context.signal.reason;
+      const leader = await this.#jobs.get(leaderId);
+      if (!leader) {
+        await this.#finishFailed(
+          row,
+          context.owner,
+          new JobFailure('provider_error', 'The identical job this job waited for was deleted.'),
+        );
+        return;
+      }
+      if (leader.status === 'succeeded') {
+        await this.#finishSucceeded(row, context.owner, JSON.parse(leader.result ?? '{"items":[]}') as ToolResult, 0, true);
+        return;
+      }
+      if (leader.status === 'failed') {
+        await this.#finishFailed(
+          row,
+          context.owner,
+          new JobFailure(leader.error_code ?? 'provider_error', leader.error_message ?? 'The job failed.'),
+        );
+        return;
+      }
+      if (Date.now() > deadline) {
+        await this.#finishFailed(
+          row,
+          context.owner,
+          new JobFailure('timeout', `The job exceeded its time limit of ${this.settings.jobTimeoutMs} ms; nothing was charged.`),
+        );
+        return;
+      }
+      await delay(Math.min(200, this.settings.sweepMs), context.signal);
     }
   }
 
   /** Writes the success and bills `cost` (capped at the ceiling, the rest released) in one transaction. */
-  #finishSucceeded(row: JobRow, result: ToolResult, rawCost: number, cached: boolean): void {
+  async #finishSucceeded(row: JobRow, owner: string, result: ToolResult, rawCost: number, cached: boolean): Promise<void> {
     const ceiling = row.ceiling_micros / 1_000_000;
     const cost = Math.min(Math.max(0, Number(rawCost) || 0), ceiling);
-    this.#succeedAndSettle(row, cost, cached, result);
+    await this.#db.transaction(async (tx) => {
+      if (!(await this.#jobs.in(tx).succeed(row.id, owner, cost, cached, result))) return;
+      await this.#accounts.in(tx).settle(row.account_id, row.id, cost, `tool ${row.tool}: ${cached ? 'served from cache' : 'actual cost'}`);
+    });
   }
 
-  #finishFailed(row: JobRow, error: unknown): void {
+  async #finishFailed(row: JobRow, owner: string, error: unknown): Promise<void> {
     const failure = toFailure(error);
     if (failure.code !== 'timeout') this.#log.warn(`jobs: ${row.id} (${row.tool}) failed: ${failure.message}`);
-    this.#failAndRelease(row, failure.code, failure.message);
+    await this.#db.transaction(async (tx) => {
+      if (!(await this.#jobs.in(tx).fail(row.id, owner, failure.code, failure.message))) return;
+      await this.#accounts.in(tx).release(row.account_id, row.id, `tool ${row.tool}: failed, nothing charged`);
+    });
   }
 }
-
-type ToolResult = { items: unknown[]; [key: string]: unknown };
 
 function toResult(output: ToolOutput): ToolResult {
   return { ...(output.details ?? {}), items: output.items };
@@ -294,6 +293,18 @@ function abortPromise(signal: AbortSignal): Promise<never> {
     const onAbort = () => reject(signal.reason ?? new Error('aborted'));
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
   });
 }
 

@@ -1,6 +1,7 @@
 import { fromMicros, toMicros } from '../accounts/money';
-import type { Database } from '../db';
-import { paginate, type ListPage, type ListQuery } from '../internal/pagination';
+import type { LeaseQueue } from '../internal/leased-worker';
+import type { ListPage, ListQuery } from '../internal/pagination';
+import { paginate, type Repository, type SqlClient, SqlLeaseQueue } from '../storage';
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
@@ -21,6 +22,8 @@ export interface JobRow {
   created_ms: number;
   started_ms: number | null;
   finished_ms: number | null;
+  lease_owner: string | null;
+  follows: string | null;
 }
 
 /** A job as the API shows it (`GET /v1/tools/jobs/{id}`). */
@@ -59,91 +62,118 @@ export function toToolJob(row: JobRow): ToolJob {
   };
 }
 
-/** SQL of the job queue; statements prepared once. Money moves elsewhere (Accounts), in the caller's transaction. */
-export class JobStore {
-  readonly #db: Database;
-  readonly #insert;
-  readonly #get;
-  readonly #claim;
-  readonly #succeed;
-  readonly #fail;
-  readonly #cached;
-  readonly #requeue;
-  readonly #running;
+export interface NewJob {
+  id: string;
+  accountId: string;
+  tool: string;
+  input: unknown;
+  cacheKey: string;
+  ceiling: number;
+}
 
-  constructor(db: Database) {
-    this.#db = db;
-    this.#insert = db.prepare(
+/** Storage of data-tool jobs. Terminal writes are conditioned on the lease, so only the current run can finish a job. */
+export interface JobsRepository extends Repository<JobsRepository> {
+  insert(job: NewJob): Promise<void>;
+  get(id: string): Promise<JobRow | undefined>;
+  /** `running` -> `succeeded` for the lease owner; false when it is not (any more) the owner's. */
+  succeed(id: string, owner: string, cost: number, cached: boolean, result: unknown): Promise<boolean>;
+  /** -> `failed` while not terminal (for `owner` when given); false when it already ended. */
+  fail(id: string, owner: string | null, code: string, message: string): Promise<boolean>;
+  /** A non-cached success for the key that finished at or after `sinceMs`. */
+  findCached(cacheKey: string, sinceMs: number): Promise<unknown | undefined>;
+  /**
+   * Makes the job follow the oldest other identical job running without a leader itself (its provider
+   * call is shared); answers that job's id, or null when this job leads. Deterministic across processes.
+   */
+  follow(job: JobRow): Promise<string | null>;
+  list(accountId: string, query: ListQuery, tool?: string): Promise<ListPage<ToolJob>>;
+  /** Jobs not finished yet, of any account (tests, operations). */
+  unfinishedCount(): Promise<number>;
+  /** The lease queue the job workers claim from. */
+  queue(): LeaseQueue<JobRow>;
+}
+
+export class SqlJobsRepository implements JobsRepository {
+  constructor(private readonly db: SqlClient) {}
+
+  in(tx: SqlClient): JobsRepository {
+    return new SqlJobsRepository(tx);
+  }
+
+  async insert(job: NewJob): Promise<void> {
+    await this.db.run(
       `INSERT INTO tool_jobs (id, account_id, tool, input, cache_key, status, ceiling_micros, created_ms)
        VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)`,
+      [job.id, job.accountId, job.tool, JSON.stringify(job.input), job.cacheKey, toMicros(job.ceiling), Date.now()],
     );
-    this.#get = db.prepare<[string], JobRow>('SELECT * FROM tool_jobs WHERE id = ?');
-    this.#claim = db.prepare<[number, number], JobRow>(
-      `UPDATE tool_jobs SET status = 'running', attempts = attempts + 1, started_ms = ?
-       WHERE id IN (SELECT id FROM tool_jobs WHERE status = 'queued' ORDER BY rowid LIMIT ?) AND status = 'queued'
-       RETURNING *`,
+  }
+
+  get(id: string): Promise<JobRow | undefined> {
+    return this.db.get<JobRow>('SELECT * FROM tool_jobs WHERE id = ?', [id]);
+  }
+
+  async succeed(id: string, owner: string, cost: number, cached: boolean, result: unknown): Promise<boolean> {
+    const update = await this.db.run(
+      `UPDATE tool_jobs SET status = 'succeeded', cost_micros = ?, cached = ?, result = ?, finished_ms = ?, lease_until = NULL
+       WHERE id = ? AND status = 'running' AND lease_owner = ?`,
+      [toMicros(cost), cached ? 1 : 0, JSON.stringify(result), Date.now(), id, owner],
     );
-    this.#succeed = db.prepare(
-      `UPDATE tool_jobs SET status = 'succeeded', cost_micros = ?, cached = ?, result = ?, finished_ms = ?
-       WHERE id = ? AND status = 'running'`,
+    return update.changes > 0;
+  }
+
+  async fail(id: string, owner: string | null, code: string, message: string): Promise<boolean> {
+    const update = await this.db.run(
+      `UPDATE tool_jobs SET status = 'failed', error_code = ?, error_message = ?, finished_ms = ?, lease_until = NULL
+       WHERE id = ? AND status IN ('queued', 'running') AND (? IS NULL OR lease_owner = ?)`,
+      [code, message, Date.now(), id, owner, owner],
     );
-    this.#fail = db.prepare(
-      `UPDATE tool_jobs SET status = 'failed', error_code = ?, error_message = ?, finished_ms = ?
-       WHERE id = ? AND status IN ('queued', 'running')`,
-    );
-    this.#cached = db.prepare<[string, number], { result: string }>(
+    return update.changes > 0;
+  }
+
+  async findCached(cacheKey: string, sinceMs: number): Promise<unknown | undefined> {
+    const row = await this.db.get<{ result: string }>(
       `SELECT result FROM tool_jobs WHERE cache_key = ? AND status = 'succeeded' AND cached = 0 AND finished_ms >= ?
        ORDER BY finished_ms DESC LIMIT 1`,
+      [cacheKey, sinceMs],
     );
-    this.#requeue = db.prepare(`UPDATE tool_jobs SET status = 'queued', attempts = attempts - ? WHERE id = ? AND status = 'running'`);
-    this.#running = db.prepare<[], JobRow>(`SELECT * FROM tool_jobs WHERE status = 'running'`);
-  }
-
-  insert(job: { id: string; accountId: string; tool: string; input: unknown; cacheKey: string; ceiling: number }): void {
-    this.#insert.run(job.id, job.accountId, job.tool, JSON.stringify(job.input), job.cacheKey, toMicros(job.ceiling), Date.now());
-  }
-
-  get(id: string): JobRow | undefined {
-    return this.#get.get(id);
-  }
-
-  /** Moves up to `count` of the oldest queued jobs to `running` in one statement (one commit), oldest first. */
-  claim(count: number): JobRow[] {
-    return this.#claim.all(Date.now(), count).sort((a, b) => a.created_ms - b.created_ms);
-  }
-
-  /** Reports whether the row changed (false: it already finished). */
-  succeed(id: string, cost: number, cached: boolean, result: unknown): boolean {
-    return this.#succeed.run(toMicros(cost), cached ? 1 : 0, JSON.stringify(result), Date.now(), id).changes > 0;
-  }
-
-  fail(id: string, code: string, message: string): boolean {
-    return this.#fail.run(code, message, Date.now(), id).changes > 0;
-  }
-
-  /** A non-cached success for the key that finished at or after `sinceMs`. */
-  findCached(cacheKey: string, sinceMs: number): unknown | undefined {
-    const row = this.#cached.get(cacheKey, sinceMs);
     return row ? JSON.parse(row.result) : undefined;
   }
 
-  /** Puts a running job back in the queue; `refundAttempt` when it was stopped on purpose (shutdown), not by a crash. */
-  requeue(id: string, refundAttempt = false): void {
-    this.#requeue.run(refundAttempt ? 1 : 0, id);
+  async follow(job: JobRow): Promise<string | null> {
+    await this.db.run(
+      `UPDATE tool_jobs SET follows = (
+         SELECT l.id FROM tool_jobs l WHERE l.cache_key = ? AND l.status = 'running' AND l.follows IS NULL AND l.id <> ?
+           AND (l.created_ms < ? OR (l.created_ms = ? AND l.id < ?))
+         ORDER BY l.created_ms, l.id LIMIT 1)
+       WHERE id = ?`,
+      [job.cache_key, job.id, job.created_ms, job.created_ms, job.id, job.id],
+    );
+    return (await this.db.get<{ follows: string | null }>('SELECT follows FROM tool_jobs WHERE id = ?', [job.id]))?.follows ?? null;
   }
 
-  /** Jobs left `running` by a previous process. */
-  interrupted(): JobRow[] {
-    return this.#running.all();
-  }
-
-  list(accountId: string, query: ListQuery, tool?: string): ListPage<ToolJob> {
-    return paginate<JobRow, ToolJob>(this.#db, {
+  list(accountId: string, query: ListQuery, tool?: string): Promise<ListPage<ToolJob>> {
+    return paginate<JobRow, ToolJob>(this.db, {
       table: 'tool_jobs',
       where: tool ? 'account_id = ? AND tool = ?' : 'account_id = ?',
       params: tool ? [accountId, tool] : [accountId],
       query,
       map: toToolJob,
+    });
+  }
+
+  async unfinishedCount(): Promise<number> {
+    return (await this.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM tool_jobs WHERE status IN ('queued', 'running')"))!.n;
+  }
+
+  queue(): LeaseQueue<JobRow> {
+    return new SqlLeaseQueue<JobRow>(this.db, {
+      table: 'tool_jobs',
+      waiting: "status = 'queued'",
+      working: "status = 'running'",
+      onClaim: "status = 'running', follows = NULL",
+      onRelease: "status = 'queued'",
+      order: 'created_ms',
+      toTask: (row) => row as unknown as JobRow,
     });
   }
 }

@@ -48,4 +48,12 @@ describe('validateToolInput', () => {
     expect(cacheKey('maps', a)).toBe(cacheKey('maps', b));
     expect(cacheKey('maps', a)).not.toBe(cacheKey('maps', { ...a, limit: 5 }));
   });
+
+  it('refuses a deeply nested input with 400 before recursing into it (embedding apps pass objects directly)', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 50_000; i++) deep = [deep];
+    expect(() => validateToolInput(findTool('website-contacts')!, { websites: deep })).toThrow(
+      expect.objectContaining({ status: 400, message: "Invalid input for tool 'website-contacts': it nests deeper than 32 levels." }),
+    );
+  });
 });

@@ -2,11 +2,14 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { createHash } from 'node:crypto';
 import { describeSchemaIssues, InvalidRequestError, type SchemaIssue } from '../errors';
+import { nestingDepth } from '../internal/nesting-depth';
 import type { ToolDefinition } from './catalog';
 
 const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, verbose: true });
 (addFormats as unknown as (instance: Ajv) => void)(ajv);
 const compiled = new Map<string, ValidateFunction>();
+/** Deepest nesting a tool input may have; the validator and the normaliser recurse, so deeper is refused first. */
+const MAX_INPUT_DEPTH = 32;
 
 function validatorFor(definition: ToolDefinition): ValidateFunction {
   let validate = compiled.get(definition.name);
@@ -24,6 +27,9 @@ function validatorFor(definition: ToolDefinition): ValidateFunction {
 export function validateToolInput(definition: ToolDefinition, body: unknown): Record<string, any> {
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     throw new InvalidRequestError(`The body of ${definition.path} must be a JSON object following the tool's input_schema.`, null);
+  }
+  if (nestingDepth(body, MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH) {
+    throw new InvalidRequestError(`Invalid input for tool '${definition.name}': it nests deeper than ${MAX_INPUT_DEPTH} levels.`, null);
   }
   const input = structuredClone(body) as Record<string, any>;
   const validate = validatorFor(definition);

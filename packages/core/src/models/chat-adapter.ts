@@ -1,4 +1,4 @@
-import type { FathomConfig, ProviderConfig } from '../config';
+import { resolveModelAlias, type FathomConfig, type ProviderConfig } from '../config';
 import type { Database } from '../db';
 import type { Embedder } from '../embeddings';
 import { InvalidRequestError } from '../errors';
@@ -85,16 +85,25 @@ export class ChatAdapter implements ChatAdapterContract {
     return [...this.providers.keys()];
   }
 
-  private route(model: string): { provider: ChatProvider; upstreamModel: string } {
-    const id = parseModelId(model, this.vendors());
-    return { provider: this.providers.get(id.vendor)!, upstreamModel: id.model };
+  /**
+   * The `<vendor>/<model>` id a model id stands for: its `FATHOM_MODEL_ALIASES` entry, else
+   * `<FATHOM_DEFAULT_VENDOR>/<id>` for an id without `/`, else the id itself.
+   */
+  resolveModel(model: string): string {
+    return resolveModelAlias(model, this.config);
+  }
+
+  private route(model: string): { provider: ChatProvider; upstreamModel: string; modelId: string } {
+    const modelId = this.resolveModel(model);
+    const id = parseModelId(modelId, this.vendors());
+    return { provider: this.providers.get(id.vendor)!, upstreamModel: id.model, modelId };
   }
 
   async complete(request: ChatRequest, options: ChatCallOptions = {}): Promise<ChatResult> {
-    const { provider, upstreamModel } = this.route(request.model);
+    const { provider, upstreamModel, modelId } = this.route(request.model);
     const result = await provider.complete(upstreamModel, request, options.signal);
-    this.usageStore.record(options.accountId, request.model, result.usage.prompt_tokens, result.usage.completion_tokens);
-    return { id: newId('chatcmpl-'), model: request.model, ...result };
+    this.usageStore.record(options.accountId, modelId, result.usage.prompt_tokens, result.usage.completion_tokens);
+    return { id: newId('chatcmpl-'), model: modelId, ...result };
   }
 
   /**
@@ -102,14 +111,14 @@ export class ChatAdapter implements ChatAdapterContract {
    * `next()`, so its errors (429, 5xx, unreachable) surface there before anything was streamed.
    */
   stream(request: ChatRequest, options: ChatCallOptions = {}): AsyncIterable<ChatStreamPart> {
-    const { provider, upstreamModel } = this.route(request.model);
+    const { provider, upstreamModel, modelId } = this.route(request.model);
     const usageStore = this.usageStore;
     return (async function* () {
       let started = false;
       let recorded = false;
       const record = (usage: ChatUsage | undefined) => {
         recorded = true;
-        usageStore.record(options.accountId, request.model, usage?.prompt_tokens ?? 0, usage?.completion_tokens ?? 0);
+        usageStore.record(options.accountId, modelId, usage?.prompt_tokens ?? 0, usage?.completion_tokens ?? 0);
       };
       try {
         for await (const part of provider.stream(upstreamModel, request, options.signal)) {
@@ -125,7 +134,11 @@ export class ChatAdapter implements ChatAdapterContract {
     })();
   }
 
-  /** Every model of every provider as `<vendor>/<model>`: from config `models`, else asked upstream (cached 60 s). Unreachable upstreams count as listing nothing (also cached 60 s). */
+  /**
+   * Every model of every provider as `<vendor>/<model>`: from config `models`, else asked upstream (cached 60 s).
+   * Unreachable upstreams count as listing nothing (also cached 60 s). Each `FATHOM_MODEL_ALIASES` entry is
+   * listed too, owned by the vendor it points to.
+   */
   async listModels(): Promise<ModelEntry[]> {
     const lists = await Promise.all(
       this.vendors().map(async (vendor) => {
@@ -133,7 +146,12 @@ export class ChatAdapter implements ChatAdapterContract {
         return names.map((name) => ({ id: `${vendor}/${name}`, object: 'model' as const, created: 0, owned_by: vendor }));
       }),
     );
-    return lists.flat();
+    const models = lists.flat();
+    const listed = new Set(models.map((model) => model.id));
+    for (const [alias, target] of Object.entries(this.config.modelAliases ?? {})) {
+      if (!listed.has(alias)) models.push({ id: alias, object: 'model', created: 0, owned_by: target.slice(0, target.indexOf('/')) });
+    }
+    return models;
   }
 
   private vendorModels(vendor: string): Promise<string[]> {
@@ -157,7 +175,9 @@ export class ChatAdapter implements ChatAdapterContract {
    * Embeddings: a model naming a configured vendor goes to that provider's `/embeddings`; a model
    * with no vendor (or Fathom's embedding model) is served by Fathom's own embedder.
    */
-  async embed(request: EmbeddingsRequest, options: ChatCallOptions = {}): Promise<EmbeddingsResult> {
+  async embed(raw: EmbeddingsRequest, options: ChatCallOptions = {}): Promise<EmbeddingsResult> {
+    // `null` means absent, as OpenAI's schema allows on every optional field.
+    const request = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null)) as unknown as EmbeddingsRequest;
     const inputs =
       Array.isArray(request.input) && typeof request.input[0] === 'number'
         ? [request.input as number[]]
@@ -165,13 +185,16 @@ export class ChatAdapter implements ChatAdapterContract {
           ? request.input
           : [request.input];
     if (inputs.length === 0) throw new InvalidRequestError(`Invalid 'input': expected at least one value.`, 'input');
-    if (isFathomEmbeddingModel(request.model, this.config, this.embedder, this.vendors())) {
+    // An alias is an operator's explicit choice; otherwise an id without a vendor means Fathom's embedder.
+    const resolved = resolveModelAlias(request.model, { modelAliases: this.config.modelAliases });
+    const aliased = resolved !== request.model ? resolved : undefined;
+    if (!aliased && isFathomEmbeddingModel(request.model, this.config, this.embedder, this.vendors())) {
       if (!this.embedder) throw new InvalidRequestError('This installation has no embedder configured.', 'model');
       const result = await embedWithFathom(this.embedder, inputs as string[] | number[][], request.dimensions, options.signal);
       this.usageStore.record(options.accountId, result.model, result.usage.prompt_tokens, 0);
       return result;
     }
-    const { provider, upstreamModel } = this.route(request.model);
+    const { provider, upstreamModel, modelId } = this.route(aliased ?? request.model);
     if (!provider.embed)
       throw new InvalidRequestError(`Invalid 'model': vendor '${provider.vendor}' (${provider.type}) offers no embeddings.`, 'model');
     const result = await provider.embed(upstreamModel, inputs as string[] | number[][], {
@@ -179,8 +202,8 @@ export class ChatAdapter implements ChatAdapterContract {
       user: request.user,
       signal: options.signal,
     });
-    this.usageStore.record(options.accountId, request.model, result.usage.prompt_tokens, 0);
-    return { model: request.model, ...result };
+    this.usageStore.record(options.accountId, modelId, result.usage.prompt_tokens, 0);
+    return { model: modelId, ...result };
   }
 
   /** Recorded token usage of one account per UTC day and model. */

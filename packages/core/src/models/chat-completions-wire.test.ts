@@ -6,7 +6,7 @@ import type { ChatStreamPart } from './types';
 const base = { model: 'v/m', messages: [{ role: 'user', content: 'hi' }] };
 
 describe('readChatCompletionsBody', () => {
-  it('maps the wire body, passing known extras through and reading the stream settings', () => {
+  it('maps the wire body, passing fields it does not know through and reading the stream and storage settings', () => {
     const call = readChatCompletionsBody({
       ...base,
       stream: true,
@@ -14,13 +14,23 @@ describe('readChatCompletionsBody', () => {
       presence_penalty: 0.5,
       modalities: ['text'],
       logprobs: false,
-      unknown_field: 1,
+      top_k: 20,
+      temperature: null,
+      store: true,
+      metadata: { team: 'ops' },
     });
     expect(call).toEqual({
-      request: expect.objectContaining({ model: 'v/m', messages: [{ role: 'user', content: 'hi' }], extra: { presence_penalty: 0.5 } }),
+      request: expect.objectContaining({
+        model: 'v/m',
+        messages: [{ role: 'user', content: 'hi' }],
+        extra: { presence_penalty: 0.5, top_k: 20 },
+      }),
       stream: true,
       includeUsage: true,
+      store: true,
+      metadata: { team: 'ops' },
     });
+    expect(call.request.temperature).toBeUndefined();
   });
 
   it.each([

@@ -1,43 +1,55 @@
 import { InvalidRequestError } from '../errors';
 import { nowSeconds } from '../internal/ids';
+import { validateMetadata } from '../internal/metadata';
 import type { ChatMessage, ChatRequest, ChatResult, ChatStreamPart, ChatUsage } from './types';
 
-/** OpenAI parameters passed through to OpenAI-compatible upstreams beyond the typed ones. */
-const PASSTHROUGH = [
-  'presence_penalty',
-  'frequency_penalty',
-  'logit_bias',
-  'parallel_tool_calls',
-  'reasoning_effort',
+/** Fields of the body Fathom reads itself; every other field is passed through to the upstream. */
+const KNOWN = new Set([
+  'model',
+  'messages',
+  'tools',
+  'tool_choice',
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'max_completion_tokens',
+  'stop',
+  'response_format',
+  'seed',
+  'user',
+  'n',
+  'stream',
+  'stream_options',
+  'store',
   'metadata',
-  'service_tier',
-  'prediction',
-  'verbosity',
-] as const;
+]);
 /** Parameters whose results Fathom's answer cannot carry: refused rather than silently dropped. */
 const REFUSED = ['logprobs', 'top_logprobs', 'audio', 'modalities', 'functions', 'function_call'] as const;
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 
-/** A `/v1/chat/completions` body read into a ChatRequest, with the stream settings. */
+/** A `/v1/chat/completions` body read into a ChatRequest, with the stream and storage settings. */
 export interface ChatCompletionsCall {
   request: ChatRequest;
   stream: boolean;
   includeUsage: boolean;
+  /** `store: true`: keep the completion (`GET /v1/chat/completions/{id}`). */
+  store: boolean;
+  metadata: Record<string, string>;
 }
 
-/** Validates the wire body (naming each bad field) and maps it to the ChatAdapter's request. */
-export function readChatCompletionsBody(body: Record<string, any>): ChatCompletionsCall {
+/**
+ * Validates the wire body (naming each bad field) and maps it to the ChatAdapter's request. `null`
+ * means absent everywhere OpenAI allows it. Fields Fathom does not know (vLLM's `top_k`, `min_p`,
+ * `chat_template_kwargs`, Ollama `options`, newer OpenAI parameters…) are passed through unchanged to
+ * OpenAI-compatible upstreams; a provider that cannot honour one answers 400 naming it.
+ */
+export function readChatCompletionsBody(raw: Record<string, unknown>): ChatCompletionsCall {
+  const body: Record<string, any> = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null));
   if (body.n !== undefined && body.n !== 1)
     throw new InvalidRequestError(`Invalid 'n': Fathom answers one choice per request (n = 1).`, 'n');
   for (const key of REFUSED) {
     const value = body[key];
-    if (
-      value !== undefined &&
-      value !== null &&
-      value !== false &&
-      value !== 0 &&
-      !(Array.isArray(value) && value.every((entry) => entry === 'text'))
-    ) {
+    if (value !== undefined && value !== false && value !== 0 && !(Array.isArray(value) && value.every((entry) => entry === 'text'))) {
       throw new InvalidRequestError(
         `Unsupported parameter: '${key}' is not supported by Fathom's gateway${key.startsWith('function') ? "; use 'tools' and 'tool_choice'" : ''}.`,
         key,
@@ -57,8 +69,11 @@ export function readChatCompletionsBody(body: Record<string, any>): ChatCompleti
       throw new InvalidRequestError(`Missing required parameter: 'messages[${index}].tool_call_id'.`, `messages[${index}].tool_call_id`);
     }
   });
+  if (body.store !== undefined && typeof body.store !== 'boolean')
+    throw new InvalidRequestError(`Invalid type for 'store': expected a boolean.`, 'store');
+  const metadata = validateMetadata(body.metadata) ?? {};
   const extra: Record<string, unknown> = {};
-  for (const key of PASSTHROUGH) if (body[key] !== undefined) extra[key] = body[key];
+  for (const [key, value] of Object.entries(body)) if (!KNOWN.has(key) && !(REFUSED as readonly string[]).includes(key)) extra[key] = value;
   const request: ChatRequest = {
     model: body.model,
     messages: body.messages.map(
@@ -82,7 +97,13 @@ export function readChatCompletionsBody(body: Record<string, any>): ChatCompleti
     user: body.user,
     ...(Object.keys(extra).length ? { extra } : {}),
   };
-  return { request, stream: body.stream === true, includeUsage: body.stream_options?.include_usage === true };
+  return {
+    request,
+    stream: body.stream === true,
+    includeUsage: body.stream_options?.include_usage === true,
+    store: body.store === true,
+    metadata,
+  };
 }
 
 /** A ChatResult as the `chat.completion` object. */
@@ -107,6 +128,14 @@ export class ChatCompletionChunks {
   constructor(id: string, model: string, created = nowSeconds()) {
     this.base = { id, object: 'chat.completion.chunk', created, model };
     this.deltaPrefix = `${JSON.stringify(this.base).slice(0, -1)},"choices":[{"index":0,"delta":`;
+  }
+
+  get id(): string {
+    return this.base.id;
+  }
+
+  get created(): number {
+    return this.base.created;
   }
 
   first() {

@@ -29,9 +29,9 @@ export async function embedWithFathom(
   if (inputs.some((value) => typeof value !== 'string')) {
     throw new InvalidRequestError(`Invalid 'input': Fathom's embedder '${embedder.id}' takes strings, not token arrays.`, 'input');
   }
-  if (dimensions !== undefined && dimensions !== embedder.dimensions) {
+  if (dimensions !== undefined && (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > embedder.dimensions)) {
     throw new InvalidRequestError(
-      `Invalid 'dimensions': Fathom's embedder '${embedder.id}' produces ${embedder.dimensions} dimensions.`,
+      `Invalid 'dimensions': ${dimensions}. Fathom's embedder '${embedder.id}' produces ${embedder.dimensions} dimensions; ask for 1 to ${embedder.dimensions}.`,
       'dimensions',
     );
   }
@@ -47,7 +47,18 @@ export async function embedWithFathom(
   const tokens = values.reduce((sum, value) => sum + embedder.countTokens(value), 0);
   return {
     model: embedder.id,
-    embeddings: embeddings.map((vector) => Array.from(vector)),
+    embeddings: embeddings.map((vector) => shorten(Array.from(vector), dimensions)),
     usage: { prompt_tokens: tokens, total_tokens: tokens },
   };
+}
+
+/**
+ * The first `dimensions` components, L2-normalised again, as OpenAI's v3 models shorten embeddings:
+ * cosine similarity between shortened vectors stays meaningful.
+ */
+export function shorten(vector: number[], dimensions: number | undefined): number[] {
+  if (dimensions === undefined || dimensions >= vector.length) return vector;
+  const head = vector.slice(0, dimensions);
+  const norm = Math.hypot(...head);
+  return norm > 0 ? head.map((value) => value / norm) : head;
 }

@@ -110,4 +110,6 @@ export interface ChatAdapterContract {
   stream(request: ChatRequest, options?: ChatCallOptions): AsyncIterable<ChatStreamPart>;
   /** Configured vendors; when offered, callers check `<vendor>/<model>` ids up front (400 naming the field). */
   vendors?(): string[];
+  /** The `<vendor>/<model>` id a model id stands for (model aliases, default vendor); others come back unchanged. */
+  resolveModel?(model: string): string;
 }

@@ -4,7 +4,8 @@ import type { UsageRow } from './types';
 /** Token usage per account, UTC day and model (one upserted row per combination). */
 export const modelsSchema: Schema = {
   component: 'models',
-  migrations: [
+  postgres: [],
+  sqlite: [
     `CREATE TABLE model_usage (
       account_id TEXT NOT NULL,
       day TEXT NOT NULL,

@@ -10,3 +10,14 @@ export {
 export { createFakeAnthropicUpstream } from './fake-anthropic-upstream';
 export { writeTinyModel, type TinyModelOptions } from './tiny-model';
 export { seededRandom } from './seeded-random';
+export {
+  startTestPostgres,
+  leaseTestPostgres,
+  closeTestPostgres,
+  postgresForDataDir,
+  releasePostgresForDataDir,
+  openTestDatabase,
+  testBackends,
+  type TestPostgres,
+  type TestBackend,
+} from './postgres';

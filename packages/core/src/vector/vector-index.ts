@@ -138,6 +138,14 @@ export class VectorIndex implements VectorIndexContract {
     });
   }
 
+  /** Stores whose chunks were embedded by another embedder than `embedderId` (`fathom reindex --all`). */
+  storesNotBuiltWith(embedderId: string): string[] {
+    return this.db
+      .prepare<[string], { store_id: string }>('SELECT store_id FROM vector_index_meta WHERE embedder_id != ? ORDER BY store_id')
+      .all(embedderId)
+      .map((row) => row.store_id);
+  }
+
   /** Which embedder built a store, its dimensions and chunk count; null when nothing is indexed. */
   storeInfo(storeId: string): { embedderId: string; dimensions: number; chunks: number } | null {
     const meta = this.sql.meta.get(storeId);

@@ -9,7 +9,8 @@ import type { Schema } from '../db';
  */
 export const vectorSchema: Schema = {
   component: 'vector',
-  migrations: [
+  postgres: [],
+  sqlite: [
     `CREATE TABLE vector_chunks (
       id INTEGER PRIMARY KEY AUTOINCREMENT,
       store_id TEXT NOT NULL,

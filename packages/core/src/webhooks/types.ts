@@ -124,6 +124,15 @@ export interface WebhookToolkitOptions {
   now?: () => number;
   /** Response bytes read per call; default 5 MiB (text beyond 5,000 characters is cut anyway). */
   maxResponseBytes?: number;
+  /**
+   * Largest result of a JSON answer, in characters, notes included; default 100,000 (MAX_TOOL_RESULT_CHARS).
+   * A longer one is cut and ends with a line saying so. Non-JSON text stays cut at 5,000, error bodies at 500.
+   */
+  maxResultChars?: number;
+  /** Deadline, in ms, of a `responseMapping` whose paths use `..`, `*`, filters or slices (evaluated in a worker); default 2000. */
+  mappingTimeoutMs?: number;
+  /** Heap cap of the mapping worker, in MB; default 256. */
+  mappingMemoryMb?: number;
 }
 
 export interface WebhookExecuteOptions {

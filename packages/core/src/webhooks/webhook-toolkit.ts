@@ -1,7 +1,9 @@
 import type { ChatToolDefinition } from '../models/types';
 import { buildRequest } from './build-request';
 import { compileCards, type CompileResult } from './compile-card';
-import { formatResponse } from './format-response';
+import { MAX_TOOL_RESULT_CHARS } from '../internal/tool-result';
+import { formatResponse, MAX_MAPPING_MATCHES } from './format-response';
+import { MappingPool } from './mapping-pool';
 import { SlidingWindowRateLimiter } from './rate-limiter';
 import type { Arguments } from './render-template';
 import { sanitizeToolName } from './sanitize-name';
@@ -48,11 +50,18 @@ export class WebhookToolkit {
   private readonly options: WebhookToolkitOptions;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly limiter: SlidingWindowRateLimiter;
+  private readonly mappings: MappingPool;
 
   constructor(options: WebhookToolkitOptions) {
     this.options = options;
     this.sleep = options.sleep ?? defaultSleep;
     this.limiter = new SlidingWindowRateLimiter(options.now ?? Date.now);
+    this.mappings = new MappingPool({ timeoutMs: options.mappingTimeoutMs, memoryMb: options.mappingMemoryMb });
+  }
+
+  /** Stops the mapping worker (idle workers do not hold the process open; this ends them at once). */
+  async close(): Promise<void> {
+    await this.mappings.close();
   }
 
   /** Each enabled route of the cards becomes one tool; name collisions overwrite and are reported. */
@@ -115,7 +124,11 @@ export class WebhookToolkit {
       signal: options.signal,
     });
     if (!outcome.ok) return outcome.error;
-    return formatResponse(outcome.response.status, outcome.response.text(), route.responseMapping);
+    return formatResponse(outcome.response.status, outcome.response.text(), route.responseMapping, {
+      maxChars: this.options.maxResultChars ?? MAX_TOOL_RESULT_CHARS,
+      maxMatches: MAX_MAPPING_MATCHES,
+      renderOffThread: (task) => this.mappings.render(task, options.signal),
+    });
   }
 }
 

@@ -9,12 +9,12 @@ Ingests files and folders (recursively; hidden files and node_modules are skippe
 <name> of the default account, creating the store if needed. Runs embedded: no server is needed.`;
 
 /** The account the CLI acts for: `--account`, else the `FATHOM_API_KEY` account, else the oldest account. */
-export function embeddedAccount(fathom: Fathom, explicit?: string): string {
+export async function embeddedAccount(fathom: Fathom, explicit?: string): Promise<string> {
   if (explicit) return explicit;
   if (fathom.bootstrap.accountId) return fathom.bootstrap.accountId;
-  const row = fathom.db.prepare<[], { id: string }>('SELECT id FROM accounts ORDER BY created_at, rowid LIMIT 1').get();
-  if (!row) throw new Error('No account exists yet; start the server once or set FATHOM_API_KEY.');
-  return row.id;
+  const account = await fathom.accounts.first();
+  if (!account) throw new Error('No account exists yet; start the server once or set FATHOM_API_KEY.');
+  return account.id;
 }
 
 /** Splits `--name value` options from positional arguments. */
@@ -67,7 +67,7 @@ export async function run(args: string[]): Promise<void> {
   const fathom = await Fathom.open({ start: false });
   try {
     const { documents } = fathom;
-    const accountId = embeddedAccount(fathom, options.account);
+    const accountId = await embeddedAccount(fathom, options.account);
     const existing = documents.findStores(accountId, options.store);
     if (existing.length > 1)
       throw new Error(`Several vector stores are named '${options.store}': ${existing.map((s) => s.id).join(', ')}. Pass an id.`);

@@ -3,17 +3,11 @@ import { Fathom } from '@fathom/core';
 const USAGE = `Usage: fathom reindex <store id or name>   re-embed one vector store with the current embedder
        fathom reindex --all                   re-embed every store built by another embedder`;
 
-/** Store ids matching an id or a name (the `vector_stores` table belongs to documents; fall back to the index's own list). */
-function resolveStores(fathom: Fathom, wanted: string): string[] {
-  try {
-    const rows = fathom.db
-      .prepare<[string, string], { id: string }>('SELECT id FROM vector_stores WHERE id = ? OR name = ? ORDER BY created_at')
-      .all(wanted, wanted);
-    if (rows.length) return rows.map((row) => row.id);
-  } catch {
-    // No vector_stores table (index used on its own): only ids are known.
-  }
-  return fathom.vectorIndex.storeInfo(wanted) ? [wanted] : [];
+/** Store ids of any account matching an id or a name; an id only the index knows still counts. */
+async function resolveStores(fathom: Fathom, wanted: string): Promise<string[]> {
+  const ids = await fathom.documents.storeIdsNamed(wanted);
+  if (ids.length) return ids;
+  return (await fathom.vectorIndex.storeInfo(wanted)) ? [wanted] : [];
 }
 
 /** `fathom reindex`: re-embeds a store's chunks with the current embedder and rebuilds its HNSW index. */
@@ -29,13 +23,10 @@ export async function run(args: string[]): Promise<void> {
     const embedderId = fathom.embedder.id;
     let storeIds: string[];
     if (target === '--all') {
-      storeIds = fathom.db
-        .prepare<[string], { store_id: string }>('SELECT store_id FROM vector_index_meta WHERE embedder_id != ? ORDER BY store_id')
-        .all(embedderId)
-        .map((row) => row.store_id);
+      storeIds = await fathom.vectorIndex.storesNotBuiltWith(embedderId);
       if (storeIds.length === 0) console.log(`Every store is already indexed with ${embedderId}.`);
     } else {
-      storeIds = resolveStores(fathom, target);
+      storeIds = await resolveStores(fathom, target);
       if (storeIds.length === 0) throw new Error(`No vector store with id or name '${target}'.`);
       if (storeIds.length > 1) throw new Error(`Several vector stores are named '${target}': ${storeIds.join(', ')}. Pass an id.`);
     }

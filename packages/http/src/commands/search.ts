@@ -17,7 +17,7 @@ export async function run(args: string[]): Promise<void> {
   const request = parseSearchRequest({ query: words.join(' '), max_num_results: options.limit ? Number(options.limit) : 5 });
   const fathom = await Fathom.open({ start: false });
   try {
-    const accountId = embeddedAccount(fathom, options.account);
+    const accountId = await embeddedAccount(fathom, options.account);
     const stores = fathom.documents.findStores(accountId, storeName);
     if (stores.length === 0) throw new Error(`No vector store with id or name '${storeName}'.`);
     if (stores.length > 1)

@@ -1,8 +1,15 @@
-import { NotFoundError } from '@fathom/core';
+import { NotFoundError, parseListQuery } from '@fathom/core';
 import type { Route } from '../route';
 
 /** design.md's admin API; every route answers 401 unless FATHOM_ADMIN_KEY is set and presented. */
 export const adminRoutes: Route[] = [
+  {
+    // Every account with its balance and its keys' hints (never the keys); paginated like every list.
+    method: 'GET',
+    path: '/v1/admin/accounts',
+    auth: 'admin',
+    handler: async ({ fathom, query }) => await fathom.accounts.list(parseListQuery(query)),
+  },
   {
     method: 'POST',
     path: '/v1/admin/accounts',
@@ -15,8 +22,8 @@ export const adminRoutes: Route[] = [
         properties: { name: { type: 'string', minLength: 1 }, balance: { type: 'number', minimum: 0 } },
       },
     },
-    handler: ({ fathom, body }) => {
-      const created = fathom.accounts.create({ name: body.name, balance: body.balance ?? 0 });
+    handler: async ({ fathom, body }) => {
+      const created = await fathom.accounts.create({ name: body.name, balance: body.balance ?? 0 });
       return { id: created.account.id, name: created.account.name, balance: created.account.balance, api_key: created.apiKey };
     },
   },
@@ -30,8 +37,8 @@ export const adminRoutes: Route[] = [
     method: 'DELETE',
     path: '/v1/admin/keys/:keyId',
     auth: 'admin',
-    handler: ({ fathom, params }) => {
-      if (!fathom.accounts.deleteKey(params.keyId!)) throw new NotFoundError('key', params.keyId!);
+    handler: async ({ fathom, params }) => {
+      if (!(await fathom.accounts.deleteKey(params.keyId!))) throw new NotFoundError('key', params.keyId!);
       return { id: params.keyId, object: 'api_key', deleted: true };
     },
   },
@@ -44,11 +51,11 @@ export const adminRoutes: Route[] = [
         type: 'object',
         required: ['amount'],
         additionalProperties: false,
-        properties: { amount: { type: 'number', exclusiveMinimum: 0 } },
+        properties: { amount: { type: 'number' } },
       },
     },
-    handler: ({ fathom, params, body }) => {
-      const account = fathom.accounts.credit(params.id!, body.amount, 'admin credit');
+    handler: async ({ fathom, params, body }) => {
+      const account = await fathom.accounts.credit(params.id!, body.amount, 'admin credit');
       return { id: account.id, balance: account.balance };
     },
   },

@@ -100,6 +100,32 @@ export const agentsRoutes: Route[] = [
     },
   },
   {
+    // The live tool preview: what each agent node of a (saved or unsaved) workflow offers its model.
+    method: 'POST',
+    path: '/v1/agents/tools',
+    schema: { body: { type: 'object', required: ['workflow'], properties: { workflow: { type: 'object' } } } },
+    handler: async ({ fathom, body }) => await fathom.agents.previewTools(body.workflow),
+  },
+  {
+    method: 'GET',
+    path: '/v1/agents/:id/versions',
+    schema: { params: idParams },
+    handler: async ({ fathom, account, params }) => {
+      const data = await fathom.agents.listVersions(account.id, params.id!);
+      return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: false };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/agents/:id/versions/:version',
+    schema: {
+      params: { type: 'object', properties: { id: { type: 'string' }, version: { type: 'string', pattern: '^[0-9]+$' } } },
+    },
+    handler: async ({ fathom, account, params }) => ({
+      version: await fathom.agents.getVersion(account.id, params.id!, Number(params.version)),
+    }),
+  },
+  {
     method: 'GET',
     path: '/v1/agents/:id/runs',
     schema: { params: idParams },

@@ -1,8 +1,9 @@
 // Files, vector stores, store files and file batches over fathom.documents (parse, call core, serialize).
-import { FileTooLargeError, InvalidRequestError, parseListQuery, type StagedUpload } from '@fathom/core';
+import { parseListQuery } from '@fathom/core';
 import type { FastifyReply } from 'fastify';
+import { contentDisposition } from '../content-disposition';
 import type { Route } from '../route';
-import { MAX_UPLOAD_BYTES } from '../server';
+import { readUploadForm } from '../upload-form';
 
 /** How long the SDK's poll helpers (`uploadAndPoll`, `createAndPoll`) wait between reads, via `openai-poll-after-ms`. */
 const POLL_AFTER_MS = '200';
@@ -16,60 +17,18 @@ const LIST_QUERY = (extra: Record<string, unknown> = {}) => ({
   },
 });
 
-async function drain(stream: NodeJS.ReadableStream): Promise<void> {
-  for await (const _ of stream as AsyncIterable<unknown>);
-}
-
 export const documentsRoutes: Route[] = [
   // ---- files ----
   {
     method: 'POST',
     path: '/v1/files',
+    multipart: true,
     handler: async ({ fathom, account, request }) => {
-      if (!request.isMultipart()) {
-        throw new InvalidRequestError("Expected a multipart/form-data body with the fields 'file' and 'purpose'.", 'file');
-      }
-      const { documents } = fathom;
-      let staged: StagedUpload | undefined;
-      let filename = '';
-      let purpose: string | undefined;
-      let tooLarge = false;
+      const { staged, filename, purpose } = await readUploadForm(fathom, request);
       try {
-        // Busboy truncates an oversized file and sets `truncated`; the rest of the body is still read so the 413 arrives cleanly.
-        for await (const part of request.parts({ limits: { fileSize: MAX_UPLOAD_BYTES }, throwFileSizeLimit: false } as Parameters<
-          typeof request.parts
-        >[0])) {
-          if (part.type === 'file') {
-            if (part.fieldname !== 'file' || staged || tooLarge) {
-              await drain(part.file);
-              continue;
-            }
-            const upload = await documents.stageUpload(part.file);
-            if (part.file.truncated) {
-              documents.files.discard(upload);
-              tooLarge = true;
-            } else {
-              staged = upload;
-              filename = part.filename;
-            }
-          } else if (part.fieldname === 'purpose') {
-            purpose = String(part.value);
-          }
-        }
+        return fathom.documents.commitUpload(account.id, staged, { filename, purpose });
       } catch (error) {
-        if (staged) documents.files.discard(staged);
-        throw error;
-      }
-      if (tooLarge) throw new FileTooLargeError(MAX_UPLOAD_BYTES);
-      const missing = [!staged && 'file', !purpose && 'purpose'].filter(Boolean) as string[];
-      if (missing.length) {
-        if (staged) documents.files.discard(staged);
-        throw new InvalidRequestError(missing.map((field) => `Missing required parameter: '${field}'.`).join(' '), missing[0]);
-      }
-      try {
-        return documents.commitUpload(account.id, staged!, { filename, purpose: purpose! });
-      } catch (error) {
-        documents.files.discard(staged!);
+        fathom.documents.files.discard(staged);
         throw error;
       }
     },
@@ -95,7 +54,7 @@ export const documentsRoutes: Route[] = [
       return reply
         .header('content-type', 'application/octet-stream')
         .header('content-length', String(file.bytes))
-        .header('content-disposition', `attachment; filename="${file.filename.replace(/["\\\r\n]/g, '_')}"`)
+        .header('content-disposition', contentDisposition(file.filename))
         .send(stream);
     },
   },

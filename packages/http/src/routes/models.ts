@@ -1,18 +1,17 @@
-// Models: chat completions, models, embeddings, usage and responses over fathom.chat.
+// Models: chat completions, models, embeddings and usage over fathom.chat.
 import {
+  parseListQuery,
   ChatCompletionChunks,
+  CompletionAccumulator,
   NotFoundError,
   newId,
   readChatCompletionsBody,
-  readResponsesBody,
-  runResponse,
   toChatCompletion,
   type ChatStreamPart,
   type Fathom,
-  type ResponsesEvent,
-  type StoreSearcher,
 } from '@fathom/core';
 import type { FastifyReply } from 'fastify';
+import { BODY_LIMITS } from '../body-limits';
 import type { Route } from '../route';
 import { sendSse, type SseEvent } from '../sse';
 
@@ -42,12 +41,6 @@ export function streamError(error: unknown): SseEvent[] {
   ];
 }
 
-/** Fathom's document search, once the documents capability offers it. */
-function searcherOf(fathom: Fathom): StoreSearcher | undefined {
-  const documents = fathom.documents as unknown as Partial<StoreSearcher>;
-  return typeof documents?.search === 'function' ? (documents as StoreSearcher) : undefined;
-}
-
 /** After the client left, the aborted upstream call's error has nobody to go to: close quietly. Else rethrow. */
 function clientLeft(error: unknown, signal: AbortSignal, reply: FastifyReply): undefined {
   if (!signal.aborted) throw error;
@@ -63,6 +56,19 @@ function drain(iterator: AsyncIterator<unknown>): void {
   })().catch(() => undefined);
 }
 
+/** `metadata[key]=value` pairs of a query string (fastify keeps the bracketed names as they are). */
+function metadataFilter(query: Record<string, unknown>): Record<string, string> | undefined {
+  const pairs: Array<[string, string]> = [];
+  for (const [key, value] of Object.entries(query)) {
+    const match = /^metadata\[(.+)\]$/.exec(key);
+    if (match && typeof value === 'string') pairs.push([match[1]!, value]);
+  }
+  if (query.metadata && typeof query.metadata === 'object') {
+    for (const [key, value] of Object.entries(query.metadata as Record<string, unknown>)) pairs.push([key, String(value)]);
+  }
+  return pairs.length ? Object.fromEntries(pairs) : undefined;
+}
+
 const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
 
 export const modelsRoutes: Route[] = [
@@ -76,15 +82,16 @@ export const modelsRoutes: Route[] = [
         properties: {
           model: { type: 'string', minLength: 1 },
           messages: { type: 'array', minItems: 1, items: { type: 'object', required: ['role'] } },
-          tools: { type: 'array', items: { type: 'object', required: ['type', 'function'] } },
-          stream: { type: 'boolean' },
-          temperature: { type: 'number', minimum: 0, maximum: 2 },
-          top_p: { type: 'number', minimum: 0, maximum: 1 },
-          max_tokens: { type: 'integer', minimum: 1 },
-          max_completion_tokens: { type: 'integer', minimum: 1 },
-          seed: { type: 'integer' },
-          user: { type: 'string' },
-          n: { type: 'integer' },
+          tools: { type: ['array', 'null'], items: { type: 'object', required: ['type', 'function'] } },
+          stream: { type: ['boolean', 'null'] },
+          temperature: { type: ['number', 'null'], minimum: 0, maximum: 2 },
+          top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },
+          max_tokens: { type: ['integer', 'null'], minimum: 1 },
+          max_completion_tokens: { type: ['integer', 'null'], minimum: 1 },
+          seed: { type: ['integer', 'null'] },
+          user: { type: ['string', 'null'] },
+          n: { type: ['integer', 'null'] },
+          store: { type: ['boolean', 'null'] },
         },
       },
     },
@@ -93,11 +100,14 @@ export const modelsRoutes: Route[] = [
       const signal = abortOnClose(reply);
       const options = { signal, accountId: account.id };
       if (!call.stream) {
+        let completion: ReturnType<typeof toChatCompletion>;
         try {
-          return toChatCompletion(await fathom.chat.complete(call.request, options));
+          completion = toChatCompletion(await fathom.chat.complete(call.request, options));
         } catch (error) {
           return clientLeft(error, signal, reply);
         }
+        if (call.store) await fathom.storedCompletions.save(account.id, completion, call.request.messages, call.metadata);
+        return completion;
       }
       const iterator = fathom.chat.stream(call.request, options)[Symbol.asyncIterator]();
       let first: IteratorResult<ChatStreamPart>;
@@ -107,17 +117,22 @@ export const modelsRoutes: Route[] = [
       } catch (error) {
         return clientLeft(error, signal, reply);
       }
-      const chunks = new ChatCompletionChunks(newId('chatcmpl-'), call.request.model);
+      // Chunks name the model that answers (an alias or a bare id resolved to `<vendor>/<model>`).
+      const model = fathom.chat.resolveModel(call.request.model);
+      const chunks = new ChatCompletionChunks(newId('chatcmpl-'), model);
+      const stored = call.store ? new CompletionAccumulator(chunks.id, model, chunks.created) : undefined;
       await sendSse(
         request,
         reply,
         async function* () {
           yield { data: chunks.first() };
           for (let next = first; !next.done; next = await iterator.next()) {
+            stored?.add(next.value);
             // Already JSON text (sent as is): the same bytes as the chunk object, built without walking it.
             yield { data: chunks.json(next.value) };
             if (next.value.type === 'finish') break;
           }
+          if (stored) await fathom.storedCompletions.save(account.id, stored.completion(), call.request.messages, call.metadata);
           if (call.includeUsage) yield { data: chunks.usageChunk() };
           yield { data: '[DONE]' };
           // The provider still reads the upstream body to its end (keeping the connection alive and
@@ -128,6 +143,40 @@ export const modelsRoutes: Route[] = [
       );
       return undefined;
     },
+  },
+  {
+    method: 'GET',
+    path: '/v1/chat/completions',
+    handler: ({ fathom, account, query }) => {
+      const { model, metadata, ...rest } = query;
+      const list = parseListQuery(rest);
+      return fathom.storedCompletions.list(account.id, {
+        ...list,
+        order: list.order ?? 'asc',
+        model: typeof model === 'string' && model ? model : undefined,
+        metadata: metadataFilter(query),
+      });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/chat/completions/:id',
+    handler: ({ fathom, account, params }) => fathom.storedCompletions.retrieve(account.id, params.id!),
+  },
+  {
+    method: 'POST',
+    path: '/v1/chat/completions/:id',
+    handler: ({ fathom, account, params, body }) => fathom.storedCompletions.update(account.id, params.id!, body),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/chat/completions/:id',
+    handler: ({ fathom, account, params }) => fathom.storedCompletions.delete(account.id, params.id!),
+  },
+  {
+    method: 'GET',
+    path: '/v1/chat/completions/:id/messages',
+    handler: ({ fathom, account, params, query }) => fathom.storedCompletions.messages(account.id, params.id!, parseListQuery(query)),
   },
   {
     method: 'GET',
@@ -147,6 +196,7 @@ export const modelsRoutes: Route[] = [
   {
     method: 'POST',
     path: '/v1/embeddings',
+    bodyLimit: BODY_LIMITS.embeddings,
     schema: {
       body: {
         type: 'object',
@@ -154,9 +204,9 @@ export const modelsRoutes: Route[] = [
         properties: {
           model: { type: 'string', minLength: 1 },
           input: { anyOf: [{ type: 'string' }, { type: 'array', minItems: 1 }] },
-          encoding_format: { enum: ['float', 'base64'] },
-          dimensions: { type: 'integer', minimum: 1 },
-          user: { type: 'string' },
+          encoding_format: { enum: ['float', 'base64', null] },
+          dimensions: { type: ['integer', 'null'], minimum: 1 },
+          user: { type: ['string', 'null'] },
         },
       },
     },
@@ -183,66 +233,5 @@ export const modelsRoutes: Route[] = [
       object: 'list',
       data: fathom.chat.usage(account.id, { startDate: query.start_date, endDate: query.end_date, model: query.model }),
     }),
-  },
-  {
-    method: 'POST',
-    path: '/v1/responses',
-    schema: {
-      body: {
-        type: 'object',
-        required: ['model', 'input'],
-        properties: {
-          model: { type: 'string', minLength: 1 },
-          input: { anyOf: [{ type: 'string' }, { type: 'array' }] },
-          instructions: { type: ['string', 'null'] },
-          tools: { type: 'array', items: { type: 'object', required: ['type'] } },
-          stream: { type: 'boolean' },
-          include: { type: 'array', items: { type: 'string' } },
-        },
-      },
-    },
-    handler: async ({ fathom, account, body, request, reply }) => {
-      const call = readResponsesBody(body);
-      const signal = abortOnClose(reply);
-      const events = runResponse({ chat: fathom.chat, searcher: searcherOf(fathom) }, call, { accountId: account.id, signal })[
-        Symbol.asyncIterator
-      ]();
-      let first: IteratorResult<ResponsesEvent>;
-      try {
-        // Nothing is produced before the first model turn answered: its errors still answer with a status.
-        first = await events.next();
-        if (!call.stream) {
-          let last = first;
-          for (let next = first; !next.done; next = await events.next()) last = next;
-          return last.value!.response;
-        }
-      } catch (error) {
-        return clientLeft(error, signal, reply);
-      }
-      await sendSse(
-        request,
-        reply,
-        async function* () {
-          for (let next = first; !next.done; next = await events.next()) yield { event: next.value.type, data: next.value };
-        },
-        {
-          onError: (error) => {
-            const value = error as { message?: string; code?: string; param?: string | null };
-            return [
-              {
-                event: 'error',
-                data: {
-                  type: 'error',
-                  code: value?.code ?? 'server_error',
-                  message: value?.message ?? 'stream failed',
-                  param: value?.param ?? null,
-                },
-              },
-            ];
-          },
-        },
-      );
-      return undefined;
-    },
   },
 ];

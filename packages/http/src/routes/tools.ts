@@ -37,14 +37,14 @@ export const toolsRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/tools/jobs/:id',
-    handler: ({ fathom, account, params }) => ({ data: fathom.jobs.getJob(account.id, params.id!) }),
+    handler: async ({ fathom, account, params }) => ({ data: await fathom.jobs.getJob(account.id, params.id!) }),
   },
   {
     method: 'POST',
     path: '/v1/tools/:tool',
     status: 202,
-    handler: ({ fathom, account, params, body }) => {
-      const job = fathom.jobs.startJob(account.id, params.tool!, body);
+    handler: async ({ fathom, account, params, body }) => {
+      const job = await fathom.jobs.startJob(account.id, params.tool!, body);
       return { data: { job_id: job.job_id, status: job.status, poll_url: job.poll_url, estimated_max_cost: job.estimated_max_cost } };
     },
   },

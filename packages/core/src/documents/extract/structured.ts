@@ -1,6 +1,15 @@
+import { nestingDepth } from '../../internal/nesting-depth';
 import { ExtractionError } from './extraction-error';
 
-/** JSON as indented text (keys and values stay searchable); invalid JSON is an `invalid_file`. */
+/** Deepest nesting of arrays and objects a JSON document may have (the top-level value is level 1). */
+export const MAX_JSON_DOCUMENT_DEPTH = 256;
+/** Deeper than this, the text is compact: two spaces per level would otherwise dwarf the content. */
+const MAX_INDENTED_DEPTH = 32;
+
+/**
+ * JSON as indented text (keys and values stay searchable). Invalid JSON, and JSON nested deeper than
+ * MAX_JSON_DOCUMENT_DEPTH (which no serializer lays out without overflowing its stack), are an `invalid_file`.
+ */
 export function jsonToText(source: string): string {
   let value: unknown;
   try {
@@ -8,7 +17,11 @@ export function jsonToText(source: string): string {
   } catch (error) {
     throw new ExtractionError('invalid_file', `JSON is not valid: ${(error as Error).message}`);
   }
-  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+  if (typeof value === 'string') return value;
+  const depth = nestingDepth(value, MAX_JSON_DOCUMENT_DEPTH);
+  if (depth > MAX_JSON_DOCUMENT_DEPTH)
+    throw new ExtractionError('invalid_file', `JSON nests deeper than ${MAX_JSON_DOCUMENT_DEPTH} levels`);
+  return depth > MAX_INDENTED_DEPTH ? JSON.stringify(value) : JSON.stringify(value, null, 2);
 }
 
 /** Parses CSV (RFC 4180 quoting; `,`, `;` or tab, whichever the header line uses most). */

@@ -1,4 +1,8 @@
+import { InvalidRequestError } from '../../../errors';
 import type { ChatContentPart, ChatMessage, ChatRequest, ChatToolChoice, FinishReason } from '../../types';
+
+/** Pass-through fields the Messages API mapping honours; any other answers 400 naming it. */
+const ANTHROPIC_HONOURED_EXTRA = new Set(['parallel_tool_calls']);
 
 /** `max_tokens` is required by the Messages API; used when the request sets neither limit. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
@@ -57,6 +61,14 @@ function toolChoice(choice: ChatToolChoice | undefined): Block | undefined {
  * `tool_use` blocks, tool messages `tool_result` blocks in a user turn, consecutive turns of one role merge.
  */
 export function toAnthropicBody(model: string, request: ChatRequest, stream: boolean): Record<string, unknown> {
+  for (const key of Object.keys(request.extra ?? {})) {
+    if (!ANTHROPIC_HONOURED_EXTRA.has(key)) {
+      throw new InvalidRequestError(
+        `Unsupported parameter: '${key}' cannot be passed to an Anthropic model (it is passed through only to OpenAI-compatible upstreams).`,
+        key,
+      );
+    }
+  }
   const system: string[] = [];
   const messages: AnthropicMessage[] = [];
   const push = (role: 'user' | 'assistant', blocks: Block[]) => {

@@ -1,0 +1,39 @@
+import { useEffect, useMemo, useState } from 'react';
+import type { ApiClient } from '../api/client';
+import type { Workflow } from './workflow-model';
+
+export interface ToolsPreview {
+  agents: Array<{
+    node_id: string;
+    name: string;
+    model: string;
+    tools: Array<{ type: 'function'; function: { name: string; description: string; parameters: unknown } }>;
+    sources: Record<string, string>;
+    cards: string[];
+    warnings: string[];
+  }>;
+  validation_error: { message: string; param: string | null; code: string } | null;
+}
+
+/**
+ * Asks the server (`POST /v1/agents/tools`) for the tools and the validation result of the current
+ * workflow, 300 ms after the last change. Moving nodes does not count as a change.
+ */
+export function usePreview(api: ApiClient, workflow: Workflow): { preview?: ToolsPreview; error?: Error } {
+  const key = useMemo(() => JSON.stringify(workflow, (name, value) => (name === 'position' ? undefined : value)), [workflow]);
+  const [state, setState] = useState<{ preview?: ToolsPreview; error?: Error }>({});
+  useEffect(() => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      api.post<ToolsPreview>('/v1/agents/tools', { workflow: JSON.parse(key) }, controller.signal).then(
+        (preview) => setState({ preview }),
+        (error: Error) => !controller.signal.aborted && setState((previous) => ({ ...previous, error })),
+      );
+    }, 300);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [api, key]);
+  return state;
+}

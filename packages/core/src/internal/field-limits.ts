@@ -1,0 +1,77 @@
+import { InvalidRequestError } from '../errors';
+
+/**
+ * OpenAI's caps on text fields, in characters (Unicode code points). Core checks them where the field
+ * enters, so an app embedding `@fathom/core` gets the same 400 as an HTTP client.
+ */
+export const FIELD_LIMITS = {
+  /** `name` of vector stores, assistants and agents. */
+  name: 256,
+  /** `description` of vector stores and assistants. */
+  description: 512,
+  /** `instructions` of assistants, runs and responses; `additional_instructions` of runs. */
+  instructions: 256_000,
+  /** A message's `content` (the text of all its parts together); an agent run's `message`. */
+  content: 256_000,
+} as const;
+
+/** Code points of `text` (a surrogate pair counts once). */
+function codePoints(text: string): number {
+  let pairs = 0;
+  for (let i = 0; i < text.length - 1; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        pairs++;
+        i++;
+      }
+    }
+  }
+  return text.length - pairs;
+}
+
+function tooLong(param: string, max: number, length: number): InvalidRequestError {
+  return new InvalidRequestError(
+    `Invalid '${param}': string too long. Expected a string with maximum length ${max}, but got a string with length ${length} instead.`,
+    param,
+    'string_above_max_length',
+  );
+}
+
+/** Throws 400 `string_above_max_length` when `value` is a string of more than `max` characters. */
+export function checkLength(value: unknown, param: string, max: number): void {
+  if (typeof value !== 'string' || value.length <= max) return;
+  const length = codePoints(value);
+  if (length > max) throw tooLong(param, max, length);
+}
+
+/** Checks each present field of `body` against its cap, e.g. `{name: FIELD_LIMITS.name}`. */
+export function checkLengths(body: unknown, limits: Record<string, number>, prefix = ''): void {
+  if (!body || typeof body !== 'object') return;
+  for (const [field, max] of Object.entries(limits)) checkLength((body as Record<string, unknown>)[field], `${prefix}${field}`, max);
+}
+
+/**
+ * Checks a message `content`: a string, or an array of parts whose texts (`text` parts, and the
+ * Responses API's `input_text`) count together against FIELD_LIMITS.content.
+ */
+export function checkContent(content: unknown, param: string): void {
+  if (typeof content === 'string') {
+    checkLength(content, param, FIELD_LIMITS.content);
+    return;
+  }
+  if (!Array.isArray(content)) return;
+  let total = 0;
+  for (const part of content) {
+    const text = (part as { text?: unknown } | null)?.text;
+    if (typeof text === 'string') total += text.length > FIELD_LIMITS.content ? codePoints(text) : text.length;
+  }
+  if (total > FIELD_LIMITS.content) throw tooLong(param, FIELD_LIMITS.content, total);
+}
+
+/** Checks `messages[i].content` of a list of messages (threads, additional messages). */
+export function checkMessages(messages: unknown, param: string): void {
+  if (!Array.isArray(messages)) return;
+  messages.forEach((message, index) => checkContent((message as { content?: unknown } | null)?.content, `${param}[${index}].content`));
+}

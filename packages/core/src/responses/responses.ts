@@ -1,0 +1,397 @@
+import { FathomError, InvalidRequestError, NotFoundError } from '../errors';
+import { newId, nowSeconds } from '../internal/ids';
+import { LeasedWorker, TaskStopped, type TaskContext } from '../internal/leased-worker';
+import type { Logger } from '../internal/logger';
+import type { ListPage, ListQuery } from '../internal/pagination';
+import type { ChatAdapterContract } from '../models/types';
+import type { SqlClient } from '../storage';
+import type { StoreSearcher } from '../vector';
+import { buildContext, checkContinuation, type ContextSources, resolveInput } from './context';
+import { type ConversationsRepository, SqlConversationsRepository } from './conversations-repository';
+import { EventLog, TERMINAL_EVENTS } from './event-log';
+import type { StoredItem } from './items';
+import { type ResponseRequest, readResponseRequest } from './read-request';
+import { type ResponsesRepository, type ResponseStatus, SqlResponsesRepository, type StoredResponse } from './responses-repository';
+import { outputText, type ResponseObject, type ResponsesEvent, runResponse, viewItem } from './run-response';
+import type { FileContents } from './to-messages';
+
+export interface ResponsesOptions {
+  db: SqlClient;
+  chat: ChatAdapterContract;
+  searcher?: StoreSearcher;
+  /** Reads `input_file` and `input_image` file parts; without it they answer 400. */
+  files?: FileContents;
+  log: Logger;
+  /** Lease of a background response; default 30 s (`FATHOM_LEASE_SECONDS`). */
+  leaseMs?: number;
+  /** Background responses run at once by this process; default 8. */
+  concurrency?: number;
+  /** Tokens `truncation: "auto"` keeps; default 128,000 (`FATHOM_CONTEXT_TOKENS`). */
+  contextTokens?: number;
+  responses?: ResponsesRepository;
+  conversations?: ConversationsRepository;
+}
+
+/** What `create` answers: the response object, or its stream events. */
+export type CreateResult =
+  | { response: ResponseObject; events?: undefined }
+  | { events: AsyncIterable<ResponsesEvent>; response?: undefined };
+
+const FINISHED: readonly ResponseStatus[] = ['completed', 'failed', 'cancelled', 'incomplete'];
+
+/**
+ * The Responses API, stored: every response (unless `store: false`) is kept with its input and output
+ * items, so later requests continue from it (`previous_response_id`), refer to its items
+ * (`item_reference`) or read it back. `background: true` responses run on a leased queue any process
+ * sharing the database can take over; their stream events are kept so a client can follow or resume.
+ */
+export class Responses {
+  readonly #chat: ChatAdapterContract;
+  readonly #searcher?: StoreSearcher;
+  readonly #log: Logger;
+  readonly #db: SqlClient;
+  readonly #repository: ResponsesRepository;
+  readonly #sources: ContextSources;
+  readonly #contextTokens: number;
+  readonly #events: EventLog;
+  readonly #worker: LeasedWorker<StoredResponse>;
+
+  constructor(options: ResponsesOptions) {
+    this.#chat = options.chat;
+    this.#searcher = options.searcher;
+    this.#log = options.log;
+    this.#db = options.db;
+    this.#repository = options.responses ?? new SqlResponsesRepository(options.db);
+    this.#sources = {
+      responses: this.#repository,
+      conversations: options.conversations ?? new SqlConversationsRepository(options.db),
+      files: options.files,
+    };
+    this.#contextTokens = options.contextTokens ?? 128_000;
+    this.#events = new EventLog(this.#repository);
+    this.#worker = new LeasedWorker<StoredResponse>({
+      name: 'background responses',
+      queue: this.#repository.queue(),
+      run: (task, context) => this.#runBackground(task, context),
+      exhausted: (task) =>
+        this.#fail(task, {
+          code: 'server_error',
+          message: 'The servers running this response stopped several times; it was not run again.',
+        }),
+      concurrency: options.concurrency ?? 8,
+      leaseMs: options.leaseMs,
+      log: options.log,
+    });
+  }
+
+  /** Starts running background responses (queued ones, and those a stopped process left). */
+  start(): void {
+    this.#worker.start();
+  }
+
+  close(): Promise<void> {
+    return this.#worker.close();
+  }
+
+  /**
+   * `POST /v1/responses`. Validation, unknown ids and the first model call's errors throw (an HTTP
+   * status); once a stream has started, a failure ends it with `response.failed` and is stored.
+   */
+  async create(accountId: string, body: Record<string, unknown>, options: { signal?: AbortSignal } = {}): Promise<CreateResult> {
+    const request = readResponseRequest(body);
+    const response = this.#newResponse(request);
+    if (request.background) {
+      await checkContinuation(this.#sources, accountId, request);
+      const input = await resolveInput(this.#sources, accountId, request.input);
+      response.status = 'queued';
+      await this.#db.transaction(async (tx) => {
+        const repository = this.#repository.in(tx);
+        await repository.insert(this.#row(accountId, request, response, 'queued', { ...request, input }));
+        await repository.addItems(response.id, accountId, 'input', input);
+      });
+      this.#worker.wake();
+      if (!request.stream) return { response };
+      return { events: this.#follow(accountId, response.id, -1, options.signal) };
+    }
+    const context = await buildContext(this.#sources, accountId, request, this.#contextTokens);
+    const events = runResponse({ chat: this.#chat, searcher: this.#searcher }, request, context.messages, response, {
+      accountId,
+      signal: options.signal,
+    })[Symbol.asyncIterator]();
+    let first: IteratorResult<ResponsesEvent>;
+    try {
+      first = await events.next();
+    } catch (error) {
+      if (request.store && !options.signal?.aborted) await this.#storeFailed(accountId, request, response, context.input, error);
+      throw error;
+    }
+    if (request.store) {
+      await this.#db.transaction(async (tx) => {
+        const repository = this.#repository.in(tx);
+        await repository.insert(this.#row(accountId, request, response, 'in_progress', null));
+        await repository.addItems(response.id, accountId, 'input', context.input);
+      });
+    }
+    const run = this.#foreground(accountId, request, response, context.input, first, events, options.signal, !request.stream);
+    if (request.stream) return { events: run };
+    for await (const _ of run);
+    return { response: this.#view(response, request.include) };
+  }
+
+  /** `GET /v1/responses/{id}`: the stored response, its output shown as `include` asks. */
+  async retrieve(accountId: string, id: string, include: readonly string[] = []): Promise<ResponseObject> {
+    const stored = await this.#get(accountId, id);
+    const body = stored.body;
+    if (FINISHED.includes(stored.status)) {
+      const output = await this.#repository.items(id, 'output');
+      if (output.length || stored.status === 'completed') body.output = output;
+    }
+    return this.#view(body, include);
+  }
+
+  /** `GET /v1/responses/{id}?stream=true`: a background response's events after `startingAfter`, then live ones. */
+  async stream(accountId: string, id: string, startingAfter = -1, signal?: AbortSignal): Promise<AsyncIterable<ResponsesEvent>> {
+    const stored = await this.#get(accountId, id);
+    if (!stored.background) {
+      throw new InvalidRequestError(
+        `Response '${id}' was not created with background: true; only background responses can be streamed again.`,
+        'stream',
+      );
+    }
+    return this.#follow(accountId, id, startingAfter, signal);
+  }
+
+  async delete(accountId: string, id: string): Promise<{ id: string; object: 'response'; deleted: true }> {
+    const stored = await this.#repository.get(accountId, id);
+    if (!stored) throw new NotFoundError('response', id);
+    this.#worker.cancel(id);
+    await this.#repository.delete(accountId, id);
+    this.#events.notify(id);
+    return { id, object: 'response', deleted: true };
+  }
+
+  /** `POST /v1/responses/{id}/cancel`: a queued or running background response ends `cancelled`. */
+  async cancel(accountId: string, id: string): Promise<ResponseObject> {
+    const stored = await this.#get(accountId, id);
+    if (!stored.background) {
+      throw new InvalidRequestError(`Only responses created with background: true can be cancelled; '${id}' was not.`, 'response_id');
+    }
+    if (stored.status === 'cancelled') return stored.body;
+    if (FINISHED.includes(stored.status)) {
+      throw new InvalidRequestError(`Cannot cancel response '${id}': it already ended with status '${stored.status}'.`, 'response_id');
+    }
+    const body = { ...stored.body, status: 'cancelled' };
+    if (!(await this.#repository.cancel(accountId, id, body))) return this.retrieve(accountId, id);
+    this.#worker.cancel(id);
+    this.#events.notify(id);
+    return body;
+  }
+
+  /** `GET /v1/responses/{id}/input_items`. */
+  async inputItems(accountId: string, id: string, query: ListQuery, include: readonly string[] = []): Promise<ListPage<StoredItem>> {
+    await this.#get(accountId, id);
+    const page = await this.#repository.inputItemsPage(id, query);
+    return { ...page, data: page.data.map((item) => viewItem(item, include)) };
+  }
+
+  /** Resolves once this process runs no background response (tests). */
+  idle(): Promise<void> {
+    return this.#worker.idle();
+  }
+
+  #newResponse(request: ResponseRequest): ResponseObject {
+    return {
+      id: newId('resp_'),
+      object: 'response',
+      created_at: nowSeconds(),
+      status: 'in_progress',
+      background: request.background,
+      completed_at: null,
+      error: null,
+      incomplete_details: null,
+      model: request.model,
+      output: [],
+      output_text: '',
+      previous_response_id: request.previousResponseId ?? null,
+      conversation: request.conversationId ? { id: request.conversationId } : null,
+      usage: null,
+      ...request.echo,
+    };
+  }
+
+  #row(accountId: string, request: ResponseRequest, response: ResponseObject, status: ResponseStatus, stored: unknown) {
+    return {
+      id: response.id,
+      accountId,
+      status,
+      background: request.background,
+      previousResponseId: request.previousResponseId ?? null,
+      conversationId: request.conversationId ?? null,
+      body: response,
+      request: stored,
+      attempts: 0,
+      createdAt: response.created_at as number,
+    };
+  }
+
+  #view(response: ResponseObject, include: readonly string[]): ResponseObject {
+    const output = response.output.map((item) => viewItem(item, include));
+    return { ...response, output, output_text: outputText(output) };
+  }
+
+  async #get(accountId: string, id: string): Promise<StoredResponse> {
+    const stored = await this.#repository.get(accountId, id);
+    if (!stored) throw new NotFoundError('response', id);
+    return stored;
+  }
+
+  /** Runs a foreground response after its first event, storing the outcome; a failure mid-way becomes `response.failed`. */
+  async *#foreground(
+    accountId: string,
+    request: ResponseRequest,
+    response: ResponseObject,
+    input: StoredItem[],
+    first: IteratorResult<ResponsesEvent>,
+    events: AsyncIterator<ResponsesEvent>,
+    signal: AbortSignal | undefined,
+    rethrow: boolean,
+  ): AsyncGenerator<ResponsesEvent> {
+    let sequence = 0;
+    try {
+      for (let next = first; !next.done; next = await events.next()) {
+        sequence = next.value.sequence_number + 1;
+        if (TERMINAL_EVENTS.has(next.value.type) && request.store) await this.#finish(accountId, request, response, input);
+        yield next.value;
+      }
+    } catch (error) {
+      if (signal?.aborted) {
+        response.status = 'cancelled';
+        if (request.store) await this.#repository.update(response.id, 'cancelled', response);
+        return;
+      }
+      response.status = 'failed';
+      response.error = errorOf(error);
+      this.#log.warn(`responses: ${response.id} failed: ${(error as Error).message}`);
+      if (request.store) await this.#repository.update(response.id, 'failed', this.#view(response, request.include));
+      if (rethrow) throw error;
+      yield { type: 'response.failed', sequence_number: sequence, response: this.#view(response, request.include) };
+    }
+  }
+
+  /** Stores a finished response: its object, output items, and (in a conversation) the new turn. */
+  async #finish(
+    accountId: string,
+    request: ResponseRequest,
+    response: ResponseObject,
+    input: StoredItem[],
+    owner?: string,
+  ): Promise<boolean> {
+    return this.#db.transaction(async (tx) => {
+      const repository = this.#repository.in(tx);
+      if (!(await repository.update(response.id, response.status as ResponseStatus, this.#view(response, request.include), owner)))
+        return false;
+      await repository.addItems(response.id, accountId, 'output', response.output);
+      if (request.conversationId) {
+        await this.#sources.conversations.in(tx).addItems(request.conversationId, accountId, [...input, ...response.output]);
+      }
+      return true;
+    });
+  }
+
+  async #storeFailed(
+    accountId: string,
+    request: ResponseRequest,
+    response: ResponseObject,
+    input: StoredItem[],
+    error: unknown,
+  ): Promise<void> {
+    response.status = 'failed';
+    response.error = errorOf(error);
+    await this.#db.transaction(async (tx) => {
+      const repository = this.#repository.in(tx);
+      await repository.insert(this.#row(accountId, request, response, 'failed', null));
+      await repository.addItems(response.id, accountId, 'input', input);
+    });
+  }
+
+  /** A background response's run on the leased queue: events stored as they come, the outcome written only while the lease holds. */
+  async #runBackground(task: StoredResponse, context: TaskContext): Promise<void> {
+    const request = task.request as ResponseRequest;
+    const response: ResponseObject = { ...task.body, status: 'in_progress', output: [], error: null };
+    if (task.attempts > 1) await this.#repository.clearRun(task.id);
+    const log = this.#events.writer(task.id, task.attempts);
+    let sequence = 0;
+    try {
+      const built = await buildContext(this.#sources, task.accountId, request, this.#contextTokens);
+      await this.#repository.update(task.id, 'in_progress', response, context.owner);
+      for await (const event of runResponse({ chat: this.#chat, searcher: this.#searcher }, request, built.messages, response, {
+        accountId: task.accountId,
+        signal: context.signal,
+      })) {
+        sequence = event.sequence_number + 1;
+        if (TERMINAL_EVENTS.has(event.type)) {
+          if (!(await this.#finish(task.accountId, request, response, built.input, context.owner))) return;
+        }
+        await log.push(event);
+      }
+      await log.flush();
+    } catch (error) {
+      await log.flush().catch(() => {});
+      if (context.signal.reason instanceof TaskStopped) throw context.signal.reason;
+      response.status = 'failed';
+      response.error = errorOf(error);
+      const view = this.#view(response, request.include);
+      if (await this.#repository.update(task.id, 'failed', view, context.owner)) {
+        await this.#repository.appendEvents(task.id, task.attempts, [
+          { type: 'response.failed', sequence_number: sequence, response: view },
+        ]);
+        this.#events.notify(task.id);
+      }
+    }
+  }
+
+  async #fail(task: StoredResponse, error: { code: string; message: string }): Promise<void> {
+    const body = { ...task.body, status: 'failed', error };
+    await this.#repository.update(task.id, 'failed', body);
+    this.#events.notify(task.id);
+  }
+
+  /** Follows a background response's stored events after `after` until it ends (from any process). */
+  async *#follow(accountId: string, id: string, after: number, signal?: AbortSignal): AsyncGenerator<ResponsesEvent> {
+    let last = after;
+    let attempt: number | undefined;
+    for (;;) {
+      if (signal?.aborted) return;
+      for (const { attempt: run, event } of await this.#repository.eventsAfter(id, last)) {
+        if (attempt !== undefined && run !== attempt) {
+          // The process running it stopped and another took over: this stream's events no longer add up.
+          yield {
+            type: 'error',
+            sequence_number: last + 1,
+            code: 'server_error',
+            message: 'The response was restarted on another server; retrieve it to see its result.',
+            param: null,
+          };
+          return;
+        }
+        attempt = run;
+        last = event.sequence_number as number;
+        yield event as ResponsesEvent;
+        if (TERMINAL_EVENTS.has(event.type as string)) return;
+      }
+      const stored = await this.#repository.get(accountId, id);
+      if (!stored || FINISHED.includes(stored.status)) {
+        const rest = await this.#repository.eventsAfter(id, last);
+        for (const { event } of rest) yield event as ResponsesEvent;
+        return;
+      }
+      await this.#events.wait(id, 200, signal);
+    }
+  }
+}
+
+function errorOf(error: unknown): { code: string; message: string } {
+  if (error instanceof FathomError)
+    return { code: error.code === 'rate_limit_exceeded' ? error.code : 'server_error', message: error.message };
+  return { code: 'server_error', message: error instanceof Error ? error.message : String(error) };
+}

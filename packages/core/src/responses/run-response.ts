@@ -1,0 +1,301 @@
+import { ServiceUnavailableError } from '../errors';
+import { newId, randomToken } from '../internal/ids';
+import type {
+  ChatAdapterContract,
+  ChatMessage,
+  ChatRequest,
+  ChatStreamPart,
+  ChatToolCall,
+  ChatToolDefinition,
+  ChatUsage,
+} from '../models/types';
+import { citationMarker, type SearchHit, type StoreSearcher } from '../vector';
+import { CitationStream } from './citation-stream';
+import type { StoredItem } from './items';
+import type { ResponseRequest } from './read-request';
+
+/** What running a response needs: the chat adapter and Fathom's document search. */
+export interface RunDeps {
+  chat: ChatAdapterContract;
+  searcher?: StoreSearcher;
+}
+
+/** One Responses stream event: `type` doubles as the SSE event name; `sequence_number` orders them. */
+export type ResponsesEvent = { type: string; sequence_number: number; [key: string]: unknown };
+
+/** A response object as the API answers it (`Response` in the SDK). */
+export type ResponseObject = Record<string, unknown> & { id: string; status: string; output: StoredItem[] };
+
+/** How long a response with file_search waits for its stores' files still being ingested, ms. */
+export const FILE_SEARCH_INGESTION_WAIT_MS = 60_000;
+
+/** Model turns that may call `file_search` before the model must answer. */
+export const MAX_FILE_SEARCH_ROUNDS = 4;
+
+const FILE_SEARCH_FUNCTION: ChatToolDefinition = {
+  type: 'function',
+  function: {
+    name: 'file_search',
+    description:
+      "Search the user's documents (the attached vector stores). Returns the most relevant passages, each starting with a " +
+      'citation marker such as 【0:1†file.txt】: when your answer uses a passage, copy its marker right after the statement it supports.',
+    parameters: {
+      type: 'object',
+      properties: { query: { type: 'string', description: 'What to search for, in natural language.' } },
+      required: ['query'],
+    },
+  },
+};
+
+function queryOf(call: ChatToolCall): string {
+  try {
+    const parsed = JSON.parse(call.function.arguments || '{}');
+    if (typeof parsed.query === 'string') return parsed.query;
+    if (Array.isArray(parsed.queries)) return parsed.queries.join(' ');
+  } catch {
+    // Not JSON: the arguments are the query.
+  }
+  return call.function.arguments;
+}
+
+/**
+ * The output as the client sees it: `file_search_call.results` only when `include` asks for them (the
+ * stored item always keeps them, so a later request that continues from it can replay them to the model).
+ */
+export function viewItem(item: StoredItem, include: readonly string[]): StoredItem {
+  if (item.type === 'file_search_call' && !include.includes('file_search_call.results')) return { ...item, results: null };
+  return item;
+}
+
+export interface RunOptions {
+  accountId: string;
+  signal?: AbortSignal;
+  /** Sequence number of the first event; default 0. */
+  firstSequence?: number;
+}
+
+/**
+ * Runs one response over the ChatAdapter and yields its stream events, ending with `response.completed`
+ * (or `response.incomplete` when a model turn stopped for length). The hosted `file_search` tool is
+ * declared to the model as a function and executed here with Fathom's search, looping until the model
+ * answers or calls the caller's functions; the answer's citation markers become `file_citation`
+ * annotations. Nothing is yielded before the first model turn answers, so its errors can still become
+ * HTTP statuses. `response` is filled in place: status, output, usage, output_text.
+ */
+export async function* runResponse(
+  deps: RunDeps,
+  request: ResponseRequest,
+  messages: ChatMessage[],
+  response: ResponseObject,
+  options: RunOptions,
+): AsyncGenerator<ResponsesEvent> {
+  const { fileSearch } = request;
+  if (fileSearch && !deps.searcher) {
+    throw new ServiceUnavailableError('file_search is not available: document search is not configured on this installation.');
+  }
+  // Checks the stores belong to the account (404 before anything is streamed) and lets ingestion finish.
+  if (fileSearch) await deps.searcher!.waitForIngestion(options.accountId, fileSearch.vectorStoreIds, FILE_SEARCH_INGESTION_WAIT_MS);
+  const output = response.output;
+  const usage = { input_tokens: 0, output_tokens: 0 };
+  const context: ChatMessage[] = [...messages];
+  const passages = new Map<string, { file_id: string; filename: string }>();
+  const include = request.include;
+  let sequence = options.firstSequence ?? 0;
+  let searchesLeft = Math.min(request.maxToolCalls ?? Number.POSITIVE_INFINITY, MAX_FILE_SEARCH_ROUNDS * 8);
+  let incomplete = false;
+  const event = (type: string, fields: Record<string, unknown>): ResponsesEvent => ({ type, sequence_number: sequence++, ...fields });
+  const snapshot = () => ({ ...response, output: output.map((item) => viewItem(item, include)) });
+
+  for (let round = 0; ; round++) {
+    const searching = fileSearch !== undefined && round < MAX_FILE_SEARCH_ROUNDS && searchesLeft > 0;
+    const tools = [...request.tools, ...(searching ? [FILE_SEARCH_FUNCTION] : [])];
+    const chatRequest: ChatRequest = {
+      model: request.model,
+      messages: context,
+      ...(tools.length ? { tools } : {}),
+      tool_choice: round > 0 && request.toolChoice !== 'none' ? 'auto' : request.toolChoice,
+      temperature: request.temperature,
+      top_p: request.topP,
+      max_tokens: request.maxOutputTokens,
+      ...(request.responseFormat ? { response_format: request.responseFormat } : {}),
+      user: request.user,
+      ...(request.reasoningEffort || !request.parallelToolCalls
+        ? {
+            extra: {
+              ...(request.reasoningEffort ? { reasoning_effort: request.reasoningEffort } : {}),
+              ...(!request.parallelToolCalls && tools.length ? { parallel_tool_calls: false } : {}),
+            },
+          }
+        : {}),
+    };
+    const iterator = deps.chat.stream(chatRequest, options)[Symbol.asyncIterator]();
+    let next = await iterator.next();
+    if (round === 0) {
+      response.status = 'in_progress';
+      yield event('response.created', { response: snapshot() });
+      yield event('response.in_progress', { response: snapshot() });
+    }
+    let message: StoredItem | undefined;
+    let messageIndex = -1;
+    let text = '';
+    let raw = '';
+    const citations = new CitationStream(passages);
+    const calls: ChatToolCall[] = [];
+    const emitText = function* (piece: string) {
+      if (!piece) return;
+      if (!message) {
+        message = { id: newId('msg_'), type: 'message', status: 'in_progress', role: 'assistant', content: [] };
+        output.push(message);
+        messageIndex = output.length - 1;
+        yield event('response.output_item.added', { output_index: messageIndex, item: { ...message, content: [] } });
+        yield event('response.content_part.added', {
+          item_id: message.id,
+          output_index: messageIndex,
+          content_index: 0,
+          part: { type: 'output_text', text: '', annotations: [] },
+        });
+      }
+      text += piece;
+      yield event('response.output_text.delta', {
+        item_id: message.id,
+        output_index: messageIndex,
+        content_index: 0,
+        delta: piece,
+        logprobs: [],
+      });
+    };
+    let finish: ChatStreamPart | undefined;
+    for (; !next.done; next = await iterator.next()) {
+      const part: ChatStreamPart = next.value;
+      if (part.type === 'text-delta') {
+        raw += part.text;
+        const { text: piece, annotations } = citations.push(part.text);
+        yield* emitText(piece);
+        for (const annotation of annotations) {
+          yield event('response.output_text.annotation.added', {
+            item_id: message!.id,
+            output_index: messageIndex,
+            content_index: 0,
+            annotation_index: citations.annotations.indexOf(annotation),
+            annotation,
+          });
+        }
+      } else if (part.type === 'tool-call-delta') {
+        const entry = (calls[part.index] ??= {
+          id: part.id ?? `call_${randomToken(24)}`,
+          type: 'function',
+          function: { name: '', arguments: '' },
+        });
+        if (part.id) entry.id = part.id;
+        if (part.name) entry.function.name += part.name;
+        if (part.argumentsDelta) entry.function.arguments += part.argumentsDelta;
+      } else {
+        finish = part;
+        addUsage(usage, part.usage);
+      }
+    }
+    yield* emitText(citations.end());
+    const cut = finish?.type === 'finish' && finish.finishReason === 'length';
+    if (message) {
+      const content = { type: 'output_text', text, annotations: citations.annotations, logprobs: [] };
+      message.status = cut ? 'incomplete' : 'completed';
+      message.content = [content];
+      yield event('response.output_text.done', { item_id: message.id, output_index: messageIndex, content_index: 0, text, logprobs: [] });
+      yield event('response.content_part.done', { item_id: message.id, output_index: messageIndex, content_index: 0, part: content });
+      yield event('response.output_item.done', { output_index: messageIndex, item: message });
+    }
+    if (cut) {
+      incomplete = true;
+      break;
+    }
+    const toolCalls = calls.filter(Boolean);
+    const searches = searching ? toolCalls.filter((entry) => entry.function.name === 'file_search').slice(0, searchesLeft) : [];
+    const functions = toolCalls.filter((entry) => entry.function.name !== 'file_search' || !searching);
+    if (searches.length) {
+      context.push({ role: 'assistant', content: raw || null, tool_calls: searches });
+      for (const search of searches) {
+        searchesLeft--;
+        const turn = output.filter((item) => item.type === 'file_search_call').length;
+        const query = queryOf(search);
+        const item: StoredItem = { id: newId('fs_'), type: 'file_search_call', status: 'in_progress', queries: [query], results: null };
+        output.push(item);
+        const index = output.length - 1;
+        yield event('response.output_item.added', { output_index: index, item: { ...item } });
+        yield event('response.file_search_call.in_progress', { output_index: index, item_id: item.id });
+        yield event('response.file_search_call.searching', { output_index: index, item_id: item.id });
+        const hits = await deps.searcher!.search(options.accountId, fileSearch!.vectorStoreIds, { ...fileSearch!.search, query });
+        item.status = 'completed';
+        item.results = hits.map((hit) => ({
+          file_id: hit.file_id,
+          filename: hit.filename,
+          score: hit.score,
+          text: hit.content.map((piece) => piece.text).join('\n'),
+          attributes: hit.attributes ?? {},
+        }));
+        hits.forEach((hit, at) => passages.set(`${turn}:${at}`, { file_id: hit.file_id, filename: hit.filename }));
+        yield event('response.file_search_call.completed', { output_index: index, item_id: item.id });
+        yield event('response.output_item.done', { output_index: index, item: viewItem(item, include) });
+        context.push({ role: 'tool', tool_call_id: search.id, content: renderPassages(turn, hits) });
+      }
+    }
+    for (const fn of functions) {
+      const item: StoredItem = {
+        id: newId('fc_'),
+        type: 'function_call',
+        status: 'completed',
+        call_id: fn.id,
+        name: fn.function.name,
+        arguments: fn.function.arguments,
+      };
+      output.push(item);
+      const index = output.length - 1;
+      yield event('response.output_item.added', { output_index: index, item: { ...item, arguments: '' } });
+      yield event('response.function_call_arguments.delta', { item_id: item.id, output_index: index, delta: item.arguments });
+      yield event('response.function_call_arguments.done', {
+        item_id: item.id,
+        output_index: index,
+        name: item.name,
+        arguments: item.arguments,
+      });
+      yield event('response.output_item.done', { output_index: index, item });
+    }
+    if (!searches.length || functions.length) break;
+  }
+  response.status = incomplete ? 'incomplete' : 'completed';
+  response.incomplete_details = incomplete ? { reason: 'max_output_tokens' } : null;
+  response.completed_at = Math.floor(Date.now() / 1000);
+  response.usage = {
+    input_tokens: usage.input_tokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: usage.output_tokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: usage.input_tokens + usage.output_tokens,
+  };
+  response.output_text = outputText(output);
+  yield event(incomplete ? 'response.incomplete' : 'response.completed', { response: snapshot() });
+}
+
+function addUsage(total: { input_tokens: number; output_tokens: number }, usage: ChatUsage | undefined): void {
+  total.input_tokens += usage?.prompt_tokens ?? 0;
+  total.output_tokens += usage?.completion_tokens ?? 0;
+}
+
+/** The text of the assistant messages of an output, as the SDK's `output_text` convenience field. */
+export function outputText(output: readonly StoredItem[]): string {
+  return output
+    .filter((item) => item.type === 'message')
+    .flatMap((item) =>
+      (item.content as Array<{ type: string; text?: string }>).filter((part) => part.type === 'output_text').map((part) => part.text ?? ''),
+    )
+    .join('');
+}
+
+function renderPassages(turn: number, hits: SearchHit[]): string {
+  if (!hits.length) return 'No results found.';
+  return hits
+    .map((hit, index) => {
+      const text = hit.content.map((part) => part.text).join('\n');
+      return `${citationMarker(turn, index, hit.filename)} (file: ${hit.filename}, score: ${hit.score.toFixed(3)})\n${text}`;
+    })
+    .join('\n\n');
+}

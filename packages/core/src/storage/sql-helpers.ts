@@ -1,0 +1,16 @@
+/** `(?, ?, ?)` for a list of `count` values (at least one: `IN ()` is not SQL). */
+export function placeholders(count: number): string {
+  return `(${Array.from({ length: Math.max(1, count) }, () => '?').join(', ')})`;
+}
+
+/** Whether a driver error is a unique-constraint violation (SQLite `SQLITE_CONSTRAINT_UNIQUE`/`_PRIMARYKEY`, PostgreSQL 23505). */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** Whether a driver error says the disk or database is full (SQLite `SQLITE_FULL`, PostgreSQL 53100 `disk_full`). */
+export function isStorageFull(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === 'SQLITE_FULL' || code === '53100' || code === 'ENOSPC';
+}

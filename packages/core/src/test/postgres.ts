@@ -1,0 +1,238 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { PostgresDatabase, SqliteDatabase, type Schema, type SqlDatabase } from '../storage';
+
+/** A PostgreSQL with pgvector for one test process, reachable over the wire at `url`. */
+export interface TestPostgres {
+  /** `postgres://…` to give `FATHOM_DATABASE_URL` (or `pg`). */
+  readonly url: string;
+  /** Drops every table (a fresh, empty database). Nothing may be connected and busy meanwhile. */
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a PostgreSQL for tests. With `FATHOM_TEST_DATABASE_URL` (a real server with pgvector) it
+ * creates a new database there; otherwise PGlite (PostgreSQL compiled to WebAssembly, with the real
+ * pgvector) served over the wire protocol by pglite-socket on a free port of 127.0.0.1.
+ *
+ * PGlite behind the socket server is one PostgreSQL session shared by every connection: transactions
+ * serialize, row conditions behave, but an advisory lock does not exclude another connection, and a
+ * `SET` affects every connection. Correctness must therefore rest on row conditions, never on locks.
+ */
+export async function startTestPostgres(): Promise<TestPostgres> {
+  const external = process.env.FATHOM_TEST_DATABASE_URL;
+  return external ? createExternalDatabase(external) : startPglite();
+}
+
+async function startPglite(): Promise<TestPostgres> {
+  const [{ PGlite }, { vector }, { PGLiteSocketServer }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite-pgvector'),
+    import('@electric-sql/pglite-socket'),
+  ]);
+  const db = await PGlite.create({ extensions: { vector } });
+  const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 200 });
+  keepExtendedQueriesTogether(server);
+  await server.start();
+  return {
+    url: `postgres://postgres:postgres@${server.getServerConn()}/postgres`,
+    async reset() {
+      await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
+    },
+    async close() {
+      await server.stop();
+      await db.close();
+    },
+  };
+}
+
+/** One queued protocol message of pglite-socket's query queue (its internal shape, version 0.2). */
+interface QueuedMessage {
+  handlerId: number;
+  message: Uint8Array;
+  resolve(bytes: number): void;
+  reject(error: unknown): void;
+  onData(data: Uint8Array): void;
+}
+
+interface QueryQueue {
+  queue: QueuedMessage[];
+  processing: boolean;
+  lastHandlerId: number | null;
+  db: {
+    isInTransaction(): boolean;
+    runExclusive<T>(fn: () => Promise<T>): Promise<T>;
+    execProtocolRawStream(message: Uint8Array, options: { onRawData(data: Uint8Array): void }): Promise<unknown>;
+  };
+  processQueue(): Promise<void>;
+  clearQueueForHandler(handlerId: number): void;
+}
+
+/** Extended-protocol messages that open or continue a batch the server ends at Sync. */
+const EXTENDED = new Set(['P', 'B', 'D', 'E', 'C', 'H'].map((letter) => letter.charCodeAt(0)));
+
+/**
+ * pglite-socket forwards each protocol message to the one PGlite session as it arrives, so the Parse,
+ * Bind and Execute of two connections interleave and one connection's Bind meets the other's unnamed
+ * statement ("bind message supplies 1 parameters, but prepared statement requires 3"). Real servers
+ * keep a session per connection. This keeps a connection's extended-protocol batch together: once a
+ * connection sent Parse/Bind/…, only its messages run until its Sync, as the queue already does for
+ * an open transaction block.
+ */
+function keepExtendedQueriesTogether(server: object): void {
+  const queue = (server as { queryQueue?: QueryQueue }).queryQueue;
+  if (!queue || typeof queue.processQueue !== 'function')
+    throw new Error('pglite-socket changed: cannot serialize extended-protocol batches');
+  let batchOwner: number | null = null;
+  const clear = queue.clearQueueForHandler.bind(queue);
+  queue.clearQueueForHandler = (handlerId) => {
+    clear(handlerId);
+    if (batchOwner === handlerId) batchOwner = null;
+  };
+  queue.processQueue = async function processQueue(this: QueryQueue) {
+    if (this.processing || this.queue.length === 0) return;
+    this.processing = true;
+    try {
+      while (this.queue.length > 0) {
+        const pinned = batchOwner ?? (this.db.isInTransaction() ? this.lastHandlerId : null);
+        const index = pinned === null ? 0 : this.queue.findIndex((item) => item.handlerId === pinned);
+        if (index === -1) break; // wait for the pinned connection's next message
+        const item = this.queue.splice(index, 1)[0]!;
+        let bytes = 0;
+        try {
+          await this.db.runExclusive(() =>
+            this.db.execProtocolRawStream(item.message, {
+              onRawData: (data) => {
+                bytes += data.length;
+                item.onData(data);
+              },
+            }),
+          );
+        } catch (error) {
+          batchOwner = null;
+          item.reject(error);
+          continue;
+        }
+        batchOwner = EXTENDED.has(item.message[0]!) ? item.handlerId : null;
+        this.lastHandlerId = item.handlerId;
+        item.resolve(bytes);
+      }
+    } finally {
+      this.processing = false;
+    }
+  };
+}
+
+async function createExternalDatabase(serverUrl: string): Promise<TestPostgres> {
+  const name = `fathom_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const run = async (sql: string, target = url.toString()) => {
+    const client = new pg.Client({ connectionString: target });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    url: url.toString(),
+    reset: () => run('DROP SCHEMA public CASCADE; CREATE SCHEMA public;'),
+    close: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`, serverUrl),
+  };
+}
+
+export type TestBackend = 'sqlite' | 'postgres';
+
+/** Backends the storage suites run against: both, unless `FATHOM_TEST_BACKENDS` names a subset (`sqlite`). */
+export function testBackends(): TestBackend[] {
+  const wanted = (process.env.FATHOM_TEST_BACKENDS ?? 'sqlite,postgres').split(',').map((name) => name.trim());
+  return (['sqlite', 'postgres'] as const).filter((backend) => wanted.includes(backend));
+}
+
+const idle: TestPostgres[] = [];
+const busy = new Set<TestPostgres>();
+
+/**
+ * A PostgreSQL no other open test database is using: a fresh (reset) one from this process's pool,
+ * started on first use. `release()` hands it back; `close()` ends them all (afterAll).
+ */
+export async function leaseTestPostgres(): Promise<{ url: string; release(): void }> {
+  const server = idle.pop() ?? (await startTestPostgres());
+  busy.add(server);
+  await server.reset();
+  let released = false;
+  return {
+    url: server.url,
+    release() {
+      if (released) return;
+      released = true;
+      busy.delete(server);
+      idle.push(server);
+    },
+  };
+}
+
+const byDataDir = new Map<string, { server: TestPostgres; open: boolean }>();
+
+/**
+ * The PostgreSQL that stands for a data dir in the http tests (`FATHOM_TEST_BACKEND=postgres`): the
+ * same database again for a data dir seen before (a restart keeps its data), else a fresh one — a
+ * server no open Fathom uses, reset. Call `release(dataDir)` when that Fathom closes.
+ */
+export async function postgresForDataDir(dataDir: string): Promise<string> {
+  const known = byDataDir.get(dataDir);
+  if (known) {
+    known.open = true;
+    return known.server.url;
+  }
+  const inUse = new Set([...byDataDir.values()].filter((entry) => entry.open).map((entry) => entry.server));
+  // Reuse the server of the data dir closed longest ago (Map keeps insertion order), else start one.
+  let server: TestPostgres | undefined;
+  for (const [dir, entry] of byDataDir) {
+    if (!entry.open && !inUse.has(entry.server)) {
+      byDataDir.delete(dir);
+      server = entry.server;
+      break;
+    }
+  }
+  server ??= await startTestPostgres();
+  await server.reset();
+  byDataDir.set(dataDir, { server, open: true });
+  return server.url;
+}
+
+/** The Fathom of this data dir closed; its database stays until another data dir needs a server. */
+export function releasePostgresForDataDir(dataDir: string): void {
+  const entry = byDataDir.get(dataDir);
+  if (entry) entry.open = false;
+}
+
+/** Stops every test PostgreSQL this process started. */
+export async function closeTestPostgres(): Promise<void> {
+  const all = [...new Set([...idle, ...busy, ...[...byDataDir.values()].map((entry) => entry.server)])];
+  idle.length = 0;
+  busy.clear();
+  byDataDir.clear();
+  await Promise.allSettled(all.map((server) => server.close()));
+}
+
+/** A fresh, migrated database of `backend` for a repository suite; `close()` gives it back. */
+export async function openTestDatabase(backend: TestBackend, schemas: readonly Schema[]): Promise<SqlDatabase> {
+  if (backend === 'sqlite') return new SqliteDatabase({ schemas });
+  const lease = await leaseTestPostgres();
+  const database = await PostgresDatabase.open({ url: lease.url, schemas, poolSize: 5 });
+  const close = database.close.bind(database);
+  return Object.assign(database, {
+    async close() {
+      await close();
+      lease.release();
+    },
+  });
+}

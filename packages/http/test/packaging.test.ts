@@ -1,0 +1,143 @@
+import { execFile } from 'node:child_process';
+import { builtinModules } from 'node:module';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The packages as people install them: both are built and packed (`npm pack`), unpacked into the
+ * node_modules of a throwaway app, and used without the repository's source condition — a plain Node
+ * app runs examples/embedded.mjs, a TypeScript app (NodeNext resolution) type-checks against the
+ * shipped declarations. The app lives under the repository's .tmp/ so the packages' dependencies
+ * resolve from the repository's node_modules (no network); that every import of the built code is a
+ * declared dependency is checked separately.
+ */
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const packages = { core: join(root, 'packages/core'), http: join(root, 'packages/http') };
+let app: string;
+let tarballs: Record<'core' | 'http', string>;
+let listing: Record<'core' | 'http', string[]>;
+
+beforeAll(async () => {
+  await run('npm', ['run', 'build', '-w', '@fathom/core', '-w', '@fathom/http'], { cwd: root, timeout: 240_000 });
+  const out = mkdtempSync(join(tmpdir(), 'fathom-pack-'));
+  const { stdout } = await run('npm', ['pack', '--json', '-w', '@fathom/core', '-w', '@fathom/http', '--pack-destination', out], {
+    cwd: root,
+    timeout: 120_000,
+  });
+  const packed = JSON.parse(stdout) as Array<{ name: string; filename: string; files: Array<{ path: string }> }>;
+  const of = (name: string) => packed.find((entry) => entry.name === name)!;
+  tarballs = { core: join(out, of('@fathom/core').filename), http: join(out, of('@fathom/http').filename) };
+  listing = { core: of('@fathom/core').files.map((file) => file.path), http: of('@fathom/http').files.map((file) => file.path) };
+  mkdirSync(join(root, '.tmp'), { recursive: true });
+  app = mkdtempSync(join(root, '.tmp', 'packaging-'));
+  for (const name of ['core', 'http'] as const) {
+    const target = join(app, 'node_modules', '@fathom', name);
+    mkdirSync(target, { recursive: true });
+    await run('tar', ['-xzf', tarballs[name], '-C', target, '--strip-components=1']);
+  }
+}, 400_000);
+
+afterAll(() => {
+  if (app) rmSync(app, { recursive: true, force: true });
+});
+
+describe('the packages as published', () => {
+  it('ship the build and the declarations, not the sources, tests or conformance suites', () => {
+    for (const name of ['core', 'http'] as const) {
+      expect(listing[name]).toContain('dist/index.js');
+      expect(listing[name]).toContain('dist/index.d.ts');
+      expect(listing[name].filter((path) => path.startsWith('src/') || path.endsWith('.test.ts'))).toEqual([]);
+    }
+    expect(listing.core).toContain('dist/test/index.d.ts');
+    expect(listing.http).toContain('bin/fathom.js');
+  });
+
+  it('declare every package their built code imports', () => {
+    const builtins = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
+    for (const name of ['core', 'http'] as const) {
+      const manifest = JSON.parse(readFileSync(join(packages[name], 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+      const dist = join(packages[name], 'dist');
+      const imported = new Set<string>();
+      for (const file of readdirSync(dist, { recursive: true }) as string[]) {
+        if (!file.endsWith('.js')) continue;
+        const code = readFileSync(join(dist, file), 'utf8');
+        const statements =
+          /(?:^|[;\n}])\s*(?:import|export)\b[^;'"]*?\bfrom\s*["']([^"'./][^"']*)["']|(?:^|[;\n])\s*import\s*["']([^"'./][^"']*)["']|\bimport\(\s*["']([^"'./][^"']*)["']\s*\)/g;
+        for (const match of code.matchAll(statements)) {
+          const specifier = (match[1] ?? match[2] ?? match[3])!;
+          const packageName = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
+          if (!builtins.has(specifier) && !builtins.has(packageName)) imported.add(packageName);
+        }
+      }
+      const undeclared = [...imported].filter((dependency) => !(dependency in manifest.dependencies));
+      // The test helpers start PGlite on demand; PGlite is for tests, not a dependency of the library.
+      const testOnly = name === 'core' ? ['@electric-sql/pglite', '@electric-sql/pglite-pgvector', '@electric-sql/pglite-socket'] : [];
+      expect(
+        undeclared.filter((dependency) => !testOnly.includes(dependency)),
+        name,
+      ).toEqual([]);
+    }
+  });
+
+  it('run examples/embedded.mjs in a plain Node app', async () => {
+    copyFileSync(join(root, 'examples/embedded.mjs'), join(app, 'embedded.mjs'));
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'embedding-app', private: true, type: 'module' }));
+    const { stdout } = await run(process.execPath, ['embedded.mjs'], {
+      cwd: app,
+      timeout: 60_000,
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+    expect(stdout).toContain('INV-7731');
+    expect(stdout).toMatch(/completed: 1/);
+  });
+
+  it('type-check a TypeScript app against the shipped declarations (NodeNext)', async () => {
+    writeFileSync(
+      join(app, 'check.ts'),
+      [
+        "import { Fathom, WebhookToolkit, EgressGuard, type Account, type SearchHit } from '@fathom/core';",
+        "import { createServer } from '@fathom/http';",
+        "import { createFakeOpenAIUpstream } from '@fathom/core/test';",
+        'export async function main(): Promise<void> {',
+        "  const fathom = await Fathom.open({ config: { dataDir: './.fathom' } });",
+        '  const hits: SearchHit[] = await fathom.documents.search(fathom.bootstrap.accountId!, [], { query: "x" });',
+        "  const toolkit = new WebhookToolkit({ egress: new EgressGuard({ allow: ['127.0.0.1'] }) });",
+        '  const account: Account | null = await fathom.accounts.authenticate("key");',
+        '  const app = await createServer(fathom);',
+        '  const upstream = await createFakeOpenAIUpstream([]);',
+        '  console.log(hits.length, typeof toolkit.compile, account?.id, typeof app.listen, upstream.baseUrl);',
+        '}',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          types: ['node'],
+          skipLibCheck: true,
+        },
+        files: ['check.ts'],
+      }),
+    );
+    const tsc = join(root, 'node_modules/typescript/bin/tsc');
+    const result = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app, timeout: 120_000 }).catch((error) => error);
+    expect(`${result.stdout ?? ''}${result.stderr ?? ''}`).toBe('');
+    // The declarations are real types, not `any`: a wrong call is an error.
+    writeFileSync(
+      join(app, 'check.ts'),
+      "import { Fathom } from '@fathom/core';\nexport const wrong = (f: Fathom) => f.documents.search(42, 'x', {});\n",
+    );
+    const failed = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app, timeout: 120_000 }).catch((error) => error);
+    expect(`${failed.stdout}`).toMatch(/check\.ts.*error TS2345/);
+  });
+});
