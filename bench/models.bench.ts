@@ -7,92 +7,11 @@
  * Targets: added p50 < 1 ms, throughput >= 80% of direct, memory flat across the waves.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { BENCH_KEY as KEY, runFathom, runUpstream } from './gateway-processes';
 
 const role = process.argv[2];
-const KEY = 'fth_bench_key';
-
-/** The fake upstream: a fixed answer, streamed in 12 chunks; model `slow` waits 40 ms between chunks. */
-function runUpstream(): void {
-  const words = 'The tide rises and falls twice a day under the pull of the moon.'.split(/(?<= )/);
-  const json = JSON.stringify({
-    id: 'chatcmpl-x',
-    object: 'chat.completion',
-    created: 0,
-    model: 'm',
-    choices: [{ index: 0, message: { role: 'assistant', content: words.join('') }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: 12, completion_tokens: 14, total_tokens: 26 },
-  });
-  const chunk = (delta: object, finish: string | null = null) =>
-    `data: ${JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-  const frames = [chunk({ role: 'assistant', content: '' }), ...words.map((word) => chunk({ content: word })), chunk({}, 'stop')];
-  const usage = `data: ${JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [], usage: { prompt_tokens: 12, completion_tokens: 14, total_tokens: 26 } })}\n\n`;
-  const server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (data) => (body += data));
-    request.on('end', async () => {
-      const parsed = JSON.parse(body);
-      // Model `think`: a model that takes 50 ms before it answers (real ones take longer).
-      if (parsed.model === 'think') await new Promise((resolve) => setTimeout(resolve, 50));
-      if (!parsed.stream) {
-        response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
-        response.end(json);
-        return;
-      }
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      const slow = parsed.model === 'slow';
-      for (const frame of frames) {
-        if (slow) await new Promise((resolve) => setTimeout(resolve, 40));
-        if (response.destroyed) return;
-        response.write(frame);
-      }
-      if (parsed.stream_options?.include_usage) response.write(usage);
-      response.end('data: [DONE]\n\n');
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as AddressInfo).port }));
-}
-
-/** Fathom's HTTP server with one vendor `bench` pointed at the upstream. */
-async function runFathom(upstreamPort: string): Promise<void> {
-  const { Fathom, silentLogger } = await import('@fathom/core');
-  const { createServer: createFathomServer } = await import('../packages/http/src/server');
-  const dataDir = mkdtempSync(join(tmpdir(), 'fathom-bench-'));
-  const fathom = await Fathom.open({
-    logger: silentLogger,
-    env: {
-      FATHOM_DATA_DIR: dataDir,
-      FATHOM_API_KEY: KEY,
-      FATHOM_EMBEDDER: 'hash',
-      FATHOM_ALLOW_REMOTE_MODELS: 'false',
-      FATHOM_PROVIDERS: JSON.stringify({ bench: { type: 'openai', baseUrl: `http://127.0.0.1:${upstreamPort}/v1` } }),
-    },
-  });
-  const app = await createFathomServer(fathom);
-  app.server.keepAliveTimeout = 60_000;
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  process.on('message', (message: string) => {
-    if (message === 'memory') {
-      globalThis.gc?.();
-      const usage = process.memoryUsage();
-      process.send!({ heapUsed: usage.heapUsed, rss: usage.rss });
-    }
-  });
-  process.on('disconnect', async () => {
-    await app.close();
-    await fathom.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  });
-  process.send!({ port: (app.server.address() as AddressInfo).port });
-}
 
 function start(args: string[]): Promise<{ child: ChildProcess; port: number }> {
   const profile = process.env.BENCH_CPU_PROF && args[0] === 'fathom' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];

@@ -434,6 +434,28 @@ describe('ChatAdapter with an Anthropic provider', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('sends the parts before an error event of an OpenAI-compatible stream, then the error, when both come in one network chunk', async () => {
+    const server = await createTestServer({
+      'POST /v1/chat/completions': (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        // One write: the text delta and the error arrive in the same chunk.
+        response.end(
+          `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Hel' } }] })}\n\n` +
+            `data: ${JSON.stringify({ error: { message: 'Overloaded' } })}\n\n`,
+        );
+      },
+    });
+    cleanups.push(() => server.close());
+    const chat = adapterFor({ local: { type: 'openai', baseUrl: `${server.url}/v1` } });
+    const seen: ChatStreamPart[] = [];
+    await expect(
+      (async () => {
+        for await (const part of chat.stream({ model: 'local/x', messages: [{ role: 'user', content: 'hi' }] })) seen.push(part);
+      })(),
+    ).rejects.toMatchObject({ status: 502, message: expect.stringContaining('Overloaded') });
+    expect(seen).toEqual([{ type: 'text-delta', text: 'Hel' }]);
+  });
+
   it('maps an Anthropic 429 to 429 with its message', async () => {
     const upstream = await track(
       createFakeAnthropicUpstream([{ error: { status: 429, message: 'Number of request tokens has exceeded your rate limit' } }]),

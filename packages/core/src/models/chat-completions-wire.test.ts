@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../errors';
 import { ChatCompletionChunks, readChatCompletionsBody, toChatCompletion } from './chat-completions-wire';
+import type { ChatStreamPart } from './types';
 
 const base = { model: 'v/m', messages: [{ role: 'user', content: 'hi' }] };
 
@@ -92,5 +93,22 @@ describe('chat.completion encoding', () => {
       choices: [],
       usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
     });
+  });
+
+  it('encodes every kind of stream part as the same JSON text as the chunk object (the streaming hot path)', () => {
+    const chunks = new ChatCompletionChunks('chatcmpl-3', 'v/m "quoted"', 9);
+    const parts: ChatStreamPart[] = [
+      { type: 'text-delta', text: 'plain' },
+      { type: 'text-delta', text: 'quotes " \\ newline \n tab \t unicode é 🌊 \u2028 nul \u0000' },
+      { type: 'text-delta', text: '' },
+      { type: 'tool-call-delta', index: 1, id: 'call_1', name: 'lookup', argumentsDelta: '{"q":' },
+      { type: 'tool-call-delta', index: 1, argumentsDelta: '1}' },
+      { type: 'finish', finishReason: 'tool_calls', usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } },
+    ];
+    for (const part of parts) {
+      const text = chunks.json(part);
+      expect(text).toBe(JSON.stringify(chunks.of(part)));
+      expect(JSON.parse(text)).toEqual(chunks.of(part));
+    }
   });
 });

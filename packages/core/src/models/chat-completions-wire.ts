@@ -121,10 +121,13 @@ export function toChatCompletion(result: ChatResult, created = nowSeconds()) {
 /** Encodes stream parts as `chat.completion.chunk` objects (the first carries the role). */
 export class ChatCompletionChunks {
   private readonly base: { id: string; object: 'chat.completion.chunk'; created: number; model: string };
+  /** `{"id":…,"model":…,"choices":[{"index":0,"delta":` — the JSON text every content chunk starts with. */
+  private readonly deltaPrefix: string;
   usage?: ChatUsage;
 
   constructor(id: string, model: string, created = nowSeconds()) {
     this.base = { id, object: 'chat.completion.chunk', created, model };
+    this.deltaPrefix = `${JSON.stringify(this.base).slice(0, -1)},"choices":[{"index":0,"delta":`;
   }
 
   get id(): string {
@@ -152,6 +155,15 @@ export class ChatCompletionChunks {
     }
     this.usage = part.usage;
     return { ...this.base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: part.finishReason }] };
+  }
+
+  /**
+   * `JSON.stringify(this.of(part))`, with the same text, for the streaming hot path: a text delta (most
+   * parts) is the shared prefix plus the escaped text, with no object built or walked per chunk.
+   */
+  json(part: ChatStreamPart): string {
+    if (part.type !== 'text-delta') return JSON.stringify(this.of(part));
+    return `${this.deltaPrefix}{"content":${JSON.stringify(part.text)}},"logprobs":null,"finish_reason":null}]}`;
   }
 
   /** The `stream_options.include_usage` chunk: empty choices and the usage. */

@@ -21,6 +21,8 @@ interface OpenStore {
   dirty: boolean;
   timer?: NodeJS.Timeout;
   firstDirtyAt: number;
+  /** Set by `drop`: a save queued before must not write the files back. */
+  dropped?: boolean;
 }
 
 const SAVE_DELAY_MS = 3_000;
@@ -38,7 +40,7 @@ function readSidecar(path: string): HnswSidecar | null {
 async function save(store: OpenStore): Promise<void> {
   if (store.timer) clearTimeout(store.timer);
   store.timer = undefined;
-  if (!store.dirty) return;
+  if (!store.dirty || store.dropped) return;
   store.dirty = false;
   const generation = store.generation;
   await store.index.writeIndex(`${store.path}.tmp`);
@@ -52,7 +54,12 @@ function markDirty(store: OpenStore, generation: number): void {
   store.dirty = true;
   if (store.timer) clearTimeout(store.timer);
   const delay = Math.max(0, Math.min(SAVE_DELAY_MS, store.firstDirtyAt + SAVE_MAX_DELAY_MS - Date.now()));
-  store.timer = setTimeout(() => void save(store).catch(() => (store.dirty = true)), delay);
+  // The timed save joins the request queue: it never overlaps a flush's save of the same files (both
+  // write `<store>.hnsw.tmp`), and no insert changes the graph while it is being written.
+  store.timer = setTimeout(() => {
+    store.timer = undefined;
+    enqueue(() => save(store).catch(() => void (store.dirty = true)));
+  }, delay);
 }
 
 function storeOf(name: string): OpenStore {
@@ -130,6 +137,7 @@ async function handle(request: HnswRequest): Promise<unknown> {
     case 'drop': {
       const store = stores.get(request.store);
       if (store?.timer) clearTimeout(store.timer);
+      if (store) store.dropped = true;
       stores.delete(request.store);
       return undefined;
     }
@@ -140,10 +148,13 @@ async function handle(request: HnswRequest): Promise<unknown> {
   }
 }
 
-// Requests run strictly in arrival order: an insert is applied before a later search sees the index.
+// Requests (and timed saves) run strictly in arrival order: an insert is applied before a later search sees the index.
 let queue: Promise<void> = Promise.resolve();
+function enqueue(task: () => Promise<void>): void {
+  queue = queue.then(task);
+}
 parentPort!.on('message', (message: { id: number; request: HnswRequest }) => {
-  queue = queue.then(async () => {
+  enqueue(async () => {
     try {
       const result = await handle(message.request);
       parentPort!.postMessage({ id: message.id, ok: true, result });

@@ -117,19 +117,26 @@ export class StoreGraphs {
     if (opened.loaded) return;
     if (meta.chunk_count > 0) this.options.log.info(`Rebuilding the HNSW index of ${storeId} from ${meta.chunk_count} vectors in SQLite.`);
     let after = 0;
+    // The next batch is read from SQLite while the worker inserts the previous one, so the worker never
+    // waits for this thread; at most two batches are in flight.
+    let previous: Promise<void> = Promise.resolve();
     for (;;) {
       const rows = this.options.vectorsAfter(storeId, after, REBUILD_BATCH);
       if (rows.length === 0) break;
       const flat = new Float32Array(rows.length * meta.dimensions);
       rows.forEach((row, i) => flat.set(blobToVector(row.vector), i * meta.dimensions));
       after = rows.at(-1)!.id;
-      await this.hnsw.add(
+      const adding = this.hnsw.add(
         storeId,
         rows.map((row) => row.id),
         flat,
         -1,
       );
+      adding.catch(() => undefined); // awaited below; this only keeps an early failure from counting as unhandled
+      await previous;
+      previous = adding;
     }
+    await previous;
     // Only now is the graph at the store's generation (a save before this would claim too much).
     await this.hnsw.add(storeId, [], new Float32Array(0), meta.generation);
   }

@@ -47,7 +47,8 @@ interface CandidateRow {
   store_id: string;
   file_id: string;
   text: string;
-  vector: Buffer;
+  /** Absent when only the keyword side scores. */
+  vector?: Buffer;
 }
 
 const REINDEX_MARK = 'reindexing:';
@@ -119,6 +120,9 @@ export class VectorIndex implements VectorIndexContract {
       candidates: db.prepare<[string], CandidateRow>(
         'SELECT id, store_id, file_id, text, vector FROM vector_chunks WHERE id IN (SELECT value FROM json_each(?))',
       ),
+      candidateTexts: db.prepare<[string], CandidateRow>(
+        'SELECT id, store_id, file_id, text FROM vector_chunks WHERE id IN (SELECT value FROM json_each(?))',
+      ),
       deleteStoreChunks: db.prepare('DELETE FROM vector_chunks WHERE store_id = ?'),
       deleteStoreFiles: db.prepare('DELETE FROM vector_files WHERE store_id = ?'),
       deleteMeta: db.prepare('DELETE FROM vector_index_meta WHERE store_id = ?'),
@@ -177,6 +181,7 @@ export class VectorIndex implements VectorIndexContract {
           chunks,
           () => this.sql.upsertFile.run(storeId, fileId, input.filename, attributes),
           async (step) => {
+            this.keywords.noteWrites();
             if (step.removed.length) await this.graphs.delete(storeId, step.removed, step.added.length ? -1 : step.generation);
             if (!step.added.length) return;
             const flat = new Float32Array(step.added.length * meta.dimensions);
@@ -202,6 +207,7 @@ export class VectorIndex implements VectorIndexContract {
           [],
           () => this.sql.deleteFile.run(storeId, fileId),
           async (step) => {
+            this.keywords.noteWrites();
             if (step.removed.length || step.generation >= 0) await this.graphs.delete(storeId, step.removed, step.generation);
           },
         ),
@@ -217,6 +223,7 @@ export class VectorIndex implements VectorIndexContract {
         this.sql.deleteStoreFiles.run(storeId);
         this.sql.deleteMeta.run(storeId);
       })();
+      this.keywords.noteWrites();
     });
   }
 
@@ -240,12 +247,14 @@ export class VectorIndex implements VectorIndexContract {
     const restricted = searchable.filter((meta) => allowed.get(meta.store_id));
     const best = new Map<number, { score: number; row: CandidateRow }>();
     if (mode !== 'keyword') await Promise.all(searchable.map((meta) => this.graphs.ensure(meta.store_id)));
+    const searchedChunks = searchable.reduce((sum, meta) => sum + meta.chunk_count, 0);
     for (const query of queries) {
+      // Keyword-only scores ignore similarity (its weight is 0), so the query is not embedded.
       const vectors = new Map<string, Float32Array>();
-      for (const meta of searchable) vectors.set(meta.store_id, await this.embedQuery(meta, query));
+      if (mode !== 'keyword') for (const meta of searchable) vectors.set(meta.store_id, await this.embedQuery(meta, query));
       // The HNSW searches are posted to the worker first, so they run while FTS5 works on this thread.
       const vectorPending = mode === 'keyword' ? Promise.resolve([]) : this.vectorCandidates(searchable, allowed, vectors, depth);
-      const plan: KeywordPlan = mode === 'vector' ? { groups: [], match: null } : this.keywords.plan(query);
+      const plan: KeywordPlan = mode === 'vector' ? { groups: [], match: null, total: 0 } : this.keywords.plan(query);
       const keywordList =
         mode === 'vector'
           ? []
@@ -257,6 +266,7 @@ export class VectorIndex implements VectorIndexContract {
               restricted.length && restricted.length === searchable.length
                 ? restricted.flatMap((meta) => [...allowed.get(meta.store_id)!])
                 : undefined,
+              searchedChunks >= plan.total,
             );
       const vectorList = await vectorPending;
       const ids = [...new Set([...vectorList, ...keywordList.map((hit) => hit.id)])];
@@ -267,8 +277,9 @@ export class VectorIndex implements VectorIndexContract {
         if (this.writes.isBusy(row.store_id, row.file_id)) return false;
         return !options.filters || files === undefined || (files !== null && files.has(row.file_id));
       };
+      // Keyword-only scores need no vectors: their rows are read without the 1.5 KB blob.
       const rows = new Map(
-        this.sql.candidates
+        (mode === 'keyword' ? this.sql.candidateTexts : this.sql.candidates)
           .all(JSON.stringify(ids))
           .filter(passes)
           .map((row) => [row.id, row]),
@@ -282,7 +293,7 @@ export class VectorIndex implements VectorIndexContract {
       const keywordRank = new Map(keywordList.filter((hit) => rows.has(hit.id)).map((hit, rank) => [hit.id, rank]));
       for (const row of rows.values()) {
         if (!vectorRank.has(row.id) && !keywordRank.has(row.id)) continue;
-        const similarity = dot(vectors.get(row.store_id) ?? new Float32Array(0), blobToVector(row.vector));
+        const similarity = row.vector ? dot(vectors.get(row.store_id) ?? new Float32Array(0), blobToVector(row.vector)) : 0;
         const candidate = {
           id: row.id,
           vectorRank: vectorRank.get(row.id),
@@ -354,6 +365,7 @@ export class VectorIndex implements VectorIndexContract {
 
   async close(): Promise<void> {
     await Promise.allSettled([...this.locks.values()]);
+    this.keywords.close();
     await this.graphs.close();
   }
 

@@ -115,7 +115,8 @@ export const modelsRoutes: Route[] = [
           yield { data: chunks.first() };
           for (let next = first; !next.done; next = await iterator.next()) {
             stored?.add(next.value);
-            yield { data: chunks.of(next.value) };
+            // Already JSON text (sent as is): the same bytes as the chunk object, built without walking it.
+            yield { data: chunks.json(next.value) };
             if (next.value.type === 'finish') break;
           }
           if (stored) await fathom.storedCompletions.save(account.id, stored.completion(), call.request.messages, call.metadata);

@@ -1,5 +1,5 @@
 import { UpstreamError } from '../../../errors';
-import { decodeSse } from '../../sse-decoder';
+import { SseDecoder, type DecodedSseEvent } from '../../sse-decoder';
 import type { ChatRequest, ChatStreamPart, ChatUsage, FinishReason } from '../../types';
 import { toUpstreamError, UpstreamClient } from '../../upstream-client';
 import { ZERO_USAGE, type ChatProvider, type ProviderChatResult, type ProviderEmbeddings } from '../chat-provider';
@@ -14,6 +14,15 @@ export interface OpenAICompatibleProviderOptions {
   timeoutMs?: number;
   /** Most connections to the upstream; default unlimited. */
   connections?: number;
+}
+
+/** What a stream has seen so far: the finish reason and usage arrive before [DONE]. */
+interface StreamState {
+  finished: boolean;
+  reason?: FinishReason;
+  totals?: ChatUsage;
+  /** A failure found while decoding, thrown once the parts before it have left. */
+  error?: unknown;
 }
 
 const FINISH_REASONS = new Set<FinishReason>(['stop', 'length', 'tool_calls', 'content_filter']);
@@ -87,48 +96,73 @@ export class OpenAICompatibleProvider implements ChatProvider {
 
   async *stream(model: string, request: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatStreamPart> {
     const response = await this.client.request('POST', '/chat/completions', toOpenAIBody(model, request, true), signal);
-    let reason: FinishReason | undefined;
-    let totals: ChatUsage | undefined;
-    let finished = false;
+    const state: StreamState = { finished: false };
+    const decoder = new SseDecoder();
     try {
-      // The finish part leaves at [DONE]; the body is still read to its end afterwards, because leaving
-      // early would destroy the kept-alive connection.
-      for await (const event of decodeSse(response.body)) {
-        if (finished) continue;
-        if (event.data === '[DONE]') {
-          finished = true;
-          yield { type: 'finish', finishReason: reason ?? 'stop', ...(totals ? { usage: totals } : {}) };
-          continue;
-        }
-        const chunk = JSON.parse(event.data);
-        if (chunk.error)
-          throw new UpstreamError(`Provider '${this.vendor}' failed mid-stream: ${chunk.error.message ?? 'unknown error'}`, {
-            status: 502,
-          });
-        if (chunk.usage) totals = usage(chunk.usage);
-        const choice = chunk.choices?.[0];
-        if (!choice) continue;
-        const delta = choice.delta ?? {};
-        if (typeof delta.content === 'string' && delta.content) yield { type: 'text-delta', text: delta.content };
-        if (Array.isArray(delta.tool_calls)) {
-          for (const call of delta.tool_calls) {
-            yield {
-              type: 'tool-call-delta',
-              index: call.index ?? 0,
-              ...(call.id ? { id: call.id } : {}),
-              ...(call.function?.name ? { name: call.function.name } : {}),
-              ...(call.function?.arguments ? { argumentsDelta: call.function.arguments } : {}),
-            };
-          }
-        }
-        if (choice.finish_reason) reason = finishReason(choice.finish_reason);
+      // Events are decoded per network chunk, and the parts of one chunk leave together. The finish part
+      // leaves at [DONE]; the body is still read to its end afterwards, because leaving early would
+      // destroy the kept-alive connection.
+      for await (const chunk of response.body) {
+        const parts = this.parts(decoder.push(chunk), state);
+        if (parts.length) yield* parts;
+        if (state.error) throw state.error;
       }
+      const parts = this.parts(decoder.end(), state);
+      if (parts.length) yield* parts;
+      if (state.error) throw state.error;
     } catch (error) {
       throw error instanceof SyntaxError
         ? new UpstreamError(`Provider '${this.vendor}' sent malformed stream data.`, { status: 502 })
         : toUpstreamError(error, this.vendor, '/chat/completions');
     }
-    if (!finished) yield { type: 'finish', finishReason: reason ?? 'stop', ...(totals ? { usage: totals } : {}) };
+    if (!state.finished) yield { type: 'finish', finishReason: state.reason ?? 'stop', ...(state.totals ? { usage: state.totals } : {}) };
+  }
+
+  /**
+   * The stream parts of some decoded events (nothing after [DONE]). A failure (an error event, bad JSON)
+   * goes to `state.error` after the parts before it, so those still leave first.
+   */
+  private parts(events: DecodedSseEvent[], state: StreamState): ChatStreamPart[] {
+    const parts: ChatStreamPart[] = [];
+    try {
+      this.collect(events, state, parts);
+    } catch (error) {
+      state.error = error;
+    }
+    return parts;
+  }
+
+  private collect(events: DecodedSseEvent[], state: StreamState, parts: ChatStreamPart[]): void {
+    for (const event of events) {
+      if (state.finished) break;
+      if (event.data === '[DONE]') {
+        state.finished = true;
+        parts.push({ type: 'finish', finishReason: state.reason ?? 'stop', ...(state.totals ? { usage: state.totals } : {}) });
+        break;
+      }
+      const chunk = JSON.parse(event.data);
+      if (chunk.error)
+        throw new UpstreamError(`Provider '${this.vendor}' failed mid-stream: ${chunk.error.message ?? 'unknown error'}`, {
+          status: 502,
+        });
+      if (chunk.usage) state.totals = usage(chunk.usage);
+      const choice = chunk.choices?.[0];
+      if (!choice) continue;
+      const delta = choice.delta ?? {};
+      if (typeof delta.content === 'string' && delta.content) parts.push({ type: 'text-delta', text: delta.content });
+      if (Array.isArray(delta.tool_calls)) {
+        for (const call of delta.tool_calls) {
+          parts.push({
+            type: 'tool-call-delta',
+            index: call.index ?? 0,
+            ...(call.id ? { id: call.id } : {}),
+            ...(call.function?.name ? { name: call.function.name } : {}),
+            ...(call.function?.arguments ? { argumentsDelta: call.function.arguments } : {}),
+          });
+        }
+      }
+      if (choice.finish_reason) state.reason = finishReason(choice.finish_reason);
+    }
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
