@@ -1,5 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import { UpstreamError } from '../errors';
+import { retryWithBackoff, statusError, transportError } from '../transport';
 import type { Embedder } from './embedder';
 import { approximateSubwordSpans, normalizeInPlace } from './text-tokens';
 
@@ -90,61 +91,43 @@ type RequestOptions = Pick<
   'baseURL' | 'apiKey' | 'model' | 'headers' | 'timeoutMs' | 'maxAttempts' | 'dispatcher'
 >;
 
-/** POSTs one batch to `{baseURL}/embeddings` and returns vectors in input order, normalised. */
+/**
+ * POSTs one batch to `{baseURL}/embeddings` and returns vectors in input order, normalised. 429, 5xx
+ * and network failures are retried with backoff (or the upstream's `retry-after`); the waits end at
+ * once when `signal` aborts.
+ */
 export async function requestEmbeddings(options: RequestOptions, input: string[], signal?: AbortSignal): Promise<Float32Array[]> {
   const url = `${options.baseURL.replace(/\/+$/, '')}/embeddings`;
-  const attempts = options.maxAttempts ?? 3;
-  let lastError: UpstreamError | undefined;
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** (attempt - 2)));
-    signal?.throwIfAborted();
-    let statusCode: number;
-    let text: string;
-    try {
-      const response = await request(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-          ...options.headers,
-        },
-        body: JSON.stringify({ model: options.model, input, encoding_format: 'float' }),
-        signal,
-        headersTimeout: options.timeoutMs ?? 60_000,
-        bodyTimeout: options.timeoutMs ?? 60_000,
-        dispatcher: options.dispatcher,
-      });
-      statusCode = response.statusCode;
-      text = await response.body.text();
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      lastError = new UpstreamError(`Embedding request to ${url} failed: ${(error as Error).message}`, {
-        url,
-        isRetryable: true,
-        cause: error,
-      });
-      continue;
-    }
-    if (statusCode >= 200 && statusCode < 300) return parseEmbeddings(text, input.length, url);
-    const retryable = statusCode === 429 || statusCode >= 500;
-    lastError = new UpstreamError(`Embedding request to ${url} answered ${statusCode}: ${upstreamMessage(text)}`, {
-      url,
-      statusCode,
-      responseBody: text,
-      isRetryable: retryable,
-    });
-    if (!retryable) break;
-  }
-  throw lastError!;
-}
-
-function upstreamMessage(text: string): string {
-  try {
-    const parsed = JSON.parse(text);
-    return String(parsed?.error?.message ?? parsed?.error ?? text).slice(0, 500);
-  } catch {
-    return text.slice(0, 500);
-  }
+  const what = `The embedding service at ${url}`;
+  return retryWithBackoff(
+    async () => {
+      signal?.throwIfAborted();
+      let response: Dispatcher.ResponseData;
+      let text: string;
+      try {
+        response = await request(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+            ...options.headers,
+          },
+          body: JSON.stringify({ model: options.model, input, encoding_format: 'float' }),
+          signal,
+          headersTimeout: options.timeoutMs ?? 60_000,
+          bodyTimeout: options.timeoutMs ?? 60_000,
+          dispatcher: options.dispatcher,
+        });
+        text = await response.body.text();
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        throw transportError(error, what, url);
+      }
+      if (response.statusCode >= 200 && response.statusCode < 300) return parseEmbeddings(text, input.length, url);
+      throw statusError(what, url, response.statusCode, text, response.headers);
+    },
+    { maxRetries: (options.maxAttempts ?? 3) - 1, initialDelayMs: 250, signal },
+  );
 }
 
 function parseEmbeddings(text: string, expected: number, url: string): Float32Array[] {

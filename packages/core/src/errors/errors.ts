@@ -72,6 +72,8 @@ export interface UpstreamErrorOptions {
   /** Status to answer our client with; defaults from `statusCode` (429 stays 429, 5xx -> 502, timeout -> 504). */
   status?: number;
   code?: string;
+  /** How long the upstream asked to wait before a retry (`retry-after`), ms. */
+  retryAfterMs?: number;
 }
 
 /** An upstream API failed. Carries what the upstream said so the client sees the real reason. */
@@ -80,6 +82,7 @@ export class UpstreamError extends FathomError {
   readonly statusCode?: number;
   readonly responseBody?: string;
   readonly isRetryable: boolean;
+  readonly retryAfterMs?: number;
 
   constructor(message: string, options: UpstreamErrorOptions = {}) {
     const statusCode = options.statusCode;
@@ -93,5 +96,6 @@ export class UpstreamError extends FathomError {
     this.statusCode = statusCode;
     this.responseBody = options.responseBody;
     this.isRetryable = options.isRetryable ?? false;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }

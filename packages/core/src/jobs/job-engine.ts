@@ -1,7 +1,7 @@
 import type { Accounts } from '../accounts';
 import type { FathomConfig, JobSettings } from '../config';
 import type { EgressGuardContract } from '../egress/types';
-import { FathomError, NotFoundError, ServiceUnavailableError } from '../errors';
+import { FathomError, NotFoundError, ServiceUnavailableError, UpstreamError } from '../errors';
 import { newId } from '../internal/ids';
 import { LeasedWorker, TaskStopped, type TaskContext } from '../internal/leased-worker';
 import type { Logger } from '../internal/logger';
@@ -318,6 +318,11 @@ function delay(ms: number, signal: AbortSignal): Promise<void> {
 
 function toFailure(error: unknown): { code: string; message: string } {
   if (error instanceof JobFailure) return { code: error.code, message: error.message };
+  // A data source that failed: rate limited, timed out, or any other answer it could not give.
+  if (error instanceof UpstreamError && error.code !== 'tool_unavailable') {
+    const code = error.status === 429 ? 'rate_limit_exceeded' : error.status === 504 ? 'timeout' : 'provider_error';
+    return { code, message: error.message };
+  }
   if (error instanceof FathomError) return { code: error.code, message: error.message };
   const code = (error as { code?: unknown })?.code;
   return {

@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import { UpstreamError } from '../errors';
+import { statusError, transportError } from '../transport';
 
 /** Options of one provider's HTTP client. */
 export interface UpstreamClientOptions {
@@ -20,59 +21,12 @@ export interface UpstreamResponse {
   body: AsyncIterable<Uint8Array> & { json(): Promise<unknown>; text(): Promise<string> };
 }
 
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+/** The message an upstream error body carries. */
+export { upstreamMessage } from '../transport';
 
-function errorCode(error: unknown): string | undefined {
-  const value = error as { code?: string; cause?: { code?: string } } | undefined;
-  return value?.code ?? value?.cause?.code;
-}
-
-/** The message an upstream error body carries (OpenAI `{error: {message}}`, Anthropic `{type: "error", error: {message}}`). */
-export function upstreamMessage(body: string): string {
-  try {
-    const parsed = JSON.parse(body) as any;
-    const message = parsed?.error?.message ?? parsed?.message ?? (typeof parsed?.error === 'string' ? parsed.error : undefined);
-    if (typeof message === 'string' && message) return message;
-  } catch {
-    // not JSON: use the text
-  }
-  return body.slice(0, 500) || 'no error body';
-}
-
-/** Converts a transport failure into an UpstreamError: timeouts answer 504, other network failures 502 (retryable). */
+/** Converts a transport failure into an UpstreamError (timeouts 504, other network failures 502). */
 export function toUpstreamError(error: unknown, name: string, url: string): Error {
-  if (error instanceof UpstreamError) return error;
-  const code = errorCode(error);
-  if ((error as Error)?.name === 'AbortError' || code === 'UND_ERR_ABORTED') return error as Error;
-  if (code && TIMEOUT_CODES.has(code)) {
-    return new UpstreamError(`Provider '${name}' timed out (${code}).`, {
-      url,
-      status: 504,
-      isRetryable: code === 'UND_ERR_CONNECT_TIMEOUT',
-      cause: error,
-    });
-  }
-  return new UpstreamError(
-    `Could not reach provider '${name}': ${(error as Error)?.message ?? String(error)}${code ? ` (${code})` : ''}.`,
-    {
-      url,
-      status: 502,
-      isRetryable: code ? NETWORK_CODES.has(code) : false,
-      cause: error,
-    },
-  );
+  return transportError(error, `provider '${name}'`, url);
 }
 
 /**
@@ -118,15 +72,7 @@ export class UpstreamClient {
       }
       if (response.statusCode >= 200 && response.statusCode < 300) return response as unknown as UpstreamResponse;
       const text = await response.body.text().catch(() => '');
-      const statusCode = response.statusCode;
-      const status = statusCode === 401 || statusCode === 403 ? 502 : undefined;
-      throw new UpstreamError(`Provider '${this.name}' answered ${statusCode}: ${upstreamMessage(text)}`, {
-        url,
-        statusCode,
-        status,
-        responseBody: text,
-        isRetryable: statusCode === 429 || statusCode >= 500,
-      });
+      throw statusError(`Provider '${this.name}'`, url, response.statusCode, text, response.headers);
     }
   }
 

@@ -1,4 +1,5 @@
 import type { EgressGuardContract, EgressResponse } from '../egress/types';
+import { retryWithBackoff } from '../transport';
 
 /** What one route call came to after its attempts: an answer, or the error text for the model. */
 export type SendOutcome = { ok: true; response: EgressResponse } | { ok: false; error: string };
@@ -27,46 +28,47 @@ function codeOf(error: unknown): string | undefined {
   return (error as { code?: unknown } | null)?.code as string | undefined;
 }
 
+/** Failures that are not worth another attempt: a refused destination, a request undici refuses to send. */
+function isFinal(error: unknown): boolean {
+  return codeOf(error) === 'destination_not_allowed' || codeOf(error) === 'UND_ERR_INVALID_ARG';
+}
+
 /**
- * Sends through the egress guard: any answer — including status >= 400 — ends the call;
- * network failures (refused connection, timeout, client exception) are retried up to `retries` times
- * after waits of 1 s then 2 s. A refused destination is final and never retried.
+ * Sends through the egress guard: any answer — including status >= 400 — ends the call; network
+ * failures (refused connection, timeout, client exception) are retried up to `retries` times after
+ * waits of 1 s then 2 s (the shared backoff of outbound calls). A refused destination is final.
  */
 export async function sendWithRetries(options: SendOptions): Promise<SendOutcome> {
-  let lastError: unknown;
-  for (let attempt = 0; attempt <= options.retries; attempt++) {
-    if (attempt > 0) {
-      try {
-        await options.sleep(retryDelayMs(attempt), options.signal);
-      } catch {
-        return { ok: false, error: 'Error: request cancelled' };
-      }
-    }
-    if (options.signal?.aborted) return { ok: false, error: 'Error: request cancelled' };
-    try {
-      const response = await options.egress.request(options.url, {
-        method: options.method,
-        headers: options.headers,
-        body: options.body,
-        timeoutMs: options.timeoutMs,
-        maxBytes: options.maxBytes,
+  try {
+    const response = await retryWithBackoff(
+      () => {
+        options.signal?.throwIfAborted();
+        return options.egress.request(options.url, {
+          method: options.method,
+          headers: options.headers,
+          body: options.body,
+          timeoutMs: options.timeoutMs,
+          maxBytes: options.maxBytes,
+          signal: options.signal,
+        });
+      },
+      {
+        maxRetries: options.retries,
+        initialDelayMs: retryDelayMs(1),
+        factor: 2,
         signal: options.signal,
-      });
-      return { ok: true, response };
-    } catch (error) {
-      if (codeOf(error) === 'destination_not_allowed') return { ok: false, error: 'Error: destination not allowed' };
-      // A request undici refuses to send (bad method, header...) is not a network failure: no retry.
-      if (codeOf(error) === 'UND_ERR_INVALID_ARG') return { ok: false, error: `Error: Invalid request - ${(error as Error).message}` };
-      if (options.signal?.aborted) return { ok: false, error: 'Error: request cancelled' };
-      lastError = error;
-    }
+        isRetryable: (error) => !isFinal(error),
+        sleep: options.sleep,
+      },
+    );
+    return { ok: true, response };
+  } catch (error) {
+    if (options.signal?.aborted) return { ok: false, error: 'Error: request cancelled' };
+    if (codeOf(error) === 'destination_not_allowed') return { ok: false, error: 'Error: destination not allowed' };
+    if (codeOf(error) === 'UND_ERR_INVALID_ARG') return { ok: false, error: `Error: Invalid request - ${(error as Error).message}` };
+    if (codeOf(error) === 'egress_timeout') return { ok: false, error: 'Error: Timeout' };
+    const detail =
+      error instanceof Error ? (error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message) : String(error);
+    return { ok: false, error: `Error: Request failed - ${detail}` };
   }
-  if (codeOf(lastError) === 'egress_timeout') return { ok: false, error: 'Error: Timeout' };
-  const detail =
-    lastError instanceof Error
-      ? lastError.cause instanceof Error
-        ? `${lastError.message} (${lastError.cause.message})`
-        : lastError.message
-      : String(lastError);
-  return { ok: false, error: `Error: Request failed - ${detail}` };
 }

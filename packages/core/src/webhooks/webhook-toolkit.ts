@@ -1,3 +1,4 @@
+import { delay } from '../transport';
 import type { ChatToolDefinition } from '../models/types';
 import { buildRequest } from './build-request';
 import { compileCards, type CompileResult } from './compile-card';
@@ -14,20 +15,8 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RETRIES = 2;
 
 /** `setTimeout`-based wait, cancelled by `signal` (exported for tests, not from index.ts). */
-export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
-}
+/** The default wait between retries (abortable). */
+export const defaultSleep = delay;
 
 /** Arguments as an object: the model's JSON text is parsed; anything else counts as no arguments. */
 function argumentsOf(args: unknown): Arguments {

@@ -1,5 +1,6 @@
 import { request as undiciRequest } from 'undici';
 import { UpstreamError } from '../../errors';
+import { statusError, transportError } from '../../transport';
 
 export interface ProviderRequest {
   method?: string;
@@ -27,35 +28,25 @@ export async function providerJson<T = any>(fetchImpl: typeof fetch | undefined,
   const method = request.method ?? (body ? 'POST' : 'GET');
   let status: number;
   let text: string;
+  let headers_: Record<string, unknown> = {};
   try {
     if (fetchImpl) {
       const response = await fetchImpl(url, { method, headers, body, signal: request.signal });
       status = response.status;
+      headers_ = Object.fromEntries(response.headers.entries());
       text = await response.text();
     } else {
       // undici's request: the same client as fetch without the WHATWG stream layers (several times cheaper per call).
       const response = await undiciRequest(url, { method: method as 'GET', headers, body, signal: request.signal });
       status = response.statusCode;
+      headers_ = response.headers;
       text = await response.body.text();
     }
   } catch (error) {
     if (request.signal?.aborted) throw request.signal.reason ?? error;
-    throw new UpstreamError(`${request.provider} could not be reached: ${(error as Error).message}`, {
-      url: redact(url),
-      cause: error,
-      isRetryable: true,
-    });
+    throw transportError(error, request.provider, redact(url));
   }
-  const response = { ok: status >= 200 && status < 300, status };
-  if (!response.ok) {
-    throw new UpstreamError(`${request.provider} answered HTTP ${response.status}: ${text.slice(0, 300)}`, {
-      url: redact(url),
-      statusCode: response.status,
-      responseBody: text.slice(0, 2000),
-      code: 'provider_error',
-      status: 502,
-    });
-  }
+  if (status < 200 || status >= 300) throw statusError(request.provider, redact(url), status, text, headers_);
   try {
     return JSON.parse(text) as T;
   } catch {
@@ -73,17 +64,4 @@ function redact(url: string): string {
 }
 
 /** Waits `ms` or rejects when `signal` aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
+export { delay as sleep } from '../../transport';
