@@ -66,8 +66,8 @@ export class Fathom {
     // One line per capability; each owner edits only its own line.
     this.egress = new EgressGuard({ allow: config.egressAllow });
     this.embedder = embedder;
-    this.vectorIndex = new VectorIndex({ db, embedder, dataDir: config.dataDir, log });
-    this.documents = new Documents({ db, config, embedder, vectorIndex: this.vectorIndex, log });
+    this.vectorIndex = new VectorIndex({ db: database, embedder, dataDir: config.dataDir, log });
+    this.documents = new Documents({ db: database, config, embedder, vectorIndex: this.vectorIndex, log });
     this.chat = new ChatAdapter({ db, config, log, embedder });
     this.assistants = new AssistantRunner({ db, chat: this.chat, searcher: this.documents, log });
     this.jobs = new JobEngine({ db: database, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { type DocumentsSettings, readDocumentsSettings } from './documents-settings';
 
 /** A configured model provider: `FATHOM_PROVIDERS` entries and the convenience variables. */
 export interface ProviderConfig {
@@ -43,6 +44,8 @@ export interface FathomConfig {
   databasePoolSize: number;
   /** `FATHOM_LEASE_SECONDS`: how long a process holds claimed background work without renewing it, default 30. */
   leaseSeconds: number;
+  /** Ingestion, extraction, sweeps and query rewriting (`FATHOM_INGEST_*`, `FATHOM_EXTRACT_*`, …). */
+  documents: DocumentsSettings;
   /** The environment the config was read from, for capability-specific settings (e.g. `FATHOM_TOOLS_MODEL`). */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -146,6 +149,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .split(',')
       .map((entry) => entry.trim())
       .filter(Boolean),
+    documents: readDocumentsSettings(env),
     env: { ...env },
   };
   return { ...config, ...overrides, dataDir };

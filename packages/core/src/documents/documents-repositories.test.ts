@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { text } from 'node:stream/consumers';
+import { buffer } from 'node:stream/consumers';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SqlDatabase } from '../storage';
 import { closeTestPostgres, openTestDatabase, testBackends } from '../test/postgres';
@@ -98,7 +98,7 @@ describe.each(testBackends())('documents repositories on %s', (backend) => {
     }
     await repos.blobs.remove('file-big');
     await expect(repos.blobs.open('file-big')).rejects.toMatchObject({ code: 'ENOENT' });
-    expect(await text(await repos.blobs.open('file-small'))).toHaveLength(5);
+    expect(await buffer(await repos.blobs.open('file-small'))).toHaveLength(5);
     await db.close();
   });
 

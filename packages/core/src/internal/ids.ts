@@ -32,7 +32,8 @@ export type IdPrefix =
   | 'chatcmpl-'
   | 'resp_'
   | 'agentrun_'
-  | 'fs_';
+  | 'fs_'
+  | 'ing_';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}${randomToken(24)}`;

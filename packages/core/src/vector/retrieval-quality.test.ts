@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../db';
+import { SqliteDatabase } from '../storage';
 import { HashEmbedder, TransformersEmbedder, type Embedder } from '../embeddings';
 import { silentLogger } from '../internal/logger';
 import { PASSAGES, QUESTIONS } from './__fixtures__/retrieval-corpus';
@@ -21,7 +21,7 @@ afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true 
 async function measureRecall(embedder: Embedder, k = 8): Promise<{ recall: number; misses: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'fathom-quality-'));
   dirs.push(dir);
-  const db = openDatabase({ schemas: [vectorSchema] });
+  const db = new SqliteDatabase({ schemas: [vectorSchema] });
   const index = new VectorIndex({ db, embedder, dataDir: dir, log: silentLogger });
   try {
     const ids = Object.keys(PASSAGES);
@@ -44,7 +44,7 @@ async function measureRecall(embedder: Embedder, k = 8): Promise<{ recall: numbe
     return { recall: 1 - misses.length / QUESTIONS.length, misses };
   } finally {
     await index.close();
-    db.close();
+    await db.close();
   }
 }
 

@@ -33,6 +33,8 @@ export const documentsRoutes: Route[] = [
       let staged: StagedUpload | undefined;
       let filename = '';
       let purpose: string | undefined;
+      // OpenAI's multipart form spells the object as `expires_after[anchor]` and `expires_after[seconds]`.
+      const expiresAfter: Record<string, string> = {};
       let tooLarge = false;
       try {
         // Busboy truncates an oversized file and sets `truncated`; the rest of the body is still read so the 413 arrives cleanly.
@@ -54,6 +56,8 @@ export const documentsRoutes: Route[] = [
             }
           } else if (part.fieldname === 'purpose') {
             purpose = String(part.value);
+          } else if (/^expires_after\[(anchor|seconds)\]$/.test(part.fieldname)) {
+            expiresAfter[part.fieldname.slice(14, -1)] = String(part.value);
           }
         }
       } catch (error) {
@@ -66,12 +70,12 @@ export const documentsRoutes: Route[] = [
         if (staged) documents.files.discard(staged);
         throw new InvalidRequestError(missing.map((field) => `Missing required parameter: '${field}'.`).join(' '), missing[0]);
       }
-      try {
-        return documents.commitUpload(account.id, staged!, { filename, purpose: purpose! });
-      } catch (error) {
-        documents.files.discard(staged!);
-        throw error;
-      }
+      // The staged bytes are committed or discarded by core either way.
+      return documents.commitUpload(account.id, staged!, {
+        filename,
+        purpose: purpose!,
+        expires_after: Object.keys(expiresAfter).length ? expiresAfter : undefined,
+      });
     },
   },
   {
@@ -89,8 +93,8 @@ export const documentsRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/files/:id/content',
-    handler: ({ fathom, account, params, reply }) => {
-      const { file, stream } = fathom.documents.files.openContent(account.id, params.id!);
+    handler: async ({ fathom, account, params, reply }) => {
+      const { file, stream } = await fathom.documents.openFileContent(account.id, params.id!);
       // Returning the reply tells fastify the stream answers the request.
       return reply
         .header('content-type', 'application/octet-stream')
