@@ -48,10 +48,17 @@ const words = (text: string) => text.toLowerCase().match(/\w+/g) ?? [];
  * `maxNumResults`, each store remembers the embedder that built it.
  */
 export class FakeVectorIndex implements VectorIndexContract {
-  readonly stores = new Map<string, Map<string, StoredFile>>();
-  private readonly builtWith = new Map<string, { embedderId: string; dimensions: number }>();
+  readonly stores: Map<string, Map<string, StoredFile>>;
+  private readonly builtWith: Map<string, { embedderId: string; dimensions: number }>;
 
-  constructor(readonly embedderId = 'fake:v1') {}
+  /** `shared`: another fake whose chunks this one sees (the same database reopened with another embedder). */
+  constructor(
+    readonly embedderId = 'fake:v1',
+    shared?: FakeVectorIndex,
+  ) {
+    this.stores = shared?.stores ?? new Map();
+    this.builtWith = shared?.builtWith ?? new Map();
+  }
 
   async addFileChunks(input: Parameters<VectorIndexContract['addFileChunks']>[0]): Promise<void> {
     const dimensions = input.chunks[0]?.vector.length ?? 0;
@@ -87,7 +94,10 @@ export class FakeVectorIndex implements VectorIndexContract {
     return built ? { embedderId: built.embedderId, dimensions: built.dimensions, chunks: this.chunkCount(storeId) } : null;
   }
   async storesNotBuiltWith(embedderId: string): Promise<string[]> {
-    return [...this.builtWith].filter(([, built]) => built.embedderId !== embedderId).map(([storeId]) => storeId);
+    return [...this.builtWith]
+      .filter(([, built]) => built.embedderId !== embedderId)
+      .map(([storeId]) => storeId)
+      .sort();
   }
   async reindex(storeId: string): Promise<{ chunks: number }> {
     const built = this.builtWith.get(storeId);
@@ -98,6 +108,13 @@ export class FakeVectorIndex implements VectorIndexContract {
   async search(storeIds: string[], options: StoreSearchOptions): Promise<SearchHit[]> {
     const { queries, limit, threshold } = readSearchOptions(options);
     if (options.filters) validateAttributeFilter(options.filters);
+    for (const storeId of storeIds) {
+      const built = this.builtWith.get(storeId);
+      // Like the real indexes: a store built by another embedder is queryable only if that embedder is a hash one.
+      if (built && built.embedderId !== this.embedderId && !built.embedderId.startsWith('hash:') && this.chunkCount(storeId) > 0) {
+        throw new ConflictError(`Vector store ${storeId} was indexed with the embedder '${built.embedderId}'.`, 'reindex_required');
+      }
+    }
     const best = new Map<IndexedChunk, SearchHit>();
     for (const query of queries) {
       const wanted = new Set(words(query));
