@@ -4,13 +4,13 @@ import { AssistantRunner, assistantsSchema } from './assistants';
 import { Agents, agentsSchema } from './agents';
 import { loadConfig, type FathomConfig } from './config';
 import { openDatabase, SqliteDatabase, type SqlDatabase } from './storage';
-import { Documents, documentsSchema } from './documents';
+import { Documents, documentsSchema, modelQueryRewriter } from './documents';
 import { EgressGuard } from './egress';
 import { createEmbedder, type Embedder } from './embeddings';
 import { consoleLogger, type Logger } from './internal/logger';
 import { JobEngine, jobsSchema } from './jobs';
 import { ChatAdapter, modelsSchema } from './models';
-import { VectorIndex, vectorSchema } from './vector';
+import { PgVectorIndex, VectorIndex, type VectorIndexContract, vectorSchema } from './vector';
 import { WebhookToolkit } from './webhooks';
 
 export interface FathomOptions {
@@ -44,7 +44,8 @@ export class Fathom {
   readonly bootstrap: BootstrapResult;
   readonly egress: EgressGuard;
   readonly embedder: Embedder;
-  readonly vectorIndex: VectorIndex;
+  /** Hybrid search index: `VectorIndex` (HNSW worker + FTS5) on SQLite, `PgVectorIndex` (pgvector + full text) on PostgreSQL. */
+  readonly vectorIndex: VectorIndexContract;
   readonly documents: Documents;
   readonly chat: ChatAdapter;
   readonly assistants: AssistantRunner;
@@ -58,16 +59,24 @@ export class Fathom {
     this.database = database;
     this.accounts = new Accounts(database);
     this.bootstrap = bootstrap;
-    if (!(database instanceof SqliteDatabase))
-      throw new Error(
-        'PostgreSQL support is not complete yet: the documents, models, assistants and agents capabilities still need SQLite.',
-      );
-    const db = database.raw;
     // One line per capability; each owner edits only its own line.
     this.egress = new EgressGuard({ allow: config.egressAllow });
     this.embedder = embedder;
-    this.vectorIndex = new VectorIndex({ db: database, embedder, dataDir: config.dataDir, log });
-    this.documents = new Documents({ db: database, config, embedder, vectorIndex: this.vectorIndex, log });
+    this.vectorIndex =
+      database instanceof SqliteDatabase
+        ? new VectorIndex({ db: database, embedder, dataDir: config.dataDir, log })
+        : new PgVectorIndex({ db: database, embedder, log });
+    const rewriteModel = config.documents.queryRewriteModel;
+    const rewriteQuery = rewriteModel
+      ? modelQueryRewriter(
+          async (messages, signal) => (await this.chat.complete({ model: rewriteModel, messages }, { signal })).message.content,
+          (error) => log.warn(`query rewrite with ${rewriteModel} failed, searching the lexical rewrite: ${(error as Error).message}`),
+        )
+      : undefined;
+    this.documents = new Documents({ db: database, config, embedder, vectorIndex: this.vectorIndex, log, rewriteQuery });
+    if (!(database instanceof SqliteDatabase))
+      throw new Error('PostgreSQL support is not complete yet: the models, assistants and agents capabilities still need SQLite.');
+    const db = database.raw;
     this.chat = new ChatAdapter({ db, config, log, embedder });
     this.assistants = new AssistantRunner({ db, chat: this.chat, searcher: this.documents, log });
     this.jobs = new JobEngine({ db: database, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
