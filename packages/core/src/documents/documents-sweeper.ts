@@ -14,7 +14,7 @@ export interface DocumentsSweeperOptions {
 
 /** Files and removals handled per sweep, so one sweep stays short; the next one continues. */
 const BATCH = 100;
-/** A removal younger than this may still be running inline (right after the change that asked for it). */
+/** A removal younger than this (or one sweep interval, if shorter) may still be running inline, right after the change that asked for it. */
 const REMOVAL_GRACE_MS = 30_000;
 
 /**
@@ -65,7 +65,10 @@ export class DocumentsSweeper {
           if (!(error instanceof NotFoundError)) log.warn(`could not delete expired file ${file.id}: ${(error as Error).message}`);
         });
       }
-      for (const removal of await repos.storeFiles.pendingRemovals(Date.now() - REMOVAL_GRACE_MS, BATCH)) {
+      for (const removal of await repos.storeFiles.pendingRemovals(
+        Date.now() - Math.min(REMOVAL_GRACE_MS, this.options.intervalMs),
+        BATCH,
+      )) {
         if (this.closed) return;
         const current = await repos.storeFiles.find(removal.store_id, removal.file_id);
         if (current && (current.status === 'in_progress' || current.status === 'completed')) {

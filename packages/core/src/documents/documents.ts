@@ -86,7 +86,7 @@ export class Documents implements StoreSearcher {
     this.sweeper = new DocumentsSweeper({
       repos: this.repos,
       intervalMs: settings.sweepSeconds * 1000,
-      deleteFile: (accountId, fileId) => this.deleteFile(accountId, fileId),
+      deleteFile: (accountId, fileId) => this.purgeFile(accountId, fileId),
       removeFromIndex: (storeId, fileId, requestedAt) => this.removeFromIndex(storeId, fileId, requestedAt),
       log,
     });
@@ -139,6 +139,11 @@ export class Documents implements StoreSearcher {
   /** Deletes a file, its bytes, and its chunks from every store that holds it (their counts follow). */
   async deleteFile(accountId: string, fileId: string): Promise<{ id: string; object: 'file'; deleted: true }> {
     await this.files.row(accountId, fileId);
+    return this.purgeFile(accountId, fileId);
+  }
+
+  /** Deletes a file whether or not it expired (the sweep deletes expired ones); 404 when it is gone already. */
+  private async purgeFile(accountId: string, fileId: string): Promise<{ id: string; object: 'file'; deleted: true }> {
     const requestedAt = Date.now();
     const stores = await this.db.transaction(async (tx) => {
       const repos = inTransaction(this.repos, tx);
@@ -369,8 +374,13 @@ export class Documents implements StoreSearcher {
     const queries = options.rewriteQuery ? await Promise.all(original.map((query) => this.rewriteQuery(query))) : original;
     if (rows.length === 0) return { search_query: queries, data: [] };
     const data = await this.index.search(storeIds, { ...options, query: Array.isArray(options.query) ? queries : queries[0]! });
+    // Activity is bookkeeping: a search still answers when it cannot be recorded (a full disk).
     const now = nowSeconds();
-    for (const row of rows) await this.repos.stores.touch(row.id, now);
+    for (const row of rows) {
+      await this.repos.stores.touch(row.id, now).catch((error: Error) => {
+        this.log.warn(`could not record activity on vector store ${row.id}: ${error.message}`);
+      });
+    }
     return { search_query: queries, data };
   }
 

@@ -3,10 +3,10 @@ import { createWriteStream, mkdirSync, readdirSync, rmSync, statSync, writeFileS
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { InvalidRequestError, NotFoundError } from '../errors';
+import { FathomError, InvalidRequestError, NotFoundError } from '../errors';
 import { newId, nowSeconds } from '../internal/ids';
 import type { ListPage, ListQuery } from '../internal/pagination';
-import type { SqlDatabase } from '../storage';
+import { isStorageFull, type SqlDatabase } from '../storage';
 import type { DocumentsRepositories } from './documents-repositories';
 import type { FileRow } from './files-repository';
 import { validateFileExpiresAfter } from './validate';
@@ -79,7 +79,7 @@ export class FileStore {
       await pipeline(source, createWriteStream(path));
     } catch (error) {
       this.discard({ path, bytes });
-      throw error;
+      throw storageError(error);
     }
     return { path, bytes };
   }
@@ -117,7 +117,7 @@ export class FileStore {
     } catch (error) {
       this.discard(staged);
       await this.repos.blobs.remove(row.id).catch(() => {});
-      throw error;
+      throw storageError(error);
     }
     return toFileObject(row);
   }
@@ -125,7 +125,12 @@ export class FileStore {
   /** Creates a file from bytes in memory (embedding apps, the CLI). */
   async create(accountId: string, input: FileInput & { data: Uint8Array }): Promise<FileObject> {
     const path = this.tmpPath();
-    writeFileSync(path, input.data);
+    try {
+      writeFileSync(path, input.data);
+    } catch (error) {
+      this.discard({ path, bytes: 0 });
+      throw storageError(error);
+    }
     return this.commit(accountId, { path, bytes: input.data.byteLength }, input);
   }
 
@@ -154,6 +159,17 @@ export class FileStore {
   private tmpPath(): string {
     return join(this.tmpDir, `${Date.now()}-${randomBytes(6).toString('hex')}`);
   }
+}
+
+/** A full disk or database answers 507 `insufficient_storage` (in OpenAI's error shape) instead of a bare 500. */
+function storageError(error: unknown): unknown {
+  if (!isStorageFull(error)) return error;
+  return new FathomError('The server has no storage space left for this file; try again later.', {
+    code: 'insufficient_storage',
+    status: 507,
+    type: 'server_error',
+    cause: error,
+  });
 }
 
 function validatePurpose(purpose: unknown): string {

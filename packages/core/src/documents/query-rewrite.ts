@@ -11,10 +11,10 @@ export interface RewriteMessage {
 
 /** Framing words of questions and requests that carry nothing to search for, on top of the stop words. */
 const FRAMING = new Set(
-  'whats hows wheres whos whens whys like liked love would could should wondering wonder looking look lookup search searching ' +
+  (
+    'whats hows wheres whos whens whys like liked love would could should wondering wonder looking look lookup search searching ' +
     'information info details detail about regarding explain describe interested curious question questions answer answers'
-      .split(' ')
-      .filter(Boolean),
+  ).split(' '),
 );
 
 /**
@@ -34,11 +34,11 @@ export function lexicalRewrite(query: string): string {
       kept.push(term);
     }
   };
-  const rest = query.replace(/"([^"]+)"/g, (_, phrase: string) => {
-    keep(`"${phrase.trim()}"`);
-    return ' ';
-  });
-  for (const raw of rest.split(/\s+/)) {
+  for (const [raw, phrase] of query.matchAll(/"([^"]+)"|\S+/g)) {
+    if (phrase !== undefined) {
+      if (phrase.trim()) keep(`"${phrase.trim()}"`);
+      continue;
+    }
     const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
     if (!word) continue;
     if (/[\p{N}_]|\p{L}[-.]\p{L}/u.test(word)) {

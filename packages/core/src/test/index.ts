@@ -15,6 +15,7 @@ export {
   leaseTestPostgres,
   closeTestPostgres,
   openTestDatabase,
+  sharedTestDatabase,
   testBackends,
   type TestPostgres,
   type TestBackend,

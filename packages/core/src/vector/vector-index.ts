@@ -357,7 +357,10 @@ export class VectorIndex implements VectorIndexContract {
 
   async close(): Promise<void> {
     await Promise.allSettled([...this.locks.values()]);
-    await this.graphs.close();
+    // The HNSW files are a cache: one that could not be saved (a full disk) is rebuilt from SQLite when next used.
+    await this.graphs.close().catch((error: Error) => {
+      this.log.warn(`could not save the HNSW indexes at shutdown (${error.message}); they are rebuilt from SQLite when next used`);
+    });
   }
 
   // ---- internals -------------------------------------------------------------------------------
