@@ -17,6 +17,7 @@ import { IngestionQueue } from './ingestion-queue';
 import { Ingestor } from './ingestor';
 import { mergeChunks } from './merge-chunks';
 import { lexicalRewrite, type QueryRewriter } from './query-rewrite';
+import { StoreSearch, type StoreSearchResult } from './store-search';
 import { parseStatusFilter, type StoreFileObject, toStoreFileObject } from './store-files';
 import { validateAttributes } from './validate';
 import { type VectorStoreObject, VectorStores } from './vector-stores';
@@ -33,12 +34,6 @@ export interface DocumentsOptions {
   repositories?: DocumentsRepositories;
 }
 
-/** What `searchStores` answers: the query searched (after any rewrite) and the hits. */
-export interface StoreSearchResult {
-  search_query: string[];
-  data: SearchHit[];
-}
-
 /**
  * Document search over one database: files, vector stores, store files, file batches, the durable
  * ingestion queue, and search across stores of one account (`StoreSearcher`, used by assistants).
@@ -52,11 +47,11 @@ export class Documents implements StoreSearcher {
   readonly queue: IngestionQueue;
   readonly repos: DocumentsRepositories;
   private readonly sweeper: DocumentsSweeper;
+  private readonly searching: StoreSearch;
   private readonly db: SqlDatabase;
   private readonly embedder: Embedder;
   private readonly index: VectorIndexContract;
   private readonly log: Logger;
-  private readonly rewriteQuery: QueryRewriter;
 
   constructor(options: DocumentsOptions) {
     const { db, config, embedder, vectorIndex, log } = options;
@@ -65,7 +60,6 @@ export class Documents implements StoreSearcher {
     this.embedder = embedder;
     this.index = vectorIndex;
     this.log = log;
-    this.rewriteQuery = options.rewriteQuery ?? (async (query) => lexicalRewrite(query));
     this.repos = options.repositories ?? createDocumentsRepositories(db, { dataDir: config.dataDir });
     this.files = new FileStore(db, this.repos, config.dataDir);
     this.stores = new VectorStores(this.repos.stores);
@@ -82,6 +76,14 @@ export class Documents implements StoreSearcher {
       log,
       concurrency: settings.ingestConcurrency,
       leaseMs: config.leaseSeconds * 1000,
+    });
+    this.searching = new StoreSearch({
+      stores: this.stores,
+      repos: this.repos,
+      queue: this.queue,
+      index: vectorIndex,
+      rewriteQuery: options.rewriteQuery ?? (async (query) => lexicalRewrite(query)),
+      log,
     });
     this.sweeper = new DocumentsSweeper({
       repos: this.repos,
@@ -358,52 +360,17 @@ export class Documents implements StoreSearcher {
 
   /** Hybrid search over stores of one account. Any store not of this account answers 404. */
   async search(accountId: string, storeIds: string[], options: StoreSearchOptions): Promise<SearchHit[]> {
-    return (await this.searchStores(accountId, storeIds, options)).data;
+    return (await this.searching.search(accountId, storeIds, options)).data;
   }
 
-  /**
-   * Search with what was searched (`POST /v1/vector_stores/{id}/search`): with `rewriteQuery`, each
-   * query is rewritten first (a configured model, else the lexical rewrite) and `search_query` shows it.
-   */
-  async searchStores(accountId: string, storeIds: string[], options: StoreSearchOptions): Promise<StoreSearchResult> {
-    const rows = await Promise.all(storeIds.map((id) => this.stores.row(accountId, id)));
-    for (const row of rows) {
-      if (this.stores.isExpired(row)) throw new InvalidRequestError(`Vector store '${row.id}' has expired.`, 'vector_store_id');
-    }
-    const original = Array.isArray(options.query) ? options.query : [options.query];
-    const queries = options.rewriteQuery ? await Promise.all(original.map((query) => this.rewriteQuery(query))) : original;
-    if (rows.length === 0) return { search_query: queries, data: [] };
-    const data = await this.index.search(storeIds, { ...options, query: Array.isArray(options.query) ? queries : queries[0]! });
-    // Activity is bookkeeping: a search still answers when it cannot be recorded (a full disk).
-    const now = nowSeconds();
-    for (const row of rows) {
-      await this.repos.stores.touch(row.id, now).catch((error: Error) => {
-        this.log.warn(`could not record activity on vector store ${row.id}: ${error.message}`);
-      });
-    }
-    return { search_query: queries, data };
+  /** Search with what was searched (`POST /v1/vector_stores/{id}/search`), rewriting the query when asked. */
+  searchStores(accountId: string, storeIds: string[], options: StoreSearchOptions): Promise<StoreSearchResult> {
+    return this.searching.search(accountId, storeIds, options);
   }
 
   /** Resolves true once no file of these stores is `in_progress` (on any process), false after `timeoutMs`. */
-  async waitForIngestion(accountId: string, storeIds: string[], timeoutMs: number): Promise<boolean> {
-    for (const id of storeIds) await this.stores.row(accountId, id);
-    const deadline = Date.now() + timeoutMs;
-    // While one of the stores' files runs here, counting rows is not needed.
-    while (this.queue.isRunningIn(storeIds) || (await this.repos.storeFiles.countInProgress(storeIds)) > 0) {
-      const left = deadline - Date.now();
-      if (left <= 0) return false;
-      // Woken by a run of this process ending, or after 250 ms (runs of other processes); the listener goes either way.
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          this.queue.events.off('settled', done);
-          resolve();
-        };
-        const timer = setTimeout(done, Math.min(left, 250));
-        this.queue.events.on('settled', done);
-      });
-    }
-    return true;
+  waitForIngestion(accountId: string, storeIds: string[], timeoutMs: number): Promise<boolean> {
+    return this.searching.waitForIngestion(accountId, storeIds, timeoutMs);
   }
 
   // ---- internals ----

@@ -1,4 +1,5 @@
-export { Documents, type DocumentsOptions, type StoreSearchResult } from './documents';
+export { Documents, type DocumentsOptions } from './documents';
+export type { StoreSearchResult } from './store-search';
 export type { FileToAdd } from './files-to-add';
 export { documentsSchema } from './schema';
 export { createDocumentsRepositories, type DocumentsRepositories } from './documents-repositories';

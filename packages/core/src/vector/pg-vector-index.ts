@@ -6,7 +6,8 @@ import { matchesAttributeFilter, validateAttributeFilter, type Attributes } from
 import { fuseScore } from './fuse-rankings';
 import { keywordCoverage } from './keyword-index';
 import type { KeywordPlanOptions } from './keyword-plan';
-import { PgKeywordSearch, type PgKeywordPlan, toTsvector } from './pg-keywords';
+import { PgChunkWrites } from './pg-chunk-writes';
+import { PgKeywordSearch, type PgKeywordPlan } from './pg-keywords';
 import { PgVectorSearch, type StoreScope, vectorLiteral } from './pg-vector-search';
 import { readSearchOptions } from './search-options';
 import type { IndexedChunk, SearchHit, StoreIndexInfo, StoreSearchOptions, VectorIndexContract } from './types';
@@ -47,20 +48,15 @@ interface CandidateRow {
   similarity: number;
 }
 
-/** Rows per INSERT when a file's chunks are written (each row carries a vector and a tsvector). */
-const INSERT_ROWS = 100;
 const REINDEX_MARK = 'reindexing:';
 
 /**
  * Hybrid search on PostgreSQL: pgvector HNSW (cosine) for vectors, full text search (`tsvector` + GIN)
  * for keywords, fused into one 0..1 score exactly as the SQLite `VectorIndex` does (same keyword
  * pruning, coverage, rank fusion, filters, thresholds and weights). Every process of a cluster uses
- * the same tables, so a file indexed on one node is searched on every other at once.
- *
- * A file's chunks are inserted in bounded statements tagged with a new write id, then published in
- * one small transaction that points `vector_files` at that write: searches see the old chunks or the
- * new ones, never a mix, and a write cut short by a crash leaves only rows nobody points at (removed
- * by the next write of the file). Of two writes of one file, the later-started one wins.
+ * the same tables, so a file indexed on one node is searched on every other at once. Writes are
+ * `PgChunkWrites` (a file's chunks appear at once), the vector side `PgVectorSearch`, the keyword side
+ * `PgKeywordSearch`.
  */
 export class PgVectorIndex implements VectorIndexContract {
   readonly embedder: Embedder;
@@ -68,6 +64,7 @@ export class PgVectorIndex implements VectorIndexContract {
   private readonly log: Logger;
   private readonly keywords: PgKeywordSearch;
   private readonly vectors: PgVectorSearch;
+  private readonly writes: PgChunkWrites;
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly queryEmbedders = new Map<string, Embedder>();
 
@@ -78,6 +75,7 @@ export class PgVectorIndex implements VectorIndexContract {
     this.embedder = options.embedder;
     this.log = options.log;
     this.keywords = new PgKeywordSearch(this.db, options.keyword);
+    this.writes = new PgChunkWrites(this.db);
     this.vectors = new PgVectorSearch({
       db: this.db,
       log: options.log,
@@ -113,50 +111,12 @@ export class PgVectorIndex implements VectorIndexContract {
         }
       }
       await this.vectors.ensureIndex(meta.dimensions);
-      const write = Number((await this.db.get<{ id: number }>("SELECT nextval('vector_write_ids') AS id"))!.id);
-      for (let start = 0; start < chunks.length; start += INSERT_ROWS) {
-        const rows = chunks.slice(start, start + INSERT_ROWS);
-        await this.db.run(
-          `INSERT INTO vector_chunks (store_id, file_id, write_id, chunk_index, text, tokens, dimensions, embedding, keywords)
-           VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, CAST(? AS vector), CAST(? AS tsvector))').join(', ')}`,
-          rows.flatMap((chunk) => [
-            storeId,
-            fileId,
-            write,
-            chunk.index,
-            chunk.text,
-            chunk.tokens,
-            meta.dimensions,
-            vectorLiteral(chunk.vector),
-            toTsvector(chunk.text),
-          ]),
-        );
-      }
-      const attributes = input.attributes ? JSON.stringify(input.attributes) : null;
-      const published = await this.publish(storeId, fileId, write, chunks.length, input.filename, attributes);
-      // The rows of older writes of the file go now; a newer write that won keeps its own.
-      await this.db.run(
-        published
-          ? 'DELETE FROM vector_chunks WHERE store_id = ? AND file_id = ? AND write_id < ?'
-          : 'DELETE FROM vector_chunks WHERE store_id = ? AND file_id = ? AND write_id = ?',
-        [storeId, fileId, write],
-      );
+      await this.writes.write({ ...input, dimensions: meta.dimensions });
     });
   }
 
   async removeFile(storeId: string, fileId: string): Promise<void> {
-    await this.exclusive(storeId, async () => {
-      await this.db.transaction(async (tx) => {
-        const removed = await tx.get<{ chunk_count: number }>(
-          'DELETE FROM vector_files WHERE store_id = ? AND file_id = ? RETURNING chunk_count',
-          [storeId, fileId],
-        );
-        if (removed) {
-          await tx.run('UPDATE vector_index_meta SET chunk_count = chunk_count - ? WHERE store_id = ?', [removed.chunk_count, storeId]);
-        }
-      });
-      await this.db.run('DELETE FROM vector_chunks WHERE store_id = ? AND file_id = ?', [storeId, fileId]);
-    });
+    await this.exclusive(storeId, () => this.writes.remove(storeId, fileId));
   }
 
   async removeStore(storeId: string): Promise<void> {
@@ -309,41 +269,6 @@ export class PgVectorIndex implements VectorIndexContract {
   private async meta(storeId: string): Promise<MetaRow | undefined> {
     const row = await this.db.get<MetaRow>('SELECT * FROM vector_index_meta WHERE store_id = ?', [storeId]);
     return row && toMeta(row);
-  }
-
-  /**
-   * Points the file at `write` unless a later-started write of it is already published; keeps the
-   * store's chunk count in step. Answers whether this write is now the file's.
-   */
-  private async publish(storeId: string, fileId: string, write: number, count: number, filename: string, attributes: string | null) {
-    for (;;) {
-      const outcome = await this.db.transaction(async (tx) => {
-        const current = await tx.get<{ write_id: number; chunk_count: number }>(
-          'SELECT write_id, chunk_count FROM vector_files WHERE store_id = ? AND file_id = ? FOR UPDATE',
-          [storeId, fileId],
-        );
-        if (current && Number(current.write_id) > write) return 'superseded';
-        if (current) {
-          await tx.run(
-            'UPDATE vector_files SET filename = ?, attributes = ?, write_id = ?, chunk_count = ? WHERE store_id = ? AND file_id = ?',
-            [filename, attributes, write, count, storeId, fileId],
-          );
-        } else {
-          const inserted = await tx.run(
-            `INSERT INTO vector_files (store_id, file_id, filename, attributes, write_id, chunk_count) VALUES (?, ?, ?, ?, ?, ?)
-             ON CONFLICT (store_id, file_id) DO NOTHING`,
-            [storeId, fileId, filename, attributes, write, count],
-          );
-          if (inserted.changes === 0) return 'retry'; // published meanwhile by another process: look again
-        }
-        await tx.run('UPDATE vector_index_meta SET chunk_count = chunk_count + ? WHERE store_id = ?', [
-          count - Number(current?.chunk_count ?? 0),
-          storeId,
-        ]);
-        return 'published';
-      });
-      if (outcome !== 'retry') return outcome === 'published';
-    }
   }
 
   /** Binds an empty store to the current embedder; refuses to mix vectors of two embedders in one store. */
