@@ -6,8 +6,8 @@
  * measure recall@8 of the vector side against exact search, and latency, under:
  *  - plain HNSW with the store filter (no iterative scan; ef_search 200),
  *  - HNSW with iterative scans at pgvector's default limit (max_scan_tuples 20,000),
- *  - HNSW with iterative scans at the limit PgVectorIndex sets for a store above its exact-search
- *    threshold (4 x ef_search x table/store rows),
+ *  - HNSW with iterative scans as PgVectorIndex sets them for a store above its exact-search
+ *    threshold (ef_search 200 x sqrt(table/store rows), at most 1,000; max_scan_tuples 4 x ef x that ratio),
  *  - what PgVectorIndex does (exact below its threshold, else iterative scans with a limit set from
  *    the store's share of the index).
  * The first three force the HNSW plan (enable_sort off); PgVectorIndex lets the planner choose.
@@ -72,13 +72,16 @@ export async function studyPgFiltering(db: PostgresDatabase, index: PgVectorInde
         "SET LOCAL hnsw.iterative_scan = 'relaxed_order'",
         'SET LOCAL hnsw.max_scan_tuples = 20000',
       ]),
-    'HNSW + iterative scan (PgVectorIndex limit)': (store, _query, vector) =>
-      hnsw(store, vector, [
+    'HNSW + iterative scan as PgVectorIndex sets it': (store, _query, vector) => {
+      const spread = Math.ceil(tableRows / (sizes.get(store) ?? 1));
+      const ef = Math.min(1000, Math.ceil(200 * Math.sqrt(spread)));
+      return hnsw(store, vector, [
         'SET LOCAL enable_sort = off',
-        'SET LOCAL hnsw.ef_search = 200',
+        `SET LOCAL hnsw.ef_search = ${ef}`,
         "SET LOCAL hnsw.iterative_scan = 'relaxed_order'",
-        `SET LOCAL hnsw.max_scan_tuples = ${Math.min(1_000_000, Math.max(20_000, 4 * 200 * Math.ceil(tableRows / (sizes.get(store) ?? 1))))}`,
-      ]),
+        `SET LOCAL hnsw.max_scan_tuples = ${Math.min(1_000_000, Math.max(20_000, 4 * ef * spread))}`,
+      ]);
+    },
     PgVectorIndex: async (store, query) =>
       (await index.search([store], { query, mode: 'vector', maxNumResults: K })).map((hit) => ({
         file_id: hit.file_id,
