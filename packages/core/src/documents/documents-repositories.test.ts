@@ -188,16 +188,18 @@ describe.each(testBackends())('documents repositories on %s', (backend) => {
     const queue = repos.storeFiles.queue();
     const [task] = await queue.claim('owner-a', Date.now() + 60_000, 10, Date.now());
     expect(task).toMatchObject({ id: first.run_id, attempts: 1 });
-    expect(await repos.storeFiles.finish(task!.row, 'owner-b', { status: 'completed', usageBytes: 1, chunks: 1 })).toBe(false);
+    expect(await repos.storeFiles.finish(task!.row, 'owner-b', { status: 'completed', usageBytes: 1, chunks: 1 })).toBeUndefined();
     const second = await enqueue(repos, 'vs_q', 'file-1', { a: 'y' });
     expect(second).toMatchObject({ seq: first.seq, generation: 1, attempts: 0, attributes: '{"a":"y"}', lease_owner: null });
     expect(second.run_id).not.toBe(first.run_id);
     // The stale run can neither renew nor finish.
     expect(await queue.renew('owner-a', [first.run_id], Date.now() + 60_000)).toEqual([]);
-    expect(await repos.storeFiles.finish(task!.row, 'owner-a', { status: 'completed', usageBytes: 1, chunks: 1 })).toBe(false);
+    expect(await repos.storeFiles.finish(task!.row, 'owner-a', { status: 'completed', usageBytes: 1, chunks: 1 })).toBeUndefined();
     const [fresh] = await queue.claim('owner-a', Date.now() + 60_000, 10, Date.now());
     expect(fresh!.id).toBe(second.run_id);
-    expect(await repos.storeFiles.finish(fresh!.row, 'owner-a', { status: 'completed', usageBytes: 7, chunks: 3 })).toBe(true);
+    expect(await repos.storeFiles.finish(fresh!.row, 'owner-a', { status: 'completed', usageBytes: 7, chunks: 3 })).toEqual({
+      attributes: '{"a":"y"}',
+    });
     expect(await repos.storeFiles.find('vs_q', 'file-1')).toMatchObject({
       status: 'completed',
       usage_bytes: 7,

@@ -112,7 +112,7 @@ export class IngestionQueue {
   }
 
   private async run(row: StoreFileRow, context: TaskContext): Promise<void> {
-    const { repos, ingestor, vectorIndex } = this.options;
+    const { repos, ingestor } = this.options;
     const file = await repos.files.byId(row.file_id);
     if (!file) {
       await this.end(row, context.owner, { status: 'failed', code: 'invalid_file', message: 'file was deleted' });
@@ -133,11 +133,6 @@ export class IngestionQueue {
           signal: context.signal,
         }),
       );
-      // Attributes changed while the file ran reach the index too (the change may have found no chunks yet).
-      const current = await repos.storeFiles.find(row.store_id, row.file_id);
-      if (current && current.generation === row.generation && current.attributes !== row.attributes) {
-        await vectorIndex.setAttributes(row.store_id, row.file_id, current.attributes ? JSON.parse(current.attributes) : null);
-      }
       outcome = { status: 'completed', usageBytes: result.usageBytes, chunks: result.chunks };
     } catch (error) {
       if (context.signal.aborted) {
@@ -175,6 +170,10 @@ export class IngestionQueue {
     const ended = await this.options.repos.storeFiles.finish(row, owner, outcome);
     if (!ended) await this.discard(row);
     else if (outcome.status === 'failed') await this.options.removeFromIndex(row.store_id, row.file_id);
+    else if (ended.attributes !== row.attributes) {
+      // Attributes changed while the file ran: the change may have found no chunks yet, so they are set now.
+      await this.options.vectorIndex.setAttributes(row.store_id, row.file_id, ended.attributes ? JSON.parse(ended.attributes) : null);
+    }
   }
 
   /**

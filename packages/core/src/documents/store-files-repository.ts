@@ -64,8 +64,11 @@ export interface StoreFilesRepository extends Repository<StoreFilesRepository> {
   inProgress(storeId: string): Promise<string[]>;
   remove(storeId: string, fileId: string): Promise<boolean>;
   setAttributes(storeId: string, fileId: string, attributes: Attributes | null): Promise<void>;
-  /** Ends a run: false when the row was deleted, cancelled, re-queued or taken by another owner meanwhile. */
-  finish(row: StoreFileRow, owner: string, outcome: IngestOutcome): Promise<boolean>;
+  /**
+   * Ends a run and answers the row's attributes as they are now (they may have changed while it ran);
+   * undefined when the row was deleted, cancelled, re-queued or taken by another owner meanwhile.
+   */
+  finish(row: StoreFileRow, owner: string, outcome: IngestOutcome): Promise<{ attributes: string | null } | undefined>;
   /** Cancels the batch's files still `in_progress`; answers their ids. */
   cancelBatch(batchId: string, storeId: string): Promise<string[]>;
   countInProgress(storeIds: readonly string[]): Promise<number>;
@@ -151,23 +154,21 @@ export class SqlStoreFilesRepository implements StoreFilesRepository {
     ]);
   }
 
-  async finish(row: StoreFileRow, owner: string, outcome: IngestOutcome): Promise<boolean> {
+  finish(row: StoreFileRow, owner: string, outcome: IngestOutcome): Promise<{ attributes: string | null } | undefined> {
     const current = 'seq = ? AND generation = ? AND status = ? AND lease_owner = ?';
     const key = [row.seq, row.generation, 'in_progress', owner];
-    const result =
-      outcome.status === 'completed'
-        ? await this.db.run(
-            `UPDATE vector_store_files SET status = 'completed', usage_bytes = ?, chunk_count = ?, lease_owner = NULL, lease_until = NULL
-             WHERE ${current}`,
-            [outcome.usageBytes, outcome.chunks, ...key],
-          )
-        : await this.db.run(
-            `UPDATE vector_store_files SET status = 'failed', last_error_code = ?, last_error_message = ?, usage_bytes = 0, chunk_count = 0,
-               lease_owner = NULL, lease_until = NULL
-             WHERE ${current}`,
-            [outcome.code, outcome.message, ...key],
-          );
-    return result.changes > 0;
+    return outcome.status === 'completed'
+      ? this.db.get<{ attributes: string | null }>(
+          `UPDATE vector_store_files SET status = 'completed', usage_bytes = ?, chunk_count = ?, lease_owner = NULL, lease_until = NULL
+           WHERE ${current} RETURNING attributes`,
+          [outcome.usageBytes, outcome.chunks, ...key],
+        )
+      : this.db.get<{ attributes: string | null }>(
+          `UPDATE vector_store_files SET status = 'failed', last_error_code = ?, last_error_message = ?, usage_bytes = 0, chunk_count = 0,
+             lease_owner = NULL, lease_until = NULL
+           WHERE ${current} RETURNING attributes`,
+          [outcome.code, outcome.message, ...key],
+        );
   }
 
   async cancelBatch(batchId: string, storeId: string): Promise<string[]> {
