@@ -64,6 +64,7 @@ describe.each(testBackends())('Documents with the real index on %s', (backend) =
       cleanups.push(async () => {
         await documents.close();
         await index.close();
+        if (dataDir !== sharedDir) rmSync(dataDir, { recursive: true, force: true });
       });
       return { db, documents, index };
     };
