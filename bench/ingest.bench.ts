@@ -11,6 +11,10 @@
  *     (`writeTinyModel` with 384 dimensions and 9 feed-forward blocks of 384x1536: 10.6M multiply-adds
  *     per token, meaningless vectors), on the first MODEL_FILES (default 40) files of the same corpus,
  *     since each chunk costs ~50 ms of model time here.
+ *  7. end-to-end ingestion of the first FILES_PG (default 300) files through `Documents` alone (no
+ *     HTTP), once on SQLite and once on PostgreSQL (`PgVectorIndex`, file bytes in the database):
+ *     PGlite here (PostgreSQL in WebAssembly, in this process, one session) unless
+ *     FATHOM_BENCH_DATABASE_URL names a real server; a native PostgreSQL is much faster.
  *
  * Run: npm run bench -- ingest   (FILES=1000 BYTES=8000 to change the corpus)
  */
@@ -19,7 +23,24 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
-import { chunkText, createEmbedder, Fathom, Ingestor, loadConfig, resolveChunking, silentLogger, type TextChunk } from '@fathom/core';
+import {
+  chunkText,
+  createEmbedder,
+  Documents,
+  documentsSchema,
+  Fathom,
+  Ingestor,
+  loadConfig,
+  PgVectorIndex,
+  PostgresDatabase,
+  resolveChunking,
+  SqliteDatabase,
+  silentLogger,
+  type TextChunk,
+  VectorIndex,
+  vectorSchema,
+} from '@fathom/core';
+import { startTestPostgres, type TestPostgres } from '../packages/core/src/test/postgres';
 import { createServer } from '../packages/http/src/server';
 import { seededRandom as random } from '../packages/core/src/test/seeded-random';
 import { writeTinyModel } from '../packages/core/src/test/tiny-model';
@@ -150,7 +171,7 @@ console.log(
 // addFileChunks returns with HNSW inserts still queued in the graph worker; let them finish so they do
 // not share the cores with the end-to-end run below.
 t0 = performance.now();
-await fathom.vectorIndex.flush();
+await (fathom.vectorIndex as VectorIndex).flush();
 console.log(`  HNSW inserts still queued after it (graph worker thread): ${((performance.now() - t0) / 1000).toFixed(2)} s more`);
 
 // ---- 3 + 4: end to end through the HTTP server, polling the store meanwhile ----
@@ -159,9 +180,12 @@ await app.listen({ port: 0, host: '127.0.0.1' });
 const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1`;
 const headers = { authorization: 'Bearer fth_bench_ingest', 'content-type': 'application/json' };
 const account = fathom.bootstrap.accountId!;
-const fileIds = paths.map(
-  (path, i) => fathom.documents.createFile(account, { filename: `doc-${i}.txt`, purpose: 'assistants', data: Buffer.from(texts[i]!) }).id,
-);
+const fileIds: string[] = [];
+for (const [i, text] of texts.entries()) {
+  fileIds.push(
+    (await fathom.documents.createFile(account, { filename: `doc-${i}.txt`, purpose: 'assistants', data: Buffer.from(text) })).id,
+  );
+}
 const store = (await (
   await fetch(`${base}/vector_stores`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench' }) })
 ).json()) as { id: string };
@@ -195,9 +219,9 @@ const cpu = process.cpuUsage(cpu0);
 poller.postMessage('stop');
 const latencies = await polled;
 await poller.terminate();
-const counts = fathom.documents.getStore(account, store.id).file_counts;
+const counts = (await fathom.documents.getStore(account, store.id)).file_counts;
 if (counts.failed > 0) {
-  const failed = fathom.documents.listStoreFiles(account, store.id, { filter: 'failed', limit: 1 }).data[0];
+  const failed = (await fathom.documents.listStoreFiles(account, store.id, { filter: 'failed', limit: 1 })).data[0];
   console.error(`ERROR: ${counts.failed} files failed, e.g. ${JSON.stringify(failed?.last_error)}`);
   process.exitCode = 1;
 }
@@ -219,7 +243,7 @@ console.log(
 
 // ---- 5: one big text file (BIG_MB, default 24): the longest the event loop is held while it ingests ----
 const bigText = document(Number(process.env.BIG_MB ?? 24) * 1e6);
-const bigId = fathom.documents.createFile(account, { filename: 'big.txt', purpose: 'assistants', data: Buffer.from(bigText) }).id;
+const bigId = (await fathom.documents.createFile(account, { filename: 'big.txt', purpose: 'assistants', data: Buffer.from(bigText) })).id;
 let lastTick = performance.now();
 let maxLag = 0;
 const lagTimer = setInterval(() => {
@@ -232,7 +256,7 @@ await fetch(`${base}/vector_stores/${store.id}/files`, { method: 'POST', headers
 await fathom.documents.waitForIngestion(account, [store.id], 600_000);
 const bigMs = performance.now() - t0;
 clearInterval(lagTimer);
-const bigChunks = fathom.vectorIndex.fileChunks(store.id, bigId).length;
+const bigChunks = (await fathom.vectorIndex.fileChunks(store.id, bigId)).length;
 console.log(
   `one ${(Buffer.byteLength(bigText) / 1e6).toFixed(0)} MB text file: ${bigChunks} chunks in ${(bigMs / 1000).toFixed(2)} s; longest event-loop stall ${maxLag.toFixed(0)} ms (5 ms timer on the main thread)`,
 );
@@ -299,12 +323,12 @@ const modelApp = await createServer(modelFathom);
 await modelApp.listen({ port: 0, host: '127.0.0.1' });
 const modelBase = `http://127.0.0.1:${(modelApp.server.address() as AddressInfo).port}/v1`;
 const modelAccount = modelFathom.bootstrap.accountId!;
-const modelFileIds = texts
-  .slice(0, MODEL_FILES)
-  .map(
-    (text, i) =>
-      modelFathom.documents.createFile(modelAccount, { filename: `doc-${i}.txt`, purpose: 'assistants', data: Buffer.from(text) }).id,
+const modelFileIds: string[] = [];
+for (const [i, text] of texts.slice(0, MODEL_FILES).entries()) {
+  modelFileIds.push(
+    (await modelFathom.documents.createFile(modelAccount, { filename: `doc-${i}.txt`, purpose: 'assistants', data: Buffer.from(text) })).id,
   );
+}
 const modelStore = (await (
   await fetch(`${modelBase}/vector_stores`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench-model' }) })
 ).json()) as { id: string };
@@ -318,8 +342,9 @@ await fetch(`${modelBase}/vector_stores/${modelStore.id}/file_batches`, {
 await modelFathom.documents.waitForIngestion(modelAccount, [modelStore.id], 600_000);
 const modelE2eMs = performance.now() - t0;
 const modelCpu = process.cpuUsage(modelCpu0);
-const modelCounts = modelFathom.documents.getStore(modelAccount, modelStore.id).file_counts;
-const modelIndexed = modelFileIds.reduce((n, fileId) => n + modelFathom.vectorIndex.fileChunks(modelStore.id, fileId).length, 0);
+const modelCounts = (await modelFathom.documents.getStore(modelAccount, modelStore.id)).file_counts;
+let modelIndexed = 0;
+for (const fileId of modelFileIds) modelIndexed += (await modelFathom.vectorIndex.fileChunks(modelStore.id, fileId)).length;
 if (modelCounts.failed > 0 || modelIndexed !== modelChunks) {
   console.error(`ERROR: ${modelCounts.failed} files failed, ${modelIndexed} chunks indexed of ${modelChunks}`);
   process.exitCode = 1;
@@ -333,4 +358,58 @@ console.log(
 console.log(`  pipeline ratio (end-to-end / raw embedding): ${(modelE2eMs / modelEmbedMs).toFixed(2)}  (target <= 1.2)`);
 await modelApp.close();
 await modelFathom.close();
+
+// ---- 7: the same ingestion on each storage backend, through Documents alone ----
+const BACKEND_FILES = Math.min(FILES, Number(process.env.FILES_PG ?? 300));
+const backendChunks = chunks.filter((_, i) => fileOfChunk[i]! < BACKEND_FILES).length;
+const backendEmbedMs = (embedMs * backendChunks) / chunks.length;
+console.log(
+  `\nstorage backends: ${BACKEND_FILES} files (${backendChunks} chunks), Documents + the backend's index, hash embedder, no HTTP:`,
+);
+for (const backend of ['sqlite', 'postgres'] as const) {
+  const dataDir = join(root, `data-${backend}`);
+  const config = loadConfig({ ...env, FATHOM_DATA_DIR: dataDir });
+  const hash = await createEmbedder(config, silentLogger);
+  let server: TestPostgres | undefined;
+  const db =
+    backend === 'sqlite'
+      ? new SqliteDatabase({ location: join(dataDir, 'fathom.db'), schemas: [documentsSchema, vectorSchema] })
+      : await PostgresDatabase.open({
+          url: process.env.FATHOM_BENCH_DATABASE_URL ?? (server = await startTestPostgres()).url,
+          schemas: [documentsSchema, vectorSchema],
+        });
+  const vectorIndex =
+    db instanceof SqliteDatabase
+      ? new VectorIndex({ db, embedder: hash, dataDir, log: silentLogger })
+      : new PgVectorIndex({ db, embedder: hash, log: silentLogger });
+  const documents = new Documents({ db, config, embedder: hash, vectorIndex, log: silentLogger });
+  documents.start();
+  t0 = performance.now();
+  const ids: string[] = [];
+  for (const [i, text] of texts.slice(0, BACKEND_FILES).entries()) {
+    ids.push((await documents.createFile('acct_bench', { filename: `doc-${i}.txt`, purpose: 'assistants', data: Buffer.from(text) })).id);
+  }
+  const uploadMs = performance.now() - t0;
+  const backendStore = await documents.createStore('acct_bench', { name: 'bench' });
+  t0 = performance.now();
+  await documents.createBatch('acct_bench', backendStore.id, { file_ids: ids });
+  await documents.waitForIngestion('acct_bench', [backendStore.id], 1_800_000);
+  const ms = performance.now() - t0;
+  const done = await documents.getStore('acct_bench', backendStore.id);
+  const indexed = (await vectorIndex.storeInfo(backendStore.id))?.chunks ?? 0;
+  if (done.file_counts.failed > 0 || indexed !== backendChunks) {
+    console.error(`ERROR: ${backend}: ${done.file_counts.failed} files failed, ${indexed} chunks indexed of ${backendChunks}`);
+    process.exitCode = 1;
+  }
+  const label =
+    backend === 'sqlite' ? 'SQLite (file bytes on disk)' : `PostgreSQL (${server ? 'PGlite' : 'server'}; file bytes in the database)`;
+  console.log(
+    `  ${label.padEnd(48)} uploads ${(uploadMs / 1000).toFixed(2)} s; ingestion ${(ms / 1000).toFixed(2)} s = ${(indexed / (ms / 1000)).toFixed(0)} chunks/s, ratio to raw embedding ${(ms / backendEmbedMs).toFixed(2)}`,
+  );
+  await documents.close();
+  await vectorIndex.close();
+  await hash.close?.();
+  await db.close();
+  await server?.close();
+}
 rmSync(root, { recursive: true, force: true });

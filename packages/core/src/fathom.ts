@@ -4,14 +4,14 @@ import { AssistantRunner, assistantsSchema, threadStoresOf } from './assistants'
 import { Agents, agentsSchema } from './agents';
 import { loadConfig, type FathomConfig } from './config';
 import { openDatabase, SqliteDatabase, type SqlDatabase } from './storage';
-import { DocumentFileContents, Documents, documentsSchema } from './documents';
+import { DocumentFileContents, Documents, documentsSchema, modelQueryRewriter } from './documents';
 import { EgressGuard } from './egress';
 import { createEmbedder, type Embedder } from './embeddings';
 import { consoleLogger, type Logger } from './internal/logger';
 import { JobEngine, jobsSchema } from './jobs';
 import { Conversations, Responses, responsesSchema, SqlResponsesRepository } from './responses';
 import { ChatAdapter, modelsSchema, StoredCompletions, storedCompletionsSchema } from './models';
-import { VectorIndex, vectorSchema } from './vector';
+import { PgVectorIndex, VectorIndex, type VectorIndexContract, vectorSchema } from './vector';
 import { SqlRateLimiter, WebhookToolkit, webhooksSchema } from './webhooks';
 
 export interface FathomOptions {
@@ -56,7 +56,8 @@ export class Fathom {
   readonly bootstrap: BootstrapResult;
   readonly egress: EgressGuard;
   readonly embedder: Embedder;
-  readonly vectorIndex: VectorIndex;
+  /** Hybrid search index: `VectorIndex` (HNSW worker + FTS5) on SQLite, `PgVectorIndex` (pgvector + full text) on PostgreSQL. */
+  readonly vectorIndex: VectorIndexContract;
   readonly documents: Documents;
   readonly chat: ChatAdapter;
   readonly assistants: AssistantRunner;
@@ -73,14 +74,21 @@ export class Fathom {
     this.database = database;
     this.accounts = new Accounts(database);
     this.bootstrap = bootstrap;
-    if (!(database instanceof SqliteDatabase))
-      throw new Error('PostgreSQL support is not complete yet: the documents capability still needs SQLite.');
-    const db = database.raw;
     this.egress = new EgressGuard({ allow: config.egressAllow });
     this.embedder = embedder;
-    this.vectorIndex = new VectorIndex({ db, embedder, dataDir: config.dataDir, log });
-    this.documents = new Documents({ db, config, embedder, vectorIndex: this.vectorIndex, log });
     this.chat = new ChatAdapter({ db: database, config, log, embedder });
+    this.vectorIndex =
+      database instanceof SqliteDatabase
+        ? new VectorIndex({ db: database, embedder, dataDir: config.dataDir, log })
+        : new PgVectorIndex({ db: database, embedder, log });
+    const rewriteModel = config.documents.queryRewriteModel;
+    const rewriteQuery = rewriteModel
+      ? modelQueryRewriter(
+          async (messages, signal) => (await this.chat.complete({ model: rewriteModel, messages }, { signal })).message.content,
+          (error) => log.warn(`query rewrite with ${rewriteModel} failed, searching the lexical rewrite: ${(error as Error).message}`),
+        )
+      : undefined;
+    this.documents = new Documents({ db: database, config, embedder, vectorIndex: this.vectorIndex, log, rewriteQuery });
     this.assistants = new AssistantRunner({
       db: database,
       chat: this.chat,

@@ -7,6 +7,8 @@ export interface UploadForm {
   staged: StagedUpload;
   filename: string;
   purpose: string;
+  /** `expires_after[anchor]`, `expires_after[seconds]` when sent. */
+  expiresAfter?: Record<string, string>;
 }
 
 async function drain(stream: NodeJS.ReadableStream): Promise<void> {
@@ -42,6 +44,8 @@ export async function readUploadForm(fathom: Fathom, request: FastifyRequest): P
   let staged: StagedUpload | undefined;
   let filename = '';
   let purpose: string | undefined;
+  // OpenAI's multipart form spells the object as `expires_after[anchor]` and `expires_after[seconds]`.
+  const expiresAfter: Record<string, string> = {};
   let tooLarge = false;
   try {
     // The rest of the body is still read after an oversized file, so the 413 arrives cleanly.
@@ -63,6 +67,8 @@ export async function readUploadForm(fathom: Fathom, request: FastifyRequest): P
         }
       } else if (part.fieldname === 'purpose') {
         purpose = String(part.value);
+      } else if (/^expires_after\[(anchor|seconds)\]$/.test(part.fieldname)) {
+        expiresAfter[part.fieldname.slice(14, -1)] = String(part.value);
       }
     }
   } catch (error) {
@@ -75,5 +81,5 @@ export async function readUploadForm(fathom: Fathom, request: FastifyRequest): P
     if (staged) documents.files.discard(staged);
     throw new InvalidRequestError(missing.map((field) => `Missing required parameter: '${field}'.`).join(' '), missing[0]);
   }
-  return { staged: staged!, filename, purpose: purpose! };
+  return { staged: staged!, filename, purpose: purpose!, expiresAfter: Object.keys(expiresAfter).length ? expiresAfter : undefined };
 }

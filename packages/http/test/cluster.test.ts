@@ -114,7 +114,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(nodes.filter((node) => node.process.exitCode === null).map((node) => kill(node)));
+  await Promise.all(nodes.filter((node) => node.process.exitCode === null && node.process.signalCode === null).map((node) => kill(node)));
   for (const node of nodes) rmSync(node.dataDir, { recursive: true, force: true });
   await osm?.close();
   await slowOsm?.close();
@@ -173,8 +173,16 @@ describe('two server processes on one PostgreSQL database', () => {
     );
     expect(starts.filter((response) => response.status === 202)).toHaveLength(5);
     expect(starts.filter((response) => response.status === 402)).toHaveLength(19);
-    const account = await (await b.request('/v1/account', { apiKey: created.api_key })).json();
-    expect(account.balance).toBe(0);
+    // Once every accepted job ended, the ledger (read on one node) and the balance (on the other) agree.
+    for (const response of starts.filter((start) => start.status === 202)) {
+      await pollJob(b.request, (await response.json()).data.poll_url, created.api_key);
+    }
+    const ledger = (await (await b.request('/v1/account/ledger?limit=100', { apiKey: created.api_key })).json()).data;
+    expect(ledger.filter((entry: { kind: string }) => entry.kind === 'reserve')).toHaveLength(5);
+    const account = await (await a.request('/v1/account', { apiKey: created.api_key })).json();
+    const sum = ledger.reduce((total: number, entry: { amount: number }) => total + entry.amount, 0);
+    expect(account.balance).toBeGreaterThanOrEqual(0);
+    expect(account.balance).toBeCloseTo(sum, 6);
   });
 
   it('refuses on every node a key revoked on one', async () => {

@@ -26,7 +26,10 @@ export interface TestFathom {
   newAccount(balance?: number): Promise<{ id: string; apiKey: string; client: OpenAI }>;
   /** `fetch` with the default key (or `apiKey`) against a `/v1/...` path. */
   request(path: string, init?: RequestInit & { apiKey?: string; json?: unknown }): Promise<Response>;
-  /** Closes the server and Fathom, and removes the data dir unless `keepData` is true (restart tests). */
+  /**
+   * Closes the server and Fathom. A data dir the harness made is removed unless `keepData` is true
+   * (restart tests); a data dir the test passed in is removed only with `keepData: false`.
+   */
   close(options?: { keepData?: boolean }): Promise<void>;
 }
 
@@ -98,7 +101,9 @@ export async function startFathom(options: StartOptions = {}): Promise<TestFatho
       await app.close();
       await fathom.close();
       releasePostgresForDataDir(dataDir);
-      if (closeOptions.keepData !== true) rmSync(dataDir, { recursive: true, force: true });
+      // A data dir this harness made is removed unless kept (restart tests); one the test gave is removed only when asked.
+      const remove = closeOptions.keepData === false || (closeOptions.keepData === undefined && !options.dataDir);
+      if (remove) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

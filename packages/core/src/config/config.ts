@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { parseBoolean, parseNumber, parsePositiveInteger, parsePositiveNumber } from './env-values';
 import { type JobSettings, readJobSettings } from './tools-settings';
 import { parseModelAliases, type ModelAliasConfig } from './model-aliases';
+import { type DocumentsSettings, readDocumentsSettings } from './documents-settings';
 
 /** A configured model provider: `FATHOM_PROVIDERS` entries and the convenience variables. */
 export interface ProviderConfig {
@@ -55,6 +56,8 @@ export interface FathomConfig extends ModelAliasConfig {
    * agents' `web_search` built-in (`GET <url>?q=<query>`, the key as bearer token); unset = no `web_search`.
    */
   webSearch?: { url: string; key?: string };
+  /** Ingestion, extraction, sweeps and query rewriting (`FATHOM_INGEST_*`, `FATHOM_EXTRACT_*`, …). */
+  documents: DocumentsSettings;
   /** The environment the config was read from, for capability-specific settings (e.g. `FATHOM_TOOLS_MODEL`). */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -152,6 +155,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .split(',')
       .map((entry) => entry.trim())
       .filter(Boolean),
+    documents: readDocumentsSettings(env),
     env: { ...env },
   };
   return { ...config, ...overrides, dataDir };

@@ -2,3 +2,4 @@ export { loadConfig, type FathomConfig, type ProviderConfig } from './config';
 export { parseModelAliases, resolveModelAlias, type ModelAliasConfig } from './model-aliases';
 export { parseBoolean, parseNumber, parsePositiveInteger, parsePositiveNumber, readNumber, type Env } from './env-values';
 export { readJobSettings, toolVariable, type JobSettings } from './tools-settings';
+export type { DocumentsSettings } from './documents-settings';

@@ -1,101 +1,118 @@
 import type { Readable } from 'node:stream';
 import type { FathomConfig } from '../config';
-import type { Database } from '../db';
 import type { Embedder } from '../embeddings';
-import { InvalidRequestError } from '../errors';
-import type { ListPage, ListQuery } from '../internal/pagination';
+import { InvalidRequestError, NotFoundError } from '../errors';
+import { newId, nowSeconds } from '../internal/ids';
 import type { Logger } from '../internal/logger';
+import type { ListPage, ListQuery } from '../internal/pagination';
+import type { SqlDatabase } from '../storage';
 import type { SearchHit, StoreSearcher, StoreSearchOptions, VectorIndexContract } from '../vector';
 import { resolveChunking } from './chunking';
-import { FileBatches, type FileBatchObject } from './file-batches';
-import { FileStore, type FileObject, type StagedUpload } from './file-store';
+import { createDocumentsRepositories, type DocumentsRepositories, inTransaction } from './documents-repositories';
+import { DocumentsSweeper } from './documents-sweeper';
+import { type FileBatchObject, toFileBatchObject } from './file-batches';
+import { type FileInput, type FileObject, FileStore, type StagedUpload } from './file-store';
+import { type FileToAdd, type PreparedFile, prepareFiles, readBatchEntries } from './files-to-add';
 import { IngestionQueue } from './ingestion-queue';
-import { mergeChunks } from './merge-chunks';
 import { Ingestor } from './ingestor';
-import { StoreFiles, toStoreFileObject, type StoreFileObject } from './store-files';
-import { validateAttributes, type Attributes } from './validate';
 import { checkLengths, FIELD_LIMITS } from '../internal/field-limits';
-import { VectorStores, type StoreRow, type VectorStoreObject } from './vector-stores';
+import { mergeChunks } from './merge-chunks';
+import { lexicalRewrite, type QueryRewriter } from './query-rewrite';
+import { StoreSearch, type StoreSearchResult } from './store-search';
+import { parseStatusFilter, type StoreFileObject, toStoreFileObject } from './store-files';
+import { validateAttributes } from './validate';
+import { type VectorStoreObject, VectorStores } from './vector-stores';
 
 export interface DocumentsOptions {
-  db: Database;
+  db: SqlDatabase;
   config: FathomConfig;
   embedder: Embedder;
   vectorIndex: VectorIndexContract;
   log: Logger;
-}
-
-/** One file to add: its id plus optional per-file attributes and chunking (wire shapes, validated here). */
-export interface FileToAdd {
-  file_id: string;
-  attributes?: unknown;
-  chunking_strategy?: unknown;
+  /** Rewrites queries of `rewrite_query: true` (a chat model); default: the lexical rewrite. */
+  rewriteQuery?: QueryRewriter;
+  /** Storage; default SQL over `db` (file bytes on disk for SQLite, in the database for PostgreSQL). */
+  repositories?: DocumentsRepositories;
 }
 
 /** Caps of a vector store's text fields (characters). */
 const STORE_TEXT_LIMITS = { name: FIELD_LIMITS.name, description: FIELD_LIMITS.description };
 
-const positiveInt = (value: string | undefined, fallback: number, name: string): number => {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got '${value}'.`);
-  return n;
-};
-
 /**
- * Document search for one database: files, vector stores, store files, file batches, the durable
+ * Document search over one database: files, vector stores, store files, file batches, the durable
  * ingestion queue, and search across stores of one account (`StoreSearcher`, used by assistants).
  * Every method takes the caller's account id; another account's ids answer 404 like missing ones.
+ * Writes that belong together run in one transaction; index work happens after it commits.
  */
 export class Documents implements StoreSearcher {
   readonly files: FileStore;
   readonly stores: VectorStores;
-  readonly storeFiles: StoreFiles;
-  readonly batches: FileBatches;
   readonly ingestor: Ingestor;
   readonly queue: IngestionQueue;
-  private readonly db: Database;
+  readonly repos: DocumentsRepositories;
+  private readonly sweeper: DocumentsSweeper;
+  private readonly searching: StoreSearch;
+  private readonly db: SqlDatabase;
   private readonly embedder: Embedder;
   private readonly index: VectorIndexContract;
+  private readonly log: Logger;
 
   constructor(options: DocumentsOptions) {
     const { db, config, embedder, vectorIndex, log } = options;
-    const env = config.env ?? {};
+    const settings = config.documents;
     this.db = db;
     this.embedder = embedder;
     this.index = vectorIndex;
-    this.files = new FileStore({ db, dataDir: config.dataDir });
-    this.stores = new VectorStores(db);
-    this.storeFiles = new StoreFiles(db);
-    this.batches = new FileBatches(db);
+    this.log = log;
+    this.repos = options.repositories ?? createDocumentsRepositories(db, { dataDir: config.dataDir });
+    this.files = new FileStore(db, this.repos, config.dataDir);
+    this.stores = new VectorStores(this.repos.stores);
     this.ingestor = new Ingestor({
       embedder,
       vectorIndex,
-      extract: {
-        threads: env.FATHOM_EXTRACT_THREADS ? positiveInt(env.FATHOM_EXTRACT_THREADS, 2, 'FATHOM_EXTRACT_THREADS') : undefined,
-        memoryMb: positiveInt(env.FATHOM_EXTRACT_MEMORY_MB, 512, 'FATHOM_EXTRACT_MEMORY_MB'),
-        timeoutMs: positiveInt(env.FATHOM_EXTRACT_TIMEOUT_MS, 60_000, 'FATHOM_EXTRACT_TIMEOUT_MS'),
-      },
+      extract: { threads: settings.extractThreads, memoryMb: settings.extractMemoryMb, timeoutMs: settings.extractTimeoutMs },
     });
     this.queue = new IngestionQueue({
-      db,
-      storeFiles: this.storeFiles,
-      files: this.files,
+      repos: this.repos,
       ingestor: this.ingestor,
       vectorIndex,
+      removeFromIndex: (storeId, fileId) => this.removeFromIndex(storeId, fileId),
       log,
-      concurrency: positiveInt(env.FATHOM_INGEST_CONCURRENCY, 8, 'FATHOM_INGEST_CONCURRENCY'),
+      concurrency: settings.ingestConcurrency,
+      leaseMs: config.leaseSeconds * 1000,
+    });
+    this.searching = new StoreSearch({
+      stores: this.stores,
+      repos: this.repos,
+      queue: this.queue,
+      index: vectorIndex,
+      rewriteQuery: options.rewriteQuery ?? (async (query) => lexicalRewrite(query)),
+      log,
+    });
+    this.sweeper = new DocumentsSweeper({
+      repos: this.repos,
+      intervalMs: settings.sweepSeconds * 1000,
+      deleteFile: (accountId, fileId) => this.purgeFile(accountId, fileId),
+      removeFromIndex: (storeId, fileId, requestedAt) => this.removeFromIndex(storeId, fileId, requestedAt),
+      log,
     });
   }
 
-  /** Resumes the durable ingestion queue: files left `in_progress` by a stop or crash are finished. */
+  /** Starts the ingestion queue (files left `in_progress` by a stop or crash are finished) and the periodic sweep. */
   start(): void {
     this.queue.start();
+    this.sweeper.start();
   }
 
   async close(): Promise<void> {
+    await this.sweeper.close();
     await this.queue.close();
     await this.ingestor.close();
+  }
+
+  /** Deletes expired files and retries failed index removals now (also done every `FATHOM_DOCUMENTS_SWEEP_SECONDS`). */
+  sweep(): Promise<void> {
+    return this.sweeper.sweep();
   }
 
   // ---- files ----
@@ -104,33 +121,50 @@ export class Documents implements StoreSearcher {
     return this.files.stage(source);
   }
 
-  commitUpload(accountId: string, staged: StagedUpload, input: { filename: string; purpose: string }): FileObject {
+  commitUpload(accountId: string, staged: StagedUpload, input: FileInput): Promise<FileObject> {
     return this.files.commit(accountId, staged, input);
   }
 
-  createFile(accountId: string, input: { filename: string; purpose: string; data: Uint8Array }): FileObject {
+  createFile(accountId: string, input: FileInput & { data: Uint8Array }): Promise<FileObject> {
     return this.files.create(accountId, input);
   }
 
-  getFile(accountId: string, fileId: string): FileObject {
+  getFile(accountId: string, fileId: string): Promise<FileObject> {
     return this.files.get(accountId, fileId);
   }
 
-  listFiles(accountId: string, query: ListQuery & { purpose?: string }): ListPage<FileObject> {
+  listFiles(accountId: string, query: ListQuery & { purpose?: string }): Promise<ListPage<FileObject>> {
     return this.files.list(accountId, query);
+  }
+
+  /** The file and a stream of its bytes (`GET /v1/files/{id}/content`). */
+  openFileContent(accountId: string, fileId: string): Promise<{ file: FileObject; stream: Readable }> {
+    return this.files.openContent(accountId, fileId);
   }
 
   /** Deletes a file, its bytes, and its chunks from every store that holds it (their counts follow). */
   async deleteFile(accountId: string, fileId: string): Promise<{ id: string; object: 'file'; deleted: true }> {
-    this.files.row(accountId, fileId);
-    const stores = this.storeFiles.storesOf(fileId);
-    this.db.transaction(() => {
-      for (const storeId of stores) this.storeFiles.remove(storeId, fileId);
-      this.files.remove(accountId, fileId);
-    })();
+    await this.files.row(accountId, fileId);
+    return this.purgeFile(accountId, fileId);
+  }
+
+  /** Deletes a file whether or not it expired (the sweep deletes expired ones); 404 when it is gone already. */
+  private async purgeFile(accountId: string, fileId: string): Promise<{ id: string; object: 'file'; deleted: true }> {
+    const requestedAt = Date.now();
+    const stores = await this.db.transaction(async (tx) => {
+      const repos = inTransaction(this.repos, tx);
+      const holding = await repos.storeFiles.storesOf(fileId);
+      for (const storeId of holding) {
+        await repos.storeFiles.remove(storeId, fileId);
+        await repos.storeFiles.requestRemoval(storeId, fileId, requestedAt);
+      }
+      if (!(await repos.files.remove(accountId, fileId))) throw new NotFoundError('file', fileId);
+      return holding;
+    });
+    await this.repos.blobs.remove(fileId);
     for (const storeId of stores) {
       this.queue.abort(storeId, fileId);
-      await this.index.removeFile(storeId, fileId);
+      await this.removeFromIndex(storeId, fileId, requestedAt);
     }
     return { id: fileId, object: 'file', deleted: true };
   }
@@ -138,7 +172,7 @@ export class Documents implements StoreSearcher {
   // ---- vector stores ----
 
   /** Creates a store; `file_ids` (at most 500) are added with `chunking_strategy`. */
-  createStore(accountId: string, body: Record<string, unknown>): VectorStoreObject {
+  async createStore(accountId: string, body: Record<string, unknown>): Promise<VectorStoreObject> {
     checkLengths(body, STORE_TEXT_LIMITS);
     const fileIds = body.file_ids;
     if (fileIds !== undefined && (!Array.isArray(fileIds) || !fileIds.every((id) => typeof id === 'string'))) {
@@ -148,104 +182,100 @@ export class Documents implements StoreSearcher {
       throw new InvalidRequestError("Invalid 'file_ids': at most 500 files can be added at creation.", 'file_ids');
     }
     const chunking = resolveChunking(body.chunking_strategy, this.embedder.maxInputTokens);
-    for (const id of (fileIds as string[] | undefined) ?? []) this.files.row(accountId, id, 'file_ids');
-    const row = this.db.transaction(() => {
-      const store = this.stores.create(accountId, body, this.embedder.id);
-      for (const fileId of new Set((fileIds as string[] | undefined) ?? [])) {
-        this.storeFiles.enqueue({ accountId, storeId: store.id, fileId, attributes: null, chunking });
-      }
-      return store;
-    })();
-    this.queue.pump();
+    for (const id of (fileIds as string[] | undefined) ?? []) await this.files.row(accountId, id, 'file_ids');
+    const row = this.stores.build(accountId, body, this.embedder.id);
+    await this.db.transaction(async (tx) => {
+      const repos = inTransaction(this.repos, tx);
+      await repos.stores.insert(row);
+      const files = [...new Set((fileIds as string[] | undefined) ?? [])].map((fileId) => ({ fileId, attributes: null, chunking }));
+      await this.enqueue(repos, accountId, row.id, files);
+    });
+    this.queue.wake();
     return this.stores.toObject(row);
   }
 
-  getStore(accountId: string, storeId: string): VectorStoreObject {
-    return this.stores.toObject(this.stores.row(accountId, storeId));
+  async getStore(accountId: string, storeId: string): Promise<VectorStoreObject> {
+    return this.stores.toObject(await this.stores.row(accountId, storeId));
   }
 
   /** Stores of the account whose id or name is `idOrName`, oldest first (CLI: `fathom ingest --store`, `fathom search`). */
-  findStores(accountId: string, idOrName: string): VectorStoreObject[] {
-    return this.db
-      .prepare<[string, string, string], StoreRow>(
-        'SELECT * FROM vector_stores WHERE account_id = ? AND (id = ? OR name = ?) ORDER BY rowid',
-      )
-      .all(accountId, idOrName, idOrName)
-      .map((row) => this.stores.toObject(row));
+  async findStores(accountId: string, idOrName: string): Promise<VectorStoreObject[]> {
+    const rows = await this.repos.stores.findByIdOrName(accountId, idOrName);
+    return Promise.all(rows.map((row) => this.stores.toObject(row)));
   }
 
   /** Ids of the stores of any account whose id or name is `idOrName`, oldest first (operator CLI: `fathom reindex`). */
-  storeIdsNamed(idOrName: string): string[] {
-    return this.db
-      .prepare<[string, string], { id: string }>('SELECT id FROM vector_stores WHERE id = ? OR name = ? ORDER BY created_at, rowid')
-      .all(idOrName, idOrName)
-      .map((row) => row.id);
+  storeIdsNamed(idOrName: string): Promise<string[]> {
+    return this.repos.stores.idsNamed(idOrName);
   }
 
   /** Progress of some files of a store: status counts plus chunks indexed so far (CLI progress bar). */
-  progress(storeId: string, fileIds: string[]): { done: number; failed: number; chunks: number; total: number } {
+  async progress(storeId: string, fileIds: string[]): Promise<{ done: number; failed: number; chunks: number; total: number }> {
     const out = { done: 0, failed: 0, chunks: 0, total: fileIds.length };
-    const statement = this.db.prepare<[string, string], { status: string; chunk_count: number }>(
-      'SELECT status, chunk_count FROM vector_store_files WHERE store_id = ? AND file_id = ?',
-    );
-    for (const fileId of fileIds) {
-      const row = statement.get(storeId, fileId);
-      if (!row || row.status === 'in_progress') continue;
+    for (const row of await this.repos.storeFiles.statuses(storeId, fileIds)) {
+      if (row.status === 'in_progress') continue;
       out.done++;
       if (row.status !== 'completed') out.failed++;
-      out.chunks += row.chunk_count;
+      out.chunks += Number(row.chunk_count);
     }
     return out;
   }
 
-  listStores(accountId: string, query: ListQuery): ListPage<VectorStoreObject> {
+  listStores(accountId: string, query: ListQuery): Promise<ListPage<VectorStoreObject>> {
     return this.stores.list(accountId, query);
   }
 
-  updateStore(accountId: string, storeId: string, body: Record<string, unknown>): VectorStoreObject {
+  async updateStore(accountId: string, storeId: string, body: Record<string, unknown>): Promise<VectorStoreObject> {
     checkLengths(body, STORE_TEXT_LIMITS);
-    return this.stores.toObject(this.stores.update(accountId, storeId, body));
+    return this.stores.toObject(await this.stores.update(accountId, storeId, body));
   }
 
   async deleteStore(accountId: string, storeId: string): Promise<{ id: string; object: 'vector_store.deleted'; deleted: true }> {
-    this.stores.row(accountId, storeId);
-    const running = this.storeFiles.list(storeId, { limit: 100_000, filter: 'in_progress' }).data;
-    this.stores.remove(storeId);
-    for (const file of running) this.queue.abort(storeId, file.id);
-    await this.index.removeStore(storeId);
+    await this.stores.row(accountId, storeId);
+    const running = await this.repos.storeFiles.inProgress(storeId);
+    await this.repos.stores.remove(storeId);
+    for (const fileId of running) this.queue.abort(storeId, fileId);
+    // The store is gone (no search can name it); chunks a failed removal leaves are unreachable garbage.
+    await this.index.removeStore(storeId).catch((error: Error) => {
+      this.log.error(`could not remove the chunks of deleted vector store ${storeId}: ${error.message}`);
+    });
     return { id: storeId, object: 'vector_store.deleted', deleted: true };
   }
 
   // ---- store files ----
 
   /** Adds one file to a store; ingestion starts asynchronously. Re-adding re-ingests with the new options. */
-  addStoreFile(accountId: string, storeId: string, body: FileToAdd): StoreFileObject {
-    this.stores.row(accountId, storeId);
-    const [prepared] = this.prepareFiles(accountId, [body], 'file_id');
-    const row = this.storeFiles.enqueue({ accountId, storeId, ...prepared! });
-    this.queue.pump();
-    return toStoreFileObject(this.storeFiles.find(storeId, row.file_id) ?? row);
+  async addStoreFile(accountId: string, storeId: string, body: FileToAdd): Promise<StoreFileObject> {
+    await this.stores.row(accountId, storeId);
+    const [prepared] = await prepareFiles([body], 'file_id', this.embedder.maxInputTokens, (id, param) =>
+      this.files.row(accountId, id, param),
+    );
+    this.queue.abort(storeId, prepared!.fileId);
+    const [row] = await this.db.transaction((tx) => this.enqueue(inTransaction(this.repos, tx), accountId, storeId, [prepared!]));
+    this.queue.wake();
+    return toStoreFileObject((await this.repos.storeFiles.find(storeId, row!.file_id)) ?? row!);
   }
 
-  getStoreFile(accountId: string, storeId: string, fileId: string): StoreFileObject {
-    this.stores.row(accountId, storeId);
-    return toStoreFileObject(this.storeFiles.row(storeId, fileId));
+  async getStoreFile(accountId: string, storeId: string, fileId: string): Promise<StoreFileObject> {
+    await this.stores.row(accountId, storeId);
+    return toStoreFileObject(await this.storeFileRow(storeId, fileId));
   }
 
-  listStoreFiles(accountId: string, storeId: string, query: ListQuery & { filter?: unknown }): ListPage<StoreFileObject> {
-    this.stores.row(accountId, storeId);
-    return this.storeFiles.list(storeId, query);
+  async listStoreFiles(accountId: string, storeId: string, query: ListQuery & { filter?: unknown }): Promise<ListPage<StoreFileObject>> {
+    await this.stores.row(accountId, storeId);
+    const page = await this.repos.storeFiles.list(storeId, { ...query, filter: parseStatusFilter(query.filter) });
+    return { ...page, data: page.data.map(toStoreFileObject) };
   }
 
-  /** Replaces a store file's attributes (used by search filters). */
-  updateStoreFile(accountId: string, storeId: string, fileId: string, body: { attributes?: unknown }): StoreFileObject {
-    this.stores.row(accountId, storeId);
-    this.storeFiles.row(storeId, fileId);
+  /** Replaces a store file's attributes (used by search filters, also while the file is still being ingested). */
+  async updateStoreFile(accountId: string, storeId: string, fileId: string, body: { attributes?: unknown }): Promise<StoreFileObject> {
+    await this.stores.row(accountId, storeId);
+    await this.storeFileRow(storeId, fileId);
     if (!('attributes' in body)) throw new InvalidRequestError("Missing required parameter: 'attributes'.", 'attributes');
     const attributes = validateAttributes(body.attributes);
-    this.storeFiles.setAttributes(storeId, fileId, attributes);
-    this.index.setAttributes(storeId, fileId, attributes);
-    return toStoreFileObject(this.storeFiles.row(storeId, fileId));
+    await this.repos.storeFiles.setAttributes(storeId, fileId, attributes);
+    await this.index.setAttributes(storeId, fileId, attributes);
+    return toStoreFileObject(await this.storeFileRow(storeId, fileId));
   }
 
   /** Removes a file from a store (the file itself stays). */
@@ -254,19 +284,24 @@ export class Documents implements StoreSearcher {
     storeId: string,
     fileId: string,
   ): Promise<{ id: string; object: 'vector_store.file.deleted'; deleted: true }> {
-    this.stores.row(accountId, storeId);
-    this.storeFiles.row(storeId, fileId);
-    this.storeFiles.remove(storeId, fileId);
+    await this.stores.row(accountId, storeId);
+    await this.storeFileRow(storeId, fileId);
+    const requestedAt = Date.now();
+    await this.db.transaction(async (tx) => {
+      const repos = inTransaction(this.repos, tx);
+      if (!(await repos.storeFiles.remove(storeId, fileId))) throw new NotFoundError('file', fileId);
+      await repos.storeFiles.requestRemoval(storeId, fileId, requestedAt);
+    });
     this.queue.abort(storeId, fileId);
-    await this.index.removeFile(storeId, fileId);
+    await this.removeFromIndex(storeId, fileId, requestedAt);
     return { id: fileId, object: 'vector_store.file.deleted', deleted: true };
   }
 
   /** The parsed text of a store file, rebuilt from its chunks (`vector_store.file_content.page`; empty until completed). */
-  storeFileContent(accountId: string, storeId: string, fileId: string) {
-    this.stores.row(accountId, storeId);
-    this.storeFiles.row(storeId, fileId);
-    const chunks = this.index.fileChunks(storeId, fileId);
+  async storeFileContent(accountId: string, storeId: string, fileId: string) {
+    await this.stores.row(accountId, storeId);
+    await this.storeFileRow(storeId, fileId);
+    const chunks = await this.index.fileChunks(storeId, fileId);
     const data = chunks.length ? [{ type: 'text' as const, text: mergeChunks(chunks) }] : [];
     return { object: 'vector_store.file_content.page' as const, data, has_more: false, next_page: null };
   }
@@ -274,120 +309,129 @@ export class Documents implements StoreSearcher {
   // ---- file batches ----
 
   /** Adds many files at once: `file_ids` (with shared `attributes`/`chunking_strategy`) or `files[]`, 1..2000. */
-  createBatch(accountId: string, storeId: string, body: Record<string, unknown>): FileBatchObject {
-    this.stores.row(accountId, storeId);
-    const { file_ids: ids, files } = body;
-    if (ids !== undefined && files !== undefined) {
-      throw new InvalidRequestError("Provide either 'file_ids' or 'files', not both.", 'file_ids');
-    }
-    let entries: FileToAdd[];
-    if (files !== undefined) {
-      if (!Array.isArray(files) || files.some((f) => typeof f !== 'object' || f === null)) {
-        throw new InvalidRequestError("Invalid 'files': expected an array of {file_id, attributes?, chunking_strategy?}.", 'files');
-      }
-      entries = files as FileToAdd[];
-    } else {
-      if (ids === undefined) throw new InvalidRequestError("Missing required parameter: 'file_ids'.", 'file_ids');
-      if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
-        throw new InvalidRequestError("Invalid 'file_ids': expected an array of file ids.", 'file_ids');
-      }
-      entries = ids.map((file_id) => ({ file_id, attributes: body.attributes, chunking_strategy: body.chunking_strategy }));
-    }
-    const param = files !== undefined ? 'files' : 'file_ids';
-    if (entries.length < 1 || entries.length > 2000) {
-      throw new InvalidRequestError(`Invalid '${param}': expected between 1 and 2000 files.`, param);
-    }
-    const prepared = this.prepareFiles(accountId, entries, param);
-    const batch = this.db.transaction(() => {
-      const created = this.batches.create(
-        accountId,
-        storeId,
+  async createBatch(accountId: string, storeId: string, body: Record<string, unknown>): Promise<FileBatchObject> {
+    await this.stores.row(accountId, storeId);
+    const { entries, param } = readBatchEntries(body);
+    const prepared = await prepareFiles(entries, param, this.embedder.maxInputTokens, (id, where) => this.files.row(accountId, id, where));
+    for (const file of prepared) this.queue.abort(storeId, file.fileId);
+    const batch = { id: newId('vsfb_'), store_id: storeId, account_id: accountId, cancelled: 0, created_at: nowSeconds() };
+    await this.db.transaction(async (tx) => {
+      const repos = inTransaction(this.repos, tx);
+      await repos.batches.insert(
+        batch,
         prepared.map((file) => file.fileId),
       );
-      for (const file of prepared) this.storeFiles.enqueue({ accountId, storeId, ...file });
-      return created;
-    })();
-    this.queue.pump();
-    return this.batches.toObject(batch);
+      await this.enqueue(repos, accountId, storeId, prepared);
+    });
+    this.queue.wake();
+    return toFileBatchObject(batch, await this.repos.storeFiles.batchCounts(storeId, batch.id));
   }
 
-  getBatch(accountId: string, storeId: string, batchId: string): FileBatchObject {
-    this.stores.row(accountId, storeId);
-    return this.batches.toObject(this.batches.row(storeId, batchId));
+  async getBatch(accountId: string, storeId: string, batchId: string): Promise<FileBatchObject> {
+    await this.stores.row(accountId, storeId);
+    const batch = await this.batchRow(storeId, batchId);
+    return toFileBatchObject(batch, await this.repos.storeFiles.batchCounts(storeId, batchId));
   }
 
   /** Cancels a batch: its files still `in_progress` end `cancelled` (their partial work is discarded). */
-  cancelBatch(accountId: string, storeId: string, batchId: string): FileBatchObject {
-    this.stores.row(accountId, storeId);
-    const batch = this.batches.row(storeId, batchId);
-    const cancelled = this.db.transaction(() => {
-      this.batches.markCancelled(batchId);
-      return this.storeFiles.cancelBatch(batchId, storeId);
-    })();
-    for (const fileId of cancelled) {
-      this.queue.abort(storeId, fileId);
-      void this.index.removeFile(storeId, fileId).catch(() => {});
-    }
-    return this.batches.toObject({ ...batch, cancelled: 1 });
+  async cancelBatch(accountId: string, storeId: string, batchId: string): Promise<FileBatchObject> {
+    await this.stores.row(accountId, storeId);
+    const batch = await this.batchRow(storeId, batchId);
+    const requestedAt = Date.now();
+    const cancelled = await this.db.transaction(async (tx) => {
+      const repos = inTransaction(this.repos, tx);
+      await repos.batches.markCancelled(batchId);
+      const fileIds = await repos.storeFiles.cancelBatch(batchId, storeId);
+      for (const fileId of fileIds) await repos.storeFiles.requestRemoval(storeId, fileId, requestedAt);
+      return fileIds;
+    });
+    for (const fileId of cancelled) this.queue.abort(storeId, fileId);
+    for (const fileId of cancelled) await this.removeFromIndex(storeId, fileId, requestedAt);
+    return toFileBatchObject({ ...batch, cancelled: 1 }, await this.repos.storeFiles.batchCounts(storeId, batchId));
   }
 
-  listBatchFiles(accountId: string, storeId: string, batchId: string, query: ListQuery & { filter?: unknown }): ListPage<StoreFileObject> {
-    this.stores.row(accountId, storeId);
-    this.batches.row(storeId, batchId);
-    return this.storeFiles.list(storeId, query, batchId);
+  async listBatchFiles(
+    accountId: string,
+    storeId: string,
+    batchId: string,
+    query: ListQuery & { filter?: unknown },
+  ): Promise<ListPage<StoreFileObject>> {
+    await this.stores.row(accountId, storeId);
+    await this.batchRow(storeId, batchId);
+    const page = await this.repos.storeFiles.list(storeId, { ...query, filter: parseStatusFilter(query.filter) }, batchId);
+    return { ...page, data: page.data.map(toStoreFileObject) };
   }
 
   // ---- search (StoreSearcher) ----
 
   /** Hybrid search over stores of one account. Any store not of this account answers 404. */
   async search(accountId: string, storeIds: string[], options: StoreSearchOptions): Promise<SearchHit[]> {
-    const rows = storeIds.map((id) => this.stores.row(accountId, id));
-    for (const row of rows) {
-      if (this.stores.isExpired(row)) throw new InvalidRequestError(`Vector store '${row.id}' has expired.`, 'vector_store_id');
-    }
-    if (rows.length === 0) return [];
-    const hits = await this.index.search(storeIds, options);
-    for (const row of rows) this.stores.touch(row.id);
-    return hits;
+    return (await this.searching.search(accountId, storeIds, options)).data;
   }
 
-  /** Resolves true once no file of these stores is `in_progress`, false after `timeoutMs`. */
-  async waitForIngestion(accountId: string, storeIds: string[], timeoutMs: number): Promise<boolean> {
-    for (const id of storeIds) this.stores.row(accountId, id);
-    const deadline = Date.now() + timeoutMs;
-    // While one of the stores' files runs here, counting rows (a scan of the store's queue) is not needed.
-    while (this.queue.isRunningIn(storeIds) || this.storeFiles.countInProgress(storeIds) > 0) {
-      const left = deadline - Date.now();
-      if (left <= 0) return false;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, Math.min(left, 250));
-        function done() {
-          clearTimeout(timer);
-          resolve();
-        }
-        this.queue.events.once('settled', done);
-      });
-    }
-    return true;
+  /** Search with what was searched (`POST /v1/vector_stores/{id}/search`), rewriting the query when asked. */
+  searchStores(accountId: string, storeIds: string[], options: StoreSearchOptions): Promise<StoreSearchResult> {
+    return this.searching.search(accountId, storeIds, options);
   }
 
-  /** Validates files to add: each exists in the account (404 naming it), attributes and chunking valid. */
-  private prepareFiles(accountId: string, entries: FileToAdd[], param: string) {
-    return entries.map((entry, i) => {
-      const where = param === 'file_id' ? '' : `${param}[${i}]`;
-      const fileId = entry.file_id;
-      if (typeof fileId !== 'string' || !fileId) {
-        const name = param === 'file_ids' ? where : where ? `${where}.file_id` : 'file_id';
-        throw new InvalidRequestError(`Missing required parameter: '${name}'.`, name);
-      }
-      this.files.row(accountId, fileId, param === 'files' ? `${where}.file_id` : param);
-      const attributes: Attributes | null = validateAttributes(entry.attributes, param === 'files' ? `${where}.attributes` : 'attributes');
-      const chunking = resolveChunking(
-        entry.chunking_strategy,
-        this.embedder.maxInputTokens,
-        param === 'files' ? `${where}.chunking_strategy` : 'chunking_strategy',
+  /** Resolves true once no file of these stores is `in_progress` (on any process), false after `timeoutMs`. */
+  waitForIngestion(accountId: string, storeIds: string[], timeoutMs: number): Promise<boolean> {
+    return this.searching.waitForIngestion(accountId, storeIds, timeoutMs);
+  }
+
+  // ---- internals ----
+
+  /**
+   * Removes a file's chunks from the index. A failure is logged and the removal stays recorded in
+   * `index_removals` (written with the change that asked for it), so the sweep retries it; chunks of a
+   * file that left its store never stay searchable for good.
+   */
+  private async removeFromIndex(storeId: string, fileId: string, requestedAt?: number): Promise<void> {
+    try {
+      await this.index.removeFile(storeId, fileId);
+      if (requestedAt !== undefined) await this.repos.storeFiles.clearRemoval(storeId, fileId, requestedAt);
+    } catch (error) {
+      this.log.error(
+        `could not remove the chunks of ${fileId} from vector store ${storeId}; the removal is retried by the periodic sweep: ${(error as Error).message}`,
       );
-      return { fileId, attributes, chunking };
-    });
+      if (requestedAt === undefined) {
+        await this.repos.storeFiles.requestRemoval(storeId, fileId, Date.now()).catch((recordError: Error) => {
+          this.log.error(`could not record the pending removal of ${fileId} from ${storeId}: ${recordError.message}`);
+        });
+      }
+    }
+  }
+
+  /** Queues files in a transaction; a pending index removal of a re-added file is superseded by its new run. */
+  private async enqueue(repos: DocumentsRepositories, accountId: string, storeId: string, files: PreparedFile[]) {
+    const createdAt = nowSeconds();
+    const rows = [];
+    for (const file of files) {
+      await repos.storeFiles.clearRemoval(storeId, file.fileId);
+      rows.push(
+        await repos.storeFiles.enqueue({
+          accountId,
+          storeId,
+          fileId: file.fileId,
+          attributes: file.attributes,
+          chunking: file.chunking,
+          runId: newId('ing_'),
+          createdAt,
+        }),
+      );
+    }
+    return rows;
+  }
+
+  private async storeFileRow(storeId: string, fileId: string) {
+    const row = await this.repos.storeFiles.find(storeId, fileId);
+    if (!row) throw new NotFoundError('file', fileId);
+    return row;
+  }
+
+  private async batchRow(storeId: string, batchId: string) {
+    const row = await this.repos.batches.get(storeId, batchId);
+    if (!row) throw new NotFoundError('file batch', batchId);
+    return row;
   }
 }

@@ -25,9 +25,12 @@ export class DocumentFileContents {
   constructor(private readonly documents: Documents) {}
 
   async fileText(accountId: string, fileId: string, param: string): Promise<{ filename: string; text: string }> {
-    const file = await this.#file(accountId, fileId, param);
+    await this.#file(accountId, fileId, param);
     try {
-      return { filename: file.filename, text: await this.documents.ingestor.extract(this.documents.files.path(fileId), file.filename) };
+      return await this.documents.files.withLocalPath(accountId, fileId, async (file, path) => ({
+        filename: file.filename,
+        text: await this.documents.ingestor.extract(path, file.filename),
+      }));
     } catch (error) {
       throw unreadable(error, param);
     }
@@ -51,7 +54,7 @@ export class DocumentFileContents {
     const file = await this.#file(accountId, fileId, param);
     const type = IMAGE_TYPES[extname(file.filename).toLowerCase()];
     if (!type) throw new InvalidRequestError(`Invalid '${param}': '${file.filename}' is not a PNG, JPEG, GIF or WebP image.`, param);
-    const bytes = await readFile(this.documents.files.path(fileId));
+    const bytes = await this.documents.files.withLocalPath(accountId, fileId, (_file, path) => readFile(path));
     return `data:${type};base64,${bytes.toString('base64')}`;
   }
 

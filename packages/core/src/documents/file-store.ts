@@ -1,23 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import {
-  createReadStream,
-  createWriteStream,
-  mkdirSync,
-  readdirSync,
-  rmSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-  type ReadStream,
-} from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Database } from '../db';
-import { StatementCache } from './statement-cache';
-import { InvalidRequestError, NotFoundError } from '../errors';
+import { FathomError, InvalidRequestError, NotFoundError } from '../errors';
 import { newId, nowSeconds } from '../internal/ids';
-import { paginate, type ListPage, type ListQuery } from '../internal/pagination';
+import type { ListPage, ListQuery } from '../internal/pagination';
+import { isStorageFull, type SqlDatabase } from '../storage';
+import type { DocumentsRepositories } from './documents-repositories';
+import type { FileRow } from './files-repository';
+import { validateFileExpiresAfter } from './validate';
 
 /** Purposes OpenAI accepts for `POST /v1/files`. */
 export const FILE_PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals'] as const;
@@ -35,33 +27,35 @@ export interface FileObject {
   status_details: null;
 }
 
-interface FileRow {
-  id: string;
-  account_id: string;
-  filename: string;
-  purpose: string;
-  bytes: number;
-  created_at: number;
-}
-
-/** Bytes written to a temporary path, not yet a file: `commit` renames them into place, `discard` deletes them. */
+/** Bytes written to a temporary path, not yet a file: `commit` stores them, `discard` deletes them. */
 export interface StagedUpload {
   path: string;
   bytes: number;
 }
 
-/** Uploaded files: metadata in SQLite, bytes under `<dataDir>/files/<id>` (written to a temp path, renamed on success). */
+/** What `commit` needs besides the bytes: the form fields of `POST /v1/files`. */
+export interface FileInput {
+  filename: string;
+  purpose: string;
+  /** `{anchor: 'created_at', seconds}`: the file is deleted that long after its creation. */
+  expires_after?: unknown;
+}
+
+/**
+ * Uploaded files: metadata in `files`, bytes in `FileBlobs` (the data dir on SQLite, the database on
+ * PostgreSQL). Uploads stream to `<data dir>/files/.tmp/` (a local cache of every node) and become a
+ * file only once complete and within the limit. An expired file answers 404 at once; the periodic
+ * sweep deletes it.
+ */
 export class FileStore {
-  private readonly db: Database;
-  private readonly sql: StatementCache;
-  private readonly dir: string;
   private readonly tmpDir: string;
 
-  constructor(options: { db: Database; dataDir: string }) {
-    this.db = options.db;
-    this.sql = new StatementCache(this.db);
-    this.dir = join(options.dataDir, 'files');
-    this.tmpDir = join(options.dataDir, 'files', '.tmp');
+  constructor(
+    private readonly db: SqlDatabase,
+    private readonly repos: DocumentsRepositories,
+    dataDir: string,
+  ) {
+    this.tmpDir = join(dataDir, 'files', '.tmp');
     mkdirSync(this.tmpDir, { recursive: true });
     // Partial uploads of a crashed process are garbage; recent ones may belong to another live process.
     for (const name of readdirSync(this.tmpDir)) {
@@ -76,7 +70,7 @@ export class FileStore {
 
   /** Streams an upload to a temporary path. The caller checks size limits, then commits or discards. */
   async stage(source: Readable): Promise<StagedUpload> {
-    const path = join(this.tmpDir, `${Date.now()}-${randomBytes(6).toString('hex')}`);
+    const path = this.tmpPath();
     let bytes = 0;
     source.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
@@ -85,7 +79,7 @@ export class FileStore {
       await pipeline(source, createWriteStream(path));
     } catch (error) {
       this.discard({ path, bytes });
-      throw error;
+      throw storageError(error);
     }
     return { path, bytes };
   }
@@ -94,58 +88,94 @@ export class FileStore {
     rmSync(staged.path, { force: true });
   }
 
-  /** Turns staged bytes into a file of the account. */
-  commit(accountId: string, staged: StagedUpload, input: { filename: string; purpose: string }): FileObject {
-    const purpose = validatePurpose(input.purpose);
-    const filename = validateFilename(input.filename);
-    const row: FileRow = { id: newId('file-'), account_id: accountId, filename, purpose, bytes: staged.bytes, created_at: nowSeconds() };
-    renameSync(staged.path, this.path(row.id));
-    this.sql
-      .get('INSERT INTO files (id, account_id, filename, purpose, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(row.id, row.account_id, row.filename, row.purpose, row.bytes, row.created_at);
+  /** Turns staged bytes into a file of the account (row and bytes together); the staged bytes are gone either way. */
+  async commit(accountId: string, staged: StagedUpload, input: FileInput): Promise<FileObject> {
+    let row: FileRow;
+    try {
+      const purpose = validatePurpose(input.purpose);
+      const filename = validateFilename(input.filename);
+      const expires = validateFileExpiresAfter(input.expires_after);
+      const createdAt = nowSeconds();
+      row = {
+        id: newId('file-'),
+        account_id: accountId,
+        filename,
+        purpose,
+        bytes: staged.bytes,
+        created_at: createdAt,
+        expires_at: expires ? createdAt + expires.seconds : null,
+      };
+    } catch (error) {
+      this.discard(staged);
+      throw error;
+    }
+    try {
+      await this.db.transaction(async (tx) => {
+        await this.repos.files.in(tx).insert(row);
+        await this.repos.blobs.in(tx).put(row.id, staged.path);
+      });
+    } catch (error) {
+      this.discard(staged);
+      await this.repos.blobs.remove(row.id).catch(() => {});
+      throw storageError(error);
+    }
     return toFileObject(row);
   }
 
   /** Creates a file from bytes in memory (embedding apps, the CLI). */
-  create(accountId: string, input: { filename: string; purpose: string; data: Uint8Array }): FileObject {
-    validatePurpose(input.purpose);
-    const path = join(this.tmpDir, `${Date.now()}-${randomBytes(6).toString('hex')}`);
-    writeFileSync(path, input.data);
+  async create(accountId: string, input: FileInput & { data: Uint8Array }): Promise<FileObject> {
+    const path = this.tmpPath();
+    try {
+      writeFileSync(path, input.data);
+    } catch (error) {
+      this.discard({ path, bytes: 0 });
+      throw storageError(error);
+    }
     return this.commit(accountId, { path, bytes: input.data.byteLength }, input);
   }
 
-  /** The file of this account, or 404 (also for another account's id). */
-  get(accountId: string, id: string, param: string | null = null): FileObject {
-    return toFileObject(this.row(accountId, id, param));
+  /** The file of this account, or 404 (also for another account's id and an expired file). */
+  async get(accountId: string, id: string, param: string | null = null): Promise<FileObject> {
+    return toFileObject(await this.row(accountId, id, param));
   }
 
-  row(accountId: string, id: string, param: string | null = null): FileRow {
-    const row = this.sql.get<[string, string], FileRow>('SELECT * FROM files WHERE id = ? AND account_id = ?').get(id, accountId);
-    if (!row) throw new NotFoundError('file', id, param);
+  async row(accountId: string, id: string, param: string | null = null): Promise<FileRow> {
+    const row = await this.repos.files.get(accountId, id);
+    if (!row || (row.expires_at !== null && row.expires_at <= nowSeconds())) throw new NotFoundError('file', id, param);
     return row;
   }
 
-  list(accountId: string, query: ListQuery & { purpose?: string }): ListPage<FileObject> {
-    const where = query.purpose ? 'account_id = ? AND purpose = ?' : 'account_id = ?';
-    const params = query.purpose ? [accountId, query.purpose] : [accountId];
-    return paginate<FileRow, FileObject>(this.db, { table: 'files', where, params, query, map: toFileObject });
+  async list(accountId: string, query: ListQuery & { purpose?: string }): Promise<ListPage<FileObject>> {
+    const page = await this.repos.files.list(accountId, query, nowSeconds());
+    return { ...page, data: page.data.map(toFileObject) };
   }
 
-  /** Removes the row and the bytes. Store membership is cleaned by `Documents.deleteFile`. */
-  remove(accountId: string, id: string): void {
-    this.row(accountId, id);
-    this.sql.get('DELETE FROM files WHERE id = ? AND account_id = ?').run(id, accountId);
-    rmSync(this.path(id), { force: true });
+  /** The file and a stream of its bytes. */
+  async openContent(accountId: string, id: string): Promise<{ file: FileObject; stream: Readable }> {
+    const file = await this.get(accountId, id);
+    return { file, stream: await this.repos.blobs.open(id) };
   }
 
-  path(id: string): string {
-    return join(this.dir, id);
+  /** Runs `task` with a local path holding the file's bytes (a temporary copy on PostgreSQL, removed after). */
+  async withLocalPath<T>(accountId: string, id: string, task: (file: FileObject, path: string) => Promise<T>): Promise<T> {
+    const file = await this.get(accountId, id);
+    return this.repos.blobs.withLocalPath(id, (path) => task(file, path));
   }
 
-  openContent(accountId: string, id: string): { file: FileObject; stream: ReadStream } {
-    const file = this.get(accountId, id);
-    return { file, stream: createReadStream(this.path(id)) };
+  private tmpPath(): string {
+    return join(this.tmpDir, `${Date.now()}-${randomBytes(6).toString('hex')}`);
   }
+}
+
+/** A full disk or database answers 507 `insufficient_storage` (in OpenAI's error shape) instead of a bare 500. */
+function storageError(error: unknown): unknown {
+  if (!isStorageFull(error)) return error;
+  return new FathomError('The server has no storage space left for this file; try again later.', {
+    code: 'insufficient_storage',
+    status: 507,
+    type: 'server_error',
+    cause: error,
+  });
 }
 
 function validatePurpose(purpose: unknown): string {
@@ -171,7 +201,7 @@ export function toFileObject(row: FileRow): FileObject {
     object: 'file',
     bytes: row.bytes,
     created_at: row.created_at,
-    expires_at: null,
+    expires_at: row.expires_at ?? null,
     filename: row.filename,
     purpose: row.purpose,
     status: 'processed',

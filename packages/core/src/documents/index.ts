@@ -1,11 +1,16 @@
-export { Documents, type DocumentsOptions, type FileToAdd } from './documents';
+export { Documents, type DocumentsOptions } from './documents';
+export type { StoreSearchResult } from './store-search';
+export type { FileToAdd } from './files-to-add';
 export { documentsSchema } from './schema';
+export { createDocumentsRepositories, type DocumentsRepositories } from './documents-repositories';
+export type { FileBlobs } from './file-blobs';
 export { Ingestor, type IngestorOptions, type IngestInput, type IngestResult } from './ingestor';
 export { chunkText, resolveChunking, AUTO_CHUNKING, type StaticChunking, type TextChunk } from './chunking';
 export { extractText as extractDocumentText } from './extract/extract-text';
 export { ExtractionError, type IngestionErrorCode } from './extract/extraction-error';
-export { FILE_PURPOSES, type FileObject, type StagedUpload } from './file-store';
+export { FILE_PURPOSES, type FileInput, type FileObject, type StagedUpload } from './file-store';
 export { parseSearchRequest } from './validate';
+export { lexicalRewrite, modelQueryRewriter, rewritePrompt, type QueryRewriter, type RewriteMessage } from './query-rewrite';
 export type { VectorStoreObject, FileCounts } from './vector-stores';
 export type { StoreFileObject, StoreFileStatus } from './store-files';
 export type { FileBatchObject } from './file-batches';

@@ -1,188 +1,189 @@
-import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { hostname } from 'node:os';
-import type { Database } from '../db';
+import { LeasedWorker, TaskStopped, type TaskContext } from '../internal/leased-worker';
 import type { Logger } from '../internal/logger';
+import { isStorageFull } from '../storage';
 import type { VectorIndexContract } from '../vector';
+import type { DocumentsRepositories } from './documents-repositories';
 import { ExtractionError } from './extract/extraction-error';
-import type { FileStore } from './file-store';
 import type { Ingestor } from './ingestor';
-import type { StoreFileRow, StoreFiles } from './store-files';
+import type { IngestOutcome, IngestTask, StoreFileRow } from './store-files-repository';
 
 export interface IngestionQueueOptions {
-  db: Database;
-  storeFiles: StoreFiles;
-  files: FileStore;
+  repos: DocumentsRepositories;
   ingestor: Ingestor;
   vectorIndex: VectorIndexContract;
+  /** Removes a file's chunks from the index, retried later when it fails (see `Documents`). */
+  removeFromIndex(storeId: string, fileId: string): Promise<void>;
   log: Logger;
-  /** Files ingested at once; default 8 (the CPU-heavy steps run in worker threads, so files in different stages overlap). `FATHOM_INGEST_CONCURRENCY`. */
+  /** Files ingested at once by this process; default 8 (`FATHOM_INGEST_CONCURRENCY`). */
   concurrency?: number;
-  /** A file whose ingestion was interrupted this many times (crashes) ends `failed`; default 3. */
+  /** Lease length in ms; default 30 s (`FATHOM_LEASE_SECONDS`). */
+  leaseMs?: number;
+  /** How often to look for files other processes queued or abandoned; default 1 s. */
+  pollMs?: number;
+  /** A file claimed this many times (its process kept dying) ends `failed`; default 3. */
   maxAttempts?: number;
 }
 
 const key = (storeId: string, fileId: string) => `${storeId}\u0000${fileId}`;
 
-/** A lease lasts this long and is renewed every third of it while the file runs. */
-const LEASE_MS = 60_000;
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** A lease owner left by a process of this host that no longer runs (a crash): its files can be taken now. */
-function deadOwner(owner: string): boolean {
-  const [host, pid] = owner.split('|');
-  return host === hostname() && Number(pid) !== process.pid && !processAlive(Number(pid));
-}
-
 /**
- * The durable ingestion queue: rows `in_progress` in `vector_store_files`, taken in order with bounded
- * concurrency. After a restart `start()` picks up every row left `in_progress`, so nothing stays stuck.
- * A run only ends its row if the row is still the same generation and `in_progress`; otherwise (deleted,
- * cancelled, re-queued) it removes what it indexed.
+ * The durable ingestion queue: rows `in_progress` in `vector_store_files`, run by a `LeasedWorker`
+ * (claims with a lease, heartbeats, takeover after a crash, give-back on shutdown, back-off while the
+ * database fails), so any number of processes on one database share it. A run ends its row only while
+ * it holds the lease and the row is the generation it was given; a run that finds its row deleted,
+ * cancelled or failed meanwhile removes what it indexed.
  */
 export class IngestionQueue {
-  /** Emits `settled` (storeId, fileId) whenever a run ends. */
+  /** Emits `settled` (storeId, fileId) whenever a run of this process ends. */
   readonly events = new EventEmitter();
-  private readonly options: IngestionQueueOptions;
-  private readonly concurrency: number;
-  private readonly maxAttempts: number;
-  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  private readonly filenameOf;
-  /** This queue's lease identity: host, pid and a random tag (several Fathoms may share a process). */
-  private readonly owner = `${hostname()}|${process.pid}|${randomBytes(4).toString('hex')}`;
-  private renewTimer?: NodeJS.Timeout;
-  private started = false;
-  private closing = false;
+  private readonly worker: LeasedWorker<IngestTask>;
+  /** Run id of each file running in this process, by store and file. */
+  private readonly running = new Map<string, string>();
 
-  constructor(options: IngestionQueueOptions) {
-    this.options = options;
-    this.concurrency = Math.max(1, options.concurrency ?? 8);
-    this.maxAttempts = options.maxAttempts ?? 3;
+  constructor(private readonly options: IngestionQueueOptions) {
+    // One listener per waiting caller (`Documents.waitForIngestion`), each removed when it wakes.
     this.events.setMaxListeners(0);
-    this.filenameOf = options.db.prepare<[string], { filename: string; bytes: number }>('SELECT filename, bytes FROM files WHERE id = ?');
+    this.worker = new LeasedWorker<IngestTask>({
+      name: 'ingestion',
+      queue: options.repos.storeFiles.queue(),
+      run: (task, context) => this.track(task, () => this.run(task.row, context)),
+      exhausted: (task, context) =>
+        this.track(task, () =>
+          this.end(task.row, context.owner, {
+            status: 'failed',
+            code: 'server_error',
+            message: `ingestion was interrupted ${task.attempts - 1} times (the server stopped while processing this file)`,
+          }),
+        ),
+      concurrency: Math.max(1, options.concurrency ?? 8),
+      leaseMs: options.leaseMs ?? 30_000,
+      pollMs: options.pollMs ?? 1000,
+      maxAttempts: options.maxAttempts ?? 3,
+      log: options.log,
+    });
   }
 
+  /** Starts claiming: queued files, and files whose process stopped renewing its lease. */
   start(): void {
-    this.started = true;
-    this.options.storeFiles.clearDeadLeases(deadOwner);
-    this.renewTimer = setInterval(() => {
-      if (this.running.size > 0) this.options.storeFiles.renewLeases(this.owner, Date.now() + LEASE_MS);
-      this.pump(); // files whose lease expired (a peer process died) are taken up here
-    }, LEASE_MS / 3);
-    this.renewTimer.unref();
-    this.pump();
+    this.worker.start();
   }
 
-  /** Starts queued work while slots are free. Cheap; call it after every enqueue. */
-  pump(): void {
-    if (!this.started || this.closing) return;
-    const free = this.concurrency - this.running.size;
-    if (free <= 0) return;
-    // Rows this queue runs are leased to it, so they come back too: ask for them plus the free slots.
-    for (const row of this.options.storeFiles.queued(free + this.running.size, this.owner)) {
-      if (this.running.size >= this.concurrency) break;
-      const id = key(row.store_id, row.file_id);
-      if (this.running.has(id)) continue;
-      const attempt = this.options.storeFiles.claim(row, this.owner, Date.now() + LEASE_MS);
-      if (attempt === null) continue; // another process runs it
-      const controller = new AbortController();
-      const entry = { controller, done: Promise.resolve() };
-      this.running.set(id, entry);
-      entry.done = this.run(row, attempt, controller.signal).finally(() => {
-        this.running.delete(id);
-        this.events.emit('settled', row.store_id, row.file_id);
-        this.pump();
-      });
-    }
+  /** Looks for work now (after an enqueue). */
+  wake(): void {
+    this.worker.wake();
   }
 
-  /** Stops the run of a file (deleted, cancelled); its row has already been changed by the caller. */
+  /** Stops this process's run of a file (deleted, cancelled, re-added); its row was already changed. */
   abort(storeId: string, fileId: string): void {
-    this.running.get(key(storeId, fileId))?.controller.abort();
+    const runId = this.running.get(key(storeId, fileId));
+    if (runId) this.worker.cancel(runId);
   }
 
   get active(): number {
-    return this.running.size;
+    return this.worker.active;
   }
 
   /** Whether a file of one of these stores is running in this process (then the store is surely not done). */
-  isRunningIn(storeIds: string[]): boolean {
+  isRunningIn(storeIds: readonly string[]): boolean {
     for (const id of this.running.keys()) if (storeIds.includes(id.slice(0, id.indexOf('\u0000')))) return true;
     return false;
   }
 
-  /** Resolves when nothing is queued or running (CLI, tests). */
-  async idle(): Promise<void> {
-    while (this.running.size > 0 || (this.started && this.options.storeFiles.queued(1, this.owner).length > 0)) {
-      await new Promise((resolve) => this.events.once('settled', resolve));
-    }
+  /** Resolves once this process runs nothing. */
+  idle(): Promise<void> {
+    return this.worker.idle();
   }
 
-  async close(): Promise<void> {
-    this.closing = true;
-    clearInterval(this.renewTimer);
-    for (const { controller } of this.running.values()) controller.abort();
-    await Promise.allSettled([...this.running.values()].map((entry) => entry.done));
+  /** Stops claiming, stops the runs of this process and gives their files back to the queue. */
+  close(): Promise<void> {
+    return this.worker.close();
   }
 
-  private async run(row: StoreFileRow, attempt: number, signal: AbortSignal): Promise<void> {
-    const { storeFiles, files, ingestor, vectorIndex, log } = this.options;
-    if (attempt > this.maxAttempts) {
-      storeFiles.finish(row, {
-        status: 'failed',
-        code: 'server_error',
-        message: `ingestion was interrupted ${this.maxAttempts} times (the server stopped while processing this file)`,
-      });
-      return;
-    }
-    const file = this.filenameOf.get(row.file_id);
-    if (!file) {
-      storeFiles.finish(row, { status: 'failed', code: 'invalid_file', message: 'file was deleted' });
-      return;
-    }
+  private async track(task: IngestTask, work: () => Promise<void>): Promise<void> {
+    const k = key(task.row.store_id, task.row.file_id);
+    this.running.set(k, task.id);
     try {
-      const result = await ingestor.ingest({
-        storeId: row.store_id,
-        fileId: row.file_id,
-        filename: file.filename,
-        path: files.path(row.file_id),
-        bytes: file.bytes,
-        attributes: row.attributes ? JSON.parse(row.attributes) : null,
-        chunking: { max_chunk_size_tokens: row.chunk_max_tokens, chunk_overlap_tokens: row.chunk_overlap_tokens },
-        signal,
-      });
-      if (!storeFiles.finish(row, { status: 'completed', usageBytes: result.usageBytes, chunks: result.chunks })) {
-        await this.discard(row);
-      }
+      await work();
+    } finally {
+      if (this.running.get(k) === task.id) this.running.delete(k);
+      this.events.emit('settled', task.row.store_id, task.row.file_id);
+    }
+  }
+
+  private async run(row: StoreFileRow, context: TaskContext): Promise<void> {
+    const { repos, ingestor } = this.options;
+    const file = await repos.files.byId(row.file_id);
+    if (!file) {
+      await this.end(row, context.owner, { status: 'failed', code: 'invalid_file', message: 'file was deleted' });
+      return;
+    }
+    let outcome: IngestOutcome;
+    try {
+      const attributes = row.attributes ? JSON.parse(row.attributes) : null;
+      const result = await repos.blobs.withLocalPath(file.id, (path) =>
+        ingestor.ingest({
+          storeId: row.store_id,
+          fileId: row.file_id,
+          filename: file.filename,
+          path,
+          bytes: file.bytes,
+          attributes,
+          chunking: { max_chunk_size_tokens: row.chunk_max_tokens, chunk_overlap_tokens: row.chunk_overlap_tokens },
+          signal: context.signal,
+        }),
+      );
+      outcome = { status: 'completed', usageBytes: result.usageBytes, chunks: result.chunks };
     } catch (error) {
-      if (signal.aborted) {
-        if (this.closing) storeFiles.release(row, this.owner, true);
-        else await this.discard(row);
+      if (context.signal.aborted) {
+        const reason = context.signal.reason;
+        // At shutdown the worker gives the file back; otherwise the row changed under the run.
+        if (!(reason instanceof TaskStopped) || reason.reason !== 'shutdown') await this.discard(row);
         return;
       }
-      const known = error instanceof ExtractionError;
-      if (!known) log.error(`ingestion of ${row.file_id} into ${row.store_id} failed`, error);
-      storeFiles.finish(row, {
+      outcome = this.failure(row, error);
+    }
+    await this.end(row, context.owner, outcome);
+  }
+
+  /** What a failed run records: the document's own problem, a full disk, or an unexpected error (logged). */
+  private failure(row: StoreFileRow, error: unknown): IngestOutcome {
+    if (error instanceof ExtractionError) return { status: 'failed', code: error.code, message: error.message };
+    if (isStorageFull(error)) {
+      this.options.log.warn(`ingestion of ${row.file_id} into ${row.store_id} failed: the disk or database is full`);
+      return {
         status: 'failed',
-        code: known ? error.code : 'server_error',
-        message: known ? error.message : `ingestion failed: ${(error as Error).message}`,
-      });
-      await vectorIndex.removeFile(row.store_id, row.file_id).catch(() => {});
+        code: 'server_error',
+        message: 'the server ran out of storage space while indexing this file; add it again once space is free',
+      };
+    }
+    this.options.log.error(`ingestion of ${row.file_id} into ${row.store_id} failed`, error);
+    return { status: 'failed', code: 'server_error', message: `ingestion failed: ${(error as Error).message}` };
+  }
+
+  /**
+   * Writes the run's outcome. A failed file's partial chunks are removed. When the row is no longer
+   * this run's (deleted, cancelled, re-queued, taken over), what the run indexed is discarded instead.
+   * A write that fails (a full disk) throws: the lease then runs out and the file is tried again later.
+   */
+  private async end(row: StoreFileRow, owner: string, outcome: IngestOutcome): Promise<void> {
+    const ended = await this.options.repos.storeFiles.finish(row, owner, outcome);
+    if (!ended) await this.discard(row);
+    else if (outcome.status === 'failed') await this.options.removeFromIndex(row.store_id, row.file_id);
+    else if (ended.attributes !== row.attributes) {
+      // Attributes changed while the file ran: the change may have found no chunks yet, so they are set now.
+      await this.options.vectorIndex.setAttributes(row.store_id, row.file_id, ended.attributes ? JSON.parse(ended.attributes) : null);
     }
   }
 
-  /** A stale run indexed chunks its row no longer wants. */
+  /**
+   * A run whose row changed: its chunks must go when the file left the store, was cancelled or failed.
+   * A re-queued or taken-over file keeps them: the current run replaces the file's chunks as a whole.
+   */
   private async discard(row: StoreFileRow): Promise<void> {
-    const current = this.options.storeFiles.find(row.store_id, row.file_id);
-    if (current && current.generation !== row.generation && current.status === 'in_progress') return; // re-run will replace
-    await this.options.vectorIndex.removeFile(row.store_id, row.file_id).catch(() => {});
+    const current = await this.options.repos.storeFiles.find(row.store_id, row.file_id);
+    if (!current || current.status === 'cancelled' || current.status === 'failed') {
+      await this.options.removeFromIndex(row.store_id, row.file_id);
+    }
   }
 }

@@ -43,6 +43,27 @@ export function validateExpiresAfter(raw: unknown, param = 'expires_after'): { a
   return { anchor: 'last_active_at', days: raw.days as number };
 }
 
+/**
+ * `expires_after` of `POST /v1/files`: `{anchor: 'created_at', seconds: 3600..2592000}` (one hour to 30
+ * days). Multipart forms send it as the fields `expires_after[anchor]` and `expires_after[seconds]`, so
+ * `seconds` may arrive as a numeric string.
+ */
+export function validateFileExpiresAfter(raw: unknown, param = 'expires_after'): { anchor: 'created_at'; seconds: number } | null {
+  if (raw === undefined || raw === null) return null;
+  if (!isObject(raw)) throw new InvalidRequestError(`Invalid '${param}': expected {anchor: 'created_at', seconds}.`, param);
+  if (raw.anchor !== 'created_at') {
+    throw new InvalidRequestError(`Invalid value for '${param}.anchor': expected 'created_at'.`, `${param}.anchor`);
+  }
+  const seconds = typeof raw.seconds === 'string' && /^\d+$/.test(raw.seconds) ? Number(raw.seconds) : raw.seconds;
+  if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 3600 || seconds > 2_592_000) {
+    throw new InvalidRequestError(
+      `Invalid '${param}.seconds': expected an integer between 3600 (1 hour) and 2592000 (30 days).`,
+      `${param}.seconds`,
+    );
+  }
+  return { anchor: 'created_at', seconds };
+}
+
 const COMPARISONS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'];
 
 /** Validates a (nested) attribute filter, naming the offending path, e.g. `filters.filters[1].value`. */
@@ -123,5 +144,6 @@ export function parseSearchRequest(body: Record<string, unknown>): StoreSearchOp
     filters,
     scoreThreshold,
     ranker,
+    rewriteQuery: body.rewrite_query === true,
   };
 }

@@ -35,7 +35,8 @@ export type IdPrefix =
   | 'fs_'
   | 'fc_'
   | 'fco_'
-  | 'conv_';
+  | 'conv_'
+  | 'ing_';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}${randomToken(24)}`;

@@ -1,4 +1,3 @@
-import type { Database } from '../db';
 import { InvalidRequestError } from '../errors';
 
 /** List query of every list route: `limit` (1..100, default 20), `order` (default desc), `after`, `before`. */
@@ -41,45 +40,4 @@ export function parseListQuery(raw: Record<string, unknown>, maxLimit = 100): Li
     }
   }
   return query;
-}
-
-export interface PaginateOptions<Row, T> {
-  /** Table (or view) name; rows are ordered by `rowid`, i.e. insertion order. */
-  table: string;
-  /** SQL condition restricting the rows, e.g. `account_id = ? AND purpose = ?`. */
-  where: string;
-  params: unknown[];
-  query: ListQuery;
-  map: (row: Row) => T & { id: string };
-  /** Column holding the public id; default `id`. */
-  idColumn?: string;
-}
-
-/**
- * Cursor pagination over insertion order. `after`/`before` name an id of the same list;
- * an unknown cursor yields an empty page rather than an error, as OpenAI does.
- */
-export function paginate<Row, T>(db: Database, options: PaginateOptions<Row, T>): ListPage<T & { id: string }> {
-  const limit = options.query.limit ?? 20;
-  const order = options.query.order ?? 'desc';
-  const idColumn = options.idColumn ?? 'id';
-  const conditions = [`(${options.where})`];
-  const params = [...options.params];
-  const cursor = (id: string, op: string) => {
-    conditions.push(`rowid ${op} (SELECT rowid FROM ${options.table} WHERE ${idColumn} = ?)`);
-    params.push(id);
-  };
-  if (options.query.after) cursor(options.query.after, order === 'desc' ? '<' : '>');
-  if (options.query.before) cursor(options.query.before, order === 'desc' ? '>' : '<');
-  const sql = `SELECT * FROM ${options.table} WHERE ${conditions.join(' AND ')} ORDER BY rowid ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`;
-  const rows = db.prepare(sql).all(...params, limit + 1) as Row[];
-  const hasMore = rows.length > limit;
-  const data = rows.slice(0, limit).map(options.map);
-  return {
-    object: 'list',
-    data,
-    first_id: data[0]?.id ?? null,
-    last_id: data[data.length - 1]?.id ?? null,
-    has_more: hasMore,
-  };
 }

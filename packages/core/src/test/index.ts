@@ -17,6 +17,7 @@ export {
   postgresForDataDir,
   releasePostgresForDataDir,
   openTestDatabase,
+  sharedTestDatabase,
   testBackends,
   type TestPostgres,
   type TestBackend,

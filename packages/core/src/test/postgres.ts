@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { PostgresDatabase, SqliteDatabase, type Schema, type SqlDatabase } from '../storage';
 
@@ -235,4 +238,45 @@ export async function openTestDatabase(backend: TestBackend, schemas: readonly S
       lease.release();
     },
   });
+}
+
+/**
+ * One database of `backend` that several clients open, as several processes would (restarts, two
+ * nodes): `open()` connects a new client (a new SQLite connection to one file, or a new pool to one
+ * PostgreSQL database); `close()` closes every client and frees the database.
+ */
+export async function sharedTestDatabase(
+  backend: TestBackend,
+  schemas: readonly Schema[],
+): Promise<{ open(): Promise<SqlDatabase>; close(): Promise<void> }> {
+  const clients: SqlDatabase[] = [];
+  const closeClients = async () => {
+    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
+  };
+  if (backend === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'fathom-shared-db-'));
+    return {
+      async open() {
+        const client = new SqliteDatabase({ location: join(dir, 'fathom.db'), schemas });
+        clients.push(client);
+        return client;
+      },
+      async close() {
+        await closeClients();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const lease = await leaseTestPostgres();
+  return {
+    async open() {
+      const client = await PostgresDatabase.open({ url: lease.url, schemas, poolSize: 5 });
+      clients.push(client);
+      return client;
+    },
+    async close() {
+      await closeClients();
+      lease.release();
+    },
+  };
 }

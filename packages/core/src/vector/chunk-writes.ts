@@ -1,4 +1,4 @@
-import type { Database } from '../db';
+import type { SqliteDatabase } from '../storage';
 import type { IndexedChunk } from './types';
 import { vectorToBlob } from './vector-blob';
 
@@ -23,7 +23,8 @@ export class ChunkWrites {
   private readonly busy = new Map<string, number>();
   private readonly sql;
 
-  constructor(private readonly db: Database) {
+  constructor(private readonly database: SqliteDatabase) {
+    const db = database.raw;
     this.sql = {
       someIds: db.prepare<[string, string, number], { id: number }>(
         'SELECT id FROM vector_chunks WHERE store_id = ? AND file_id = ? LIMIT ?',
@@ -69,7 +70,7 @@ export class ChunkWrites {
     let deleting = true;
     for (let start = 0, turn = 0; deleting || start < chunks.length; turn++) {
       if (turn > 0) await yieldToEventLoop();
-      const step = this.db.transaction(() => {
+      const step = await this.database.immediate(() => {
         let removed: number[] = [];
         if (deleting) {
           removed = this.sql.someIds.all(storeId, fileId, WRITE_BATCH_ROWS).map((row) => row.id);
@@ -93,7 +94,7 @@ export class ChunkWrites {
         if (added.length || removed.length) this.sql.bump.run(added.length - removed.length, storeId);
         const last = !deleting && start >= chunks.length;
         return { removed, added, start: from, generation: last ? (this.sql.generation.get(storeId)?.generation ?? -1) : -1 };
-      })();
+      });
       await graph(step);
     }
   }

@@ -82,9 +82,12 @@ export class HnswClient {
   /** Saves dirty indexes, then stops the worker. */
   async close(): Promise<void> {
     if (!this.worker) return;
-    await this.flush();
-    const worker = this.worker;
-    this.worker = undefined;
-    await worker.terminate();
+    try {
+      await this.flush();
+    } finally {
+      const worker = this.worker;
+      this.worker = undefined;
+      await worker?.terminate();
+    }
   }
 }

@@ -3,3 +3,4 @@ export { vectorSchema } from './vector-schema';
 export { VectorIndex, type VectorIndexOptions } from './vector-index';
 export { matchesAttributeFilter, validateAttributeFilter } from './attribute-filter';
 export { citationMarker, CITATION_MARKER, CITATION_INSTRUCTIONS } from './citation-markers';
+export { PgVectorIndex, type PgVectorIndexOptions } from './pg-vector-index';

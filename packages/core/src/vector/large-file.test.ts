@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../db';
+import { SqliteDatabase } from '../storage';
 import { HashEmbedder } from '../embeddings';
 import { silentLogger } from '../internal/logger';
 import { seededRandom } from '../test/seeded-random';
@@ -12,19 +12,19 @@ import { vectorSchema } from './vector-schema';
 
 const hash = new HashEmbedder();
 let dir: string;
-let db: Database;
+let db: SqliteDatabase;
 let index: VectorIndex;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'fathom-large-file-'));
-  db = openDatabase({ location: join(dir, 'fathom.db'), schemas: [vectorSchema] });
+  db = new SqliteDatabase({ location: join(dir, 'fathom.db'), schemas: [vectorSchema] });
   // A small graph keeps the worker's 15,000 inserts quick; the main thread's cost is what is measured.
   index = new VectorIndex({ db, embedder: hash, dataDir: dir, log: silentLogger, hnsw: { m: 8, efConstruction: 20 } });
 });
 
 afterEach(async () => {
   await index.close();
-  db.close();
+  await db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -75,17 +75,17 @@ describe('indexing a file of 15,000 chunks', () => {
     // While the big file was being written, searches saw the small file and none of the big one.
     expect(searchesDuring.length).toBeGreaterThan(0);
     for (const files of searchesDuring) expect(new Set(files)).toEqual(new Set(['file-small']));
-    expect(index.storeInfo('vs_big')!.chunks).toBe(15_008);
+    expect((await index.storeInfo('vs_big'))!.chunks).toBe(15_008);
     expect(await keyword('zeppelin')).toContain('file-big');
 
     // Re-adding replaces every old chunk (deleted in batches too).
     await add('file-big', chunks(500, 'airship', 3));
-    expect(index.storeInfo('vs_big')!.chunks).toBe(508);
-    expect(index.fileChunks('vs_big', 'file-big')).toHaveLength(500);
+    expect((await index.storeInfo('vs_big'))!.chunks).toBe(508);
+    expect(await index.fileChunks('vs_big', 'file-big')).toHaveLength(500);
     expect(await keyword('zeppelin')).toEqual([]);
     expect(await keyword('airship')).toContain('file-big');
     await index.removeFile('vs_big', 'file-big');
-    expect(index.storeInfo('vs_big')!.chunks).toBe(8);
+    expect((await index.storeInfo('vs_big'))!.chunks).toBe(8);
   }, 60_000);
 
   it('leaves a file interrupted mid-write in a state its re-run repairs', async () => {
@@ -95,15 +95,15 @@ describe('indexing a file of 15,000 chunks', () => {
     // as a crash would.
     broken[700] = { ...broken[700]!, text: null as unknown as string };
     await expect(add('file-big', broken)).rejects.toThrow(/NOT NULL/);
-    const left = index.fileChunks('vs_big', 'file-big').length;
+    const left = (await index.fileChunks('vs_big', 'file-big')).length;
     expect(left).toBeGreaterThan(0);
     expect(left).toBeLessThan(700);
-    expect(index.storeInfo('vs_big')!.chunks).toBe(8 + left);
+    expect((await index.storeInfo('vs_big'))!.chunks).toBe(8 + left);
 
     // The re-run (ingestion re-runs interrupted files) deletes the leftovers and writes every chunk.
     await add('file-big', chunks(1_000, 'zeppelin', 4));
-    expect(index.storeInfo('vs_big')!.chunks).toBe(1_008);
-    expect(index.fileChunks('vs_big', 'file-big')).toHaveLength(1_000);
+    expect((await index.storeInfo('vs_big'))!.chunks).toBe(1_008);
+    expect(await index.fileChunks('vs_big', 'file-big')).toHaveLength(1_000);
     expect(new Set(await keyword('zeppelin lighthouse'))).toEqual(new Set(['file-big', 'file-small']));
   }, 60_000);
 });

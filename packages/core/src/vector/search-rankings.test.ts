@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../db';
+import { SqliteDatabase } from '../storage';
 import { silentLogger } from '../internal/logger';
 import { chunkText, queryText, rand, TopicAverageEmbedder, TOPICS } from '../test/search-corpus';
 import type { StoreSearchOptions } from './types';
@@ -23,14 +23,14 @@ const PER_FILE = 100;
 const QUERIES = 40;
 
 let dir: string;
-let db: Database;
+let db: SqliteDatabase;
 let index: VectorIndex;
 /** `file_id|text` -> `file_id#chunk index`, so a hit names its chunk compactly. */
 const chunkOf = new Map<string, string>();
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fathom-rankings-'));
-  db = openDatabase({ location: join(dir, 'fathom.db'), schemas: [vectorSchema] });
+  db = new SqliteDatabase({ location: join(dir, 'fathom.db'), schemas: [vectorSchema] });
   const embedder = new TopicAverageEmbedder();
   index = new VectorIndex({ db, embedder, dataDir: dir, log: silentLogger });
   let file = 0;

@@ -17,6 +17,8 @@ export interface StoreSearchOptions {
   mode?: 'hybrid' | 'vector' | 'keyword';
   /** Relative weights of the two sides in hybrid fusion (Responses `ranking_options.hybrid_search`); default 1 and 1. */
   hybridWeights?: { embedding?: number; text?: number };
+  /** Rewrite each query before searching (OpenAI `rewrite_query`); applied by `Documents`, ignored by indexes. */
+  rewriteQuery?: boolean;
 }
 
 /** One search result, as `POST /v1/vector_stores/{id}/search` returns it (`filename`, score in 0..1). */
@@ -47,13 +49,22 @@ export interface IndexedChunk {
   vector: Float32Array;
 }
 
+/** Which embedder built a store's vectors, their dimensions, and how many chunks it holds. */
+export interface StoreIndexInfo {
+  embedderId: string;
+  dimensions: number;
+  chunks: number;
+}
+
 /**
- * The index contract between the Ingestor (documents/) and the index (vector/): one HNSW index per
- * store plus FTS5 keywords, fused into one 0..1 score. SQLite keeps every chunk and vector, so the
- * HNSW files can always be rebuilt. CPU-heavy work (HNSW inserts) happens off the event loop.
+ * The index contract between the Ingestor (documents/) and the index (vector/): chunks with their
+ * vectors per store, keyword and vector rankings fused into one 0..1 score, filters on file
+ * attributes. Two implementations share one conformance suite: `VectorIndex` (SQLite: an HNSW graph
+ * per store in a worker thread + FTS5) and `PgVectorIndex` (PostgreSQL: pgvector HNSW + full text).
+ * The database keeps every chunk and vector, so anything derived can be rebuilt.
  */
 export interface VectorIndexContract {
-  /** Adds (or replaces) the chunks of one file in one store. */
+  /** Adds (or replaces) the chunks of one file in one store; the file's chunks become searchable together. */
   addFileChunks(input: {
     storeId: string;
     fileId: string;
@@ -63,13 +74,19 @@ export interface VectorIndexContract {
   }): Promise<void>;
   /** Removes a file's chunks from a store (no-op when absent). */
   removeFile(storeId: string, fileId: string): Promise<void>;
-  /** Drops a whole store's chunks and index files. */
+  /** Drops a whole store's chunks (and index files). */
   removeStore(storeId: string): Promise<void>;
-  /** Replaces the attributes used by filters for one file in one store. */
-  setAttributes(storeId: string, fileId: string, attributes: Record<string, string | number | boolean> | null): void;
+  /** Replaces the attributes used by filters for one file in one store (no-op when the file has no chunks). */
+  setAttributes(storeId: string, fileId: string, attributes: Record<string, string | number | boolean> | null): Promise<void>;
   /** Parsed text of a file in a store, chunk by chunk (for `GET .../files/{id}/content`). */
-  fileChunks(storeId: string, fileId: string): string[];
+  fileChunks(storeId: string, fileId: string): Promise<string[]>;
   /** Hybrid search over several stores (ownership is checked by the caller). */
   search(storeIds: string[], options: StoreSearchOptions): Promise<SearchHit[]>;
+  /** Which embedder built a store, its dimensions and chunk count; null when nothing is indexed. */
+  storeInfo(storeId: string): Promise<StoreIndexInfo | null>;
+  /** Stores whose chunks were embedded by another embedder than `embedderId` (`fathom reindex --all`). */
+  storesNotBuiltWith(embedderId: string): Promise<string[]>;
+  /** Re-embeds every chunk of a store with the current embedder (`fathom reindex`). */
+  reindex(storeId: string, onProgress?: (done: number, total: number) => void): Promise<{ chunks: number }>;
   close(): Promise<void>;
 }

@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../db';
+import { SqliteDatabase } from '../storage';
 import { HashEmbedder, type Embedder } from '../embeddings';
 import { ConflictError, InvalidRequestError } from '../errors';
 import { silentLogger, type Logger } from '../internal/logger';
@@ -28,7 +28,7 @@ class ReversedEmbedder implements Embedder {
 }
 
 let dir: string;
-let db: Database;
+let db: SqliteDatabase;
 let index: VectorIndex;
 let infos: string[];
 const log: Logger = { ...silentLogger, info: (message) => infos.push(message) };
@@ -77,14 +77,14 @@ async function fill(target: VectorIndex, storeId = 'vs_main') {
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'fathom-vector-'));
-  db = openDatabase({ location: join(dir, 'fathom.db'), schemas: [vectorSchema] });
+  db = new SqliteDatabase({ location: join(dir, 'fathom.db'), schemas: [vectorSchema] });
   infos = [];
   index = open();
 });
 
 afterEach(async () => {
   await index.close();
-  db.close();
+  await db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -102,8 +102,8 @@ describe('VectorIndex', () => {
     for (const hit of hits) expect(hit.score).toBeGreaterThan(0);
     for (const hit of hits) expect(hit.score).toBeLessThanOrEqual(1);
     expect(hits.map((hit) => hit.score)).toEqual([...hits.map((hit) => hit.score)].sort((a, b) => b - a));
-    expect(index.storeInfo('vs_main')).toEqual({ embedderId: hash.id, dimensions: hash.dimensions, chunks: 8 });
-    expect(index.fileChunks('vs_main', 'file-pets')).toEqual(FILES['file-pets']);
+    expect(await index.storeInfo('vs_main')).toEqual({ embedderId: hash.id, dimensions: hash.dimensions, chunks: 8 });
+    expect(await index.fileChunks('vs_main', 'file-pets')).toEqual(FILES['file-pets']);
   });
 
   it('finds exact identifiers and answers query arrays', async () => {
@@ -165,7 +165,7 @@ describe('VectorIndex', () => {
       }),
     ).toEqual(['file-billing', 'file-errors']);
     expect(await files({ type: 'eq', key: 'team', value: 'nobody' })).toEqual([]);
-    index.setAttributes('vs_main', 'file-weather', { team: 'finance' });
+    await index.setAttributes('vs_main', 'file-weather', { team: 'finance' });
     expect(await files({ type: 'eq', key: 'team', value: 'finance' })).toEqual(['file-billing', 'file-weather']);
   });
 
@@ -174,14 +174,14 @@ describe('VectorIndex', () => {
     await index.removeFile('vs_main', 'file-errors');
     const hits = await index.search(['vs_main'], { query: 'ERR_QUOTA_7731 quota exhausted', maxNumResults: 50 });
     expect(hits.some((hit) => hit.file_id === 'file-errors')).toBe(false);
-    expect(index.storeInfo('vs_main')!.chunks).toBe(6);
+    expect((await index.storeInfo('vs_main'))!.chunks).toBe(6);
     await addFile(index, 'vs_main', 'file-pets', ['Parrots can live for eighty years.']);
-    expect(index.fileChunks('vs_main', 'file-pets')).toEqual(['Parrots can live for eighty years.']);
+    expect(await index.fileChunks('vs_main', 'file-pets')).toEqual(['Parrots can live for eighty years.']);
     const pets = await index.search(['vs_main'], { query: 'kittens puppies parrots', maxNumResults: 50, ranker: 'none' });
     expect(pets.filter((hit) => hit.file_id === 'file-pets').map((hit) => hit.content[0]!.text)).toEqual([
       'Parrots can live for eighty years.',
     ]);
-    expect(index.storeInfo('vs_main')!.chunks).toBe(5);
+    expect((await index.storeInfo('vs_main'))!.chunks).toBe(5);
   });
 
   it('keeps stores apart and searches several together', async () => {
@@ -192,7 +192,7 @@ describe('VectorIndex', () => {
     expect(await index.search(['vs_missing'], { query: 'kittens' })).toEqual([]);
     await index.removeStore('vs_a');
     expect(await index.search(['vs_a', 'vs_b'], { query: 'kittens' })).toHaveLength(1);
-    expect(index.storeInfo('vs_a')).toBeNull();
+    expect(await index.storeInfo('vs_a')).toBeNull();
   });
 
   it('persists across reopen without rebuilding, and rebuilds when the HNSW file is missing or stale', async () => {
@@ -246,7 +246,7 @@ describe('VectorIndex', () => {
     const progress: number[] = [];
     expect(await index.reindex('vs_model', (done) => progress.push(done))).toEqual({ chunks: 1 });
     expect(progress).toEqual([1]);
-    expect(index.storeInfo('vs_model')!.embedderId).toBe(hash.id);
+    expect((await index.storeInfo('vs_model'))!.embedderId).toBe(hash.id);
     expect((await index.search(['vs_model'], { query: 'refunds' }))[0]!.file_id).toBe('file-m');
   });
 
@@ -276,7 +276,7 @@ describe('VectorIndex', () => {
     clearInterval(timer);
     expect(waited).toBeGreaterThan(100);
     expect(ticks).toBeGreaterThan(waited / 100);
-    expect(index.storeInfo('vs_big')!.chunks).toBe(4000);
+    expect((await index.storeInfo('vs_big'))!.chunks).toBe(4000);
     const [hit] = await index.search(['vs_big'], { query: files[17]![42]!, ranker: 'none' });
     expect(hit!.content[0]!.text).toBe(files[17]![42]);
   });
@@ -287,7 +287,7 @@ describe('VectorIndex', () => {
     await index.close();
     index = open(new ReversedEmbedder());
     await addFile(index, 'vs_e', 'file-2', ['Other text about puppies.']);
-    expect(index.storeInfo('vs_e')).toEqual({ embedderId: 'test:reversed', dimensions: hash.dimensions, chunks: 1 });
+    expect(await index.storeInfo('vs_e')).toEqual({ embedderId: 'test:reversed', dimensions: hash.dimensions, chunks: 1 });
     expect((await index.search(['vs_e'], { query: 'puppies' }))[0]!.file_id).toBe('file-2');
   });
 });

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Database } from '../db';
+import type { SqliteDatabase } from '../storage';
 import { HashEmbedder, type Embedder } from '../embeddings';
 import { ConflictError, InvalidRequestError } from '../errors';
 import type { Logger } from '../internal/logger';
@@ -8,12 +8,13 @@ import { ChunkWrites } from './chunk-writes';
 import { fuseScore } from './fuse-rankings';
 import { StoreGraphs } from './store-graphs';
 import { KeywordIndex, keywordCoverage, type KeywordIndexOptions, type KeywordPlan } from './keyword-index';
-import type { IndexedChunk, SearchHit, StoreSearchOptions, VectorIndexContract } from './types';
+import type { IndexedChunk, SearchHit, StoreIndexInfo, StoreSearchOptions, VectorIndexContract } from './types';
 import { readSearchOptions } from './search-options';
 import { blobToVector, dot, vectorToBlob } from './vector-blob';
 
 export interface VectorIndexOptions {
-  db: Database;
+  /** The SQLite database (its synchronous driver runs the index's statements; writes go through `immediate`). */
+  db: SqliteDatabase;
   /** The current embedder: new chunks must come from it; queries of stores it built use it. */
   embedder: Embedder;
   /** HNSW files live under `<dataDir>/vector-index/`. */
@@ -60,7 +61,8 @@ const REINDEX_MARK = 'reindexing:';
  */
 export class VectorIndex implements VectorIndexContract {
   readonly embedder: Embedder;
-  private readonly db: Database;
+  private readonly database: SqliteDatabase;
+  private readonly db: SqliteDatabase['raw'];
   private readonly log: Logger;
   private readonly graphs: StoreGraphs;
   private readonly keywords: KeywordIndex;
@@ -75,13 +77,14 @@ export class VectorIndex implements VectorIndexContract {
     if (!options?.db) throw new Error('VectorIndex needs a database (options.db).');
     if (!options.embedder) throw new Error('VectorIndex needs an embedder (options.embedder).');
     if (!options.dataDir) throw new Error('VectorIndex needs a data directory (options.dataDir).');
-    this.db = options.db;
+    this.database = options.db;
+    this.db = options.db.raw;
     this.embedder = options.embedder;
     this.log = options.log;
     this.efSearch = options.hnsw?.efSearch ?? 800;
     this.exactSearchLimit = options.exactSearchLimit ?? 4096;
     this.keywords = new KeywordIndex(this.db, options.keyword);
-    this.writes = new ChunkWrites(this.db);
+    this.writes = new ChunkWrites(this.database);
     const db = this.db;
     this.sql = {
       meta: db.prepare<[string], MetaRow>('SELECT * FROM vector_index_meta WHERE store_id = ?'),
@@ -139,7 +142,7 @@ export class VectorIndex implements VectorIndexContract {
   }
 
   /** Stores whose chunks were embedded by another embedder than `embedderId` (`fathom reindex --all`). */
-  storesNotBuiltWith(embedderId: string): string[] {
+  async storesNotBuiltWith(embedderId: string): Promise<string[]> {
     return this.db
       .prepare<[string], { store_id: string }>('SELECT store_id FROM vector_index_meta WHERE embedder_id != ? ORDER BY store_id')
       .all(embedderId)
@@ -147,7 +150,7 @@ export class VectorIndex implements VectorIndexContract {
   }
 
   /** Which embedder built a store, its dimensions and chunk count; null when nothing is indexed. */
-  storeInfo(storeId: string): { embedderId: string; dimensions: number; chunks: number } | null {
+  async storeInfo(storeId: string): Promise<StoreIndexInfo | null> {
     const meta = this.sql.meta.get(storeId);
     return meta ? { embedderId: meta.embedder_id, dimensions: meta.dimensions, chunks: meta.chunk_count } : null;
   }
@@ -196,7 +199,7 @@ export class VectorIndex implements VectorIndexContract {
   async removeFile(storeId: string, fileId: string): Promise<void> {
     await this.exclusive(storeId, async () => {
       if (!this.sql.meta.get(storeId)) {
-        this.sql.deleteFile.run(storeId, fileId);
+        await this.database.immediate(() => this.sql.deleteFile.run(storeId, fileId));
         return;
       }
       await this.graphs.ensure(storeId);
@@ -218,20 +221,20 @@ export class VectorIndex implements VectorIndexContract {
   async removeStore(storeId: string): Promise<void> {
     await this.exclusive(storeId, async () => {
       await this.graphs.drop(storeId);
-      this.db.transaction(() => {
+      await this.database.immediate(() => {
         this.sql.deleteStoreChunks.run(storeId);
         this.sql.deleteStoreFiles.run(storeId);
         this.sql.deleteMeta.run(storeId);
-      })();
+      });
       this.keywords.noteWrites();
     });
   }
 
-  setAttributes(storeId: string, fileId: string, attributes: Attributes): void {
-    this.sql.setAttributes.run(attributes ? JSON.stringify(attributes) : null, storeId, fileId);
+  async setAttributes(storeId: string, fileId: string, attributes: Attributes): Promise<void> {
+    await this.database.immediate(() => this.sql.setAttributes.run(attributes ? JSON.stringify(attributes) : null, storeId, fileId));
   }
 
-  fileChunks(storeId: string, fileId: string): string[] {
+  async fileChunks(storeId: string, fileId: string): Promise<string[]> {
     return this.sql.chunkTexts.all(storeId, fileId).map((row) => row.text);
   }
 
@@ -329,7 +332,7 @@ export class VectorIndex implements VectorIndexContract {
     return this.exclusive(storeId, async () => {
       const meta = this.sql.meta.get(storeId);
       if (!meta) return { chunks: 0 };
-      this.sql.markMeta.run(`${REINDEX_MARK}${this.embedder.id}`, this.embedder.dimensions, storeId);
+      await this.database.immediate(() => this.sql.markMeta.run(`${REINDEX_MARK}${this.embedder.id}`, this.embedder.dimensions, storeId));
       await this.graphs.drop(storeId);
       let after = 0;
       let done = 0;
@@ -337,12 +340,12 @@ export class VectorIndex implements VectorIndexContract {
         const rows = this.sql.textsAfter.all(storeId, after, 64);
         if (rows.length === 0) break;
         const { embeddings } = await this.embedder.embed({ values: rows.map((row) => row.text) });
-        this.db.transaction(() => rows.forEach((row, i) => this.sql.setVector.run(vectorToBlob(embeddings[i]!), row.id)))();
+        await this.database.immediate(() => rows.forEach((row, i) => this.sql.setVector.run(vectorToBlob(embeddings[i]!), row.id)));
         after = rows.at(-1)!.id;
         done += rows.length;
         onProgress?.(done, meta.chunk_count);
       }
-      this.sql.markMeta.run(this.embedder.id, this.embedder.dimensions, storeId);
+      await this.database.immediate(() => this.sql.markMeta.run(this.embedder.id, this.embedder.dimensions, storeId));
       await this.graphs.ensure(storeId);
       await this.graphs.flush();
       return { chunks: done };
@@ -366,7 +369,10 @@ export class VectorIndex implements VectorIndexContract {
   async close(): Promise<void> {
     await Promise.allSettled([...this.locks.values()]);
     this.keywords.close();
-    await this.graphs.close();
+    // The HNSW files are a cache: one that could not be saved (a full disk) is rebuilt from SQLite when next used.
+    await this.graphs.close().catch((error: Error) => {
+      this.log.warn(`could not save the HNSW indexes at shutdown (${error.message}); they are rebuilt from SQLite when next used`);
+    });
   }
 
   // ---- internals -------------------------------------------------------------------------------
@@ -389,7 +395,9 @@ export class VectorIndex implements VectorIndexContract {
     if (meta && meta.chunk_count > 0 && meta.embedder_id !== this.embedder.id) throw this.mismatch(meta);
     if (meta && meta.embedder_id === this.embedder.id) return;
     if (meta) await this.graphs.drop(storeId);
-    this.sql.upsertMeta.run(storeId, this.embedder.id, this.embedder.dimensions, meta?.generation ?? 0);
+    await this.database.immediate(() =>
+      this.sql.upsertMeta.run(storeId, this.embedder.id, this.embedder.dimensions, meta?.generation ?? 0),
+    );
   }
 
   private mismatch(meta: MetaRow): ConflictError {

@@ -68,22 +68,22 @@ export async function run(args: string[]): Promise<void> {
   try {
     const { documents } = fathom;
     const accountId = await embeddedAccount(fathom, options.account);
-    const existing = documents.findStores(accountId, options.store);
+    const existing = await documents.findStores(accountId, options.store);
     if (existing.length > 1)
       throw new Error(`Several vector stores are named '${options.store}': ${existing.map((s) => s.id).join(', ')}. Pass an id.`);
-    const store = existing[0] ?? documents.createStore(accountId, { name: options.store });
+    const store = existing[0] ?? (await documents.createStore(accountId, { name: options.store }));
     console.log(
       `${existing[0] ? 'Adding to' : 'Created'} vector store ${store.id} (${options.store}); ${paths.length} files; embedder ${fathom.embedder.id}`,
     );
     const names = new Map<string, string>();
     const fileIds: string[] = [];
     for (const path of paths) {
-      const file = documents.createFile(accountId, { filename: basename(path), purpose: 'assistants', data: readFileSync(path) });
+      const file = await documents.createFile(accountId, { filename: basename(path), purpose: 'assistants', data: readFileSync(path) });
       names.set(file.id, path);
       fileIds.push(file.id);
     }
     for (let i = 0; i < fileIds.length; i += 2000) {
-      documents.createBatch(accountId, store.id, { file_ids: fileIds.slice(i, i + 2000), chunking_strategy: chunking });
+      await documents.createBatch(accountId, store.id, { file_ids: fileIds.slice(i, i + 2000), chunking_strategy: chunking });
     }
     const started = Date.now();
     const bar = new SingleBar({
@@ -94,10 +94,10 @@ export async function run(args: string[]): Promise<void> {
     });
     bar.start(fileIds.length, 0, { chunks: 0, rate: '0', failed: 0 });
     documents.start();
-    let progress = documents.progress(store.id, fileIds);
+    let progress = await documents.progress(store.id, fileIds);
     while (progress.done < progress.total) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      progress = documents.progress(store.id, fileIds);
+      progress = await documents.progress(store.id, fileIds);
       const seconds = (Date.now() - started) / 1000;
       bar.update(progress.done, {
         chunks: progress.chunks,
@@ -113,7 +113,7 @@ export async function run(args: string[]): Promise<void> {
     if (progress.failed > 0) {
       console.log(`\n${progress.failed} file(s) failed:`);
       for (const fileId of fileIds) {
-        const file = documents.getStoreFile(accountId, store.id, fileId);
+        const file = await documents.getStoreFile(accountId, store.id, fileId);
         if (file.status !== 'completed')
           console.log(`  ${names.get(fileId)}: ${file.last_error?.code ?? file.status}: ${file.last_error?.message ?? ''}`);
       }

@@ -42,7 +42,7 @@ describe('fathom reindex', () => {
 
     const after = await Fathom.open({ start: false });
     try {
-      expect(after.vectorIndex.storeInfo('vs_seeded')).toEqual({ embedderId: 'hash:v1:512', dimensions: 512, chunks: 2 });
+      expect(await after.vectorIndex.storeInfo('vs_seeded')).toEqual({ embedderId: 'hash:v1:512', dimensions: 512, chunks: 2 });
       const [hit] = await after.vectorIndex.search(['vs_seeded'], { query: 'where are the flowers' });
       expect(hit!.content[0]!.text).toContain('Honeybees');
     } finally {

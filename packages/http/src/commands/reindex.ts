@@ -31,7 +31,7 @@ export async function run(args: string[]): Promise<void> {
       if (storeIds.length > 1) throw new Error(`Several vector stores are named '${target}': ${storeIds.join(', ')}. Pass an id.`);
     }
     for (const storeId of storeIds) {
-      const before = fathom.vectorIndex.storeInfo(storeId);
+      const before = await fathom.vectorIndex.storeInfo(storeId);
       console.log(
         `Re-indexing ${storeId} (${before?.chunks ?? 0} chunks, built with ${before?.embedderId ?? 'nothing yet'}) with ${embedderId}...`,
       );

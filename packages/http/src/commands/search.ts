@@ -18,7 +18,7 @@ export async function run(args: string[]): Promise<void> {
   const fathom = await Fathom.open({ start: false });
   try {
     const accountId = await embeddedAccount(fathom, options.account);
-    const stores = fathom.documents.findStores(accountId, storeName);
+    const stores = await fathom.documents.findStores(accountId, storeName);
     if (stores.length === 0) throw new Error(`No vector store with id or name '${storeName}'.`);
     if (stores.length > 1)
       throw new Error(`Several vector stores are named '${storeName}': ${stores.map((s) => s.id).join(', ')}. Pass an id.`);

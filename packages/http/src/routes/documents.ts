@@ -24,13 +24,9 @@ export const documentsRoutes: Route[] = [
     path: '/v1/files',
     multipart: true,
     handler: async ({ fathom, account, request }) => {
-      const { staged, filename, purpose } = await readUploadForm(fathom, request);
-      try {
-        return fathom.documents.commitUpload(account.id, staged, { filename, purpose });
-      } catch (error) {
-        fathom.documents.files.discard(staged);
-        throw error;
-      }
+      const { staged, filename, purpose, expiresAfter } = await readUploadForm(fathom, request);
+      // The staged bytes are committed or discarded by core either way.
+      return fathom.documents.commitUpload(account.id, staged, { filename, purpose, expires_after: expiresAfter });
     },
   },
   {
@@ -48,8 +44,8 @@ export const documentsRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/files/:id/content',
-    handler: ({ fathom, account, params, reply }) => {
-      const { file, stream } = fathom.documents.files.openContent(account.id, params.id!);
+    handler: async ({ fathom, account, params, reply }) => {
+      const { file, stream } = await fathom.documents.openFileContent(account.id, params.id!);
       // Returning the reply tells fastify the stream answers the request.
       return reply
         .header('content-type', 'application/octet-stream')

@@ -9,10 +9,10 @@ export const searchRoutes: Route[] = [
     schema: { body: { type: 'object', required: ['query'] } },
     handler: async ({ fathom, account, params, body }) => {
       const options = parseSearchRequest(body);
-      const data = await fathom.documents.search(account.id, [params.id!], options);
+      const { search_query, data } = await fathom.documents.searchStores(account.id, [params.id!], options);
       return {
         object: 'vector_store.search_results.page',
-        search_query: Array.isArray(options.query) ? options.query : [options.query],
+        search_query,
         data,
         has_more: false,
         next_page: null,

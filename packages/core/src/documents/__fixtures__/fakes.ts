@@ -1,6 +1,9 @@
 /** Small in-memory fakes of the Embedder and VectorIndex contracts for the documents unit tests. */
 import type { Embedder } from '../../embeddings';
+import { ConflictError } from '../../errors';
 import type { IndexedChunk, SearchHit, StoreSearchOptions, VectorIndexContract } from '../../vector';
+import { matchesAttributeFilter, validateAttributeFilter } from '../../vector/attribute-filter';
+import { readSearchOptions } from '../../vector/search-options';
 
 /** Words are tokens; vectors are hashed bags of words. */
 export function fakeEmbedder(maxInputTokens = 512): Embedder & { calls: number } {
@@ -36,11 +39,34 @@ interface StoredFile {
   chunks: IndexedChunk[];
 }
 
-/** Keeps chunks per store and file; search scores by shared words. */
+const words = (text: string) => text.toLowerCase().match(/\w+/g) ?? [];
+
+/**
+ * Keeps chunks per store and file; a chunk scores the share of the query's words it contains (0..1).
+ * It keeps the contract the real indexes keep (the shared conformance suite checks it): options are
+ * validated alike, `filters` and `scoreThreshold` apply, results are best first and at most
+ * `maxNumResults`, each store remembers the embedder that built it.
+ */
 export class FakeVectorIndex implements VectorIndexContract {
-  readonly stores = new Map<string, Map<string, StoredFile>>();
+  readonly stores: Map<string, Map<string, StoredFile>>;
+  private readonly builtWith: Map<string, { embedderId: string; dimensions: number }>;
+
+  /** `shared`: another fake whose chunks this one sees (the same database reopened with another embedder). */
+  constructor(
+    readonly embedderId = 'fake:v1',
+    shared?: FakeVectorIndex,
+  ) {
+    this.stores = shared?.stores ?? new Map();
+    this.builtWith = shared?.builtWith ?? new Map();
+  }
 
   async addFileChunks(input: Parameters<VectorIndexContract['addFileChunks']>[0]): Promise<void> {
+    const dimensions = input.chunks[0]?.vector.length ?? 0;
+    const built = this.builtWith.get(input.storeId);
+    if (built && built.embedderId !== this.embedderId && this.chunkCount(input.storeId) > 0) {
+      throw new ConflictError(`Vector store ${input.storeId} was indexed with the embedder '${built.embedderId}'.`, 'reindex_required');
+    }
+    this.builtWith.set(input.storeId, { embedderId: this.embedderId, dimensions });
     if (!this.stores.has(input.storeId)) this.stores.set(input.storeId, new Map());
     this.stores.get(input.storeId)!.set(input.fileId, { filename: input.filename, attributes: input.attributes, chunks: input.chunks });
   }
@@ -49,12 +75,13 @@ export class FakeVectorIndex implements VectorIndexContract {
   }
   async removeStore(storeId: string): Promise<void> {
     this.stores.delete(storeId);
+    this.builtWith.delete(storeId);
   }
-  setAttributes(storeId: string, fileId: string, attributes: Record<string, string | number | boolean> | null): void {
+  async setAttributes(storeId: string, fileId: string, attributes: Record<string, string | number | boolean> | null): Promise<void> {
     const file = this.stores.get(storeId)?.get(fileId);
     if (file) file.attributes = attributes;
   }
-  fileChunks(storeId: string, fileId: string): string[] {
+  async fileChunks(storeId: string, fileId: string): Promise<string[]> {
     return (
       this.stores
         .get(storeId)
@@ -62,19 +89,47 @@ export class FakeVectorIndex implements VectorIndexContract {
         ?.chunks.map((chunk) => chunk.text) ?? []
     );
   }
+  async storeInfo(storeId: string) {
+    const built = this.builtWith.get(storeId);
+    return built ? { embedderId: built.embedderId, dimensions: built.dimensions, chunks: this.chunkCount(storeId) } : null;
+  }
+  async storesNotBuiltWith(embedderId: string): Promise<string[]> {
+    return [...this.builtWith]
+      .filter(([, built]) => built.embedderId !== embedderId)
+      .map(([storeId]) => storeId)
+      .sort();
+  }
+  async reindex(storeId: string): Promise<{ chunks: number }> {
+    const built = this.builtWith.get(storeId);
+    if (!built) return { chunks: 0 };
+    built.embedderId = this.embedderId;
+    return { chunks: this.chunkCount(storeId) };
+  }
   async search(storeIds: string[], options: StoreSearchOptions): Promise<SearchHit[]> {
-    const words = new Set(([] as string[]).concat(options.query).join(' ').toLowerCase().match(/\w+/g) ?? []);
-    const hits: SearchHit[] = [];
+    const { queries, limit, threshold } = readSearchOptions(options);
+    if (options.filters) validateAttributeFilter(options.filters);
     for (const storeId of storeIds) {
-      for (const [fileId, file] of this.stores.get(storeId) ?? []) {
-        for (const chunk of file.chunks) {
-          const chunkWords = new Set(chunk.text.toLowerCase().match(/\w+/g) ?? []);
-          const shared = [...words].filter((w) => chunkWords.has(w)).length;
-          if (shared) {
-            hits.push({
+      const built = this.builtWith.get(storeId);
+      // Like the real indexes: a store built by another embedder is queryable only if that embedder is a hash one.
+      if (built && built.embedderId !== this.embedderId && !built.embedderId.startsWith('hash:') && this.chunkCount(storeId) > 0) {
+        throw new ConflictError(`Vector store ${storeId} was indexed with the embedder '${built.embedderId}'.`, 'reindex_required');
+      }
+    }
+    const best = new Map<IndexedChunk, SearchHit>();
+    for (const query of queries) {
+      const wanted = new Set(words(query));
+      for (const storeId of new Set(storeIds)) {
+        for (const [fileId, file] of this.stores.get(storeId) ?? []) {
+          if (options.filters && !matchesAttributeFilter(options.filters, file.attributes)) continue;
+          for (const chunk of file.chunks) {
+            const present = new Set(words(chunk.text));
+            const shared = [...wanted].filter((word) => present.has(word)).length;
+            const score = wanted.size ? shared / wanted.size : 0;
+            if (score <= 0 || score < threshold || (best.get(chunk)?.score ?? -1) >= score) continue;
+            best.set(chunk, {
               file_id: fileId,
               filename: file.filename,
-              score: shared / words.size,
+              score,
               attributes: file.attributes,
               content: [{ type: 'text', text: chunk.text }],
             });
@@ -82,7 +137,13 @@ export class FakeVectorIndex implements VectorIndexContract {
         }
       }
     }
-    return hits.sort((a, b) => b.score - a.score).slice(0, options.maxNumResults ?? 10);
+    return [...best.values()].sort((a, b) => b.score - a.score).slice(0, limit);
   }
   async close(): Promise<void> {}
+
+  private chunkCount(storeId: string): number {
+    let count = 0;
+    for (const file of this.stores.get(storeId)?.values() ?? []) count += file.chunks.length;
+    return count;
+  }
 }

@@ -1,0 +1,140 @@
+/**
+ * Documents with the real index of each backend (`VectorIndex` on SQLite, `PgVectorIndex` on
+ * PostgreSQL), several "processes" on one database: a process that dies in the middle of writing a
+ * file's chunks loses nothing, and the file is indexed exactly once by the process that takes it over.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config';
+import { HashEmbedder } from '../embeddings';
+import { silentLogger } from '../internal/logger';
+import { SqliteDatabase, type SqlDatabase } from '../storage';
+import { closeTestPostgres, sharedTestDatabase, testBackends } from '../test/postgres';
+import { PgVectorIndex, type VectorIndexContract, VectorIndex, vectorSchema } from '../vector';
+import { Documents } from './documents';
+import { documentsSchema } from './schema';
+
+afterAll(closeTestPostgres);
+
+const embedder = new HashEmbedder();
+const words = 'harbour lighthouse keeper lamp tide ferry anchor rope gull beacon'.split(' ');
+/** 300 static chunks of 100 tokens: several write batches on both backends. */
+const document = Array.from({ length: 30_000 }, (_, i) => `${words[i % words.length]}${Math.floor(i / 97)}`).join(' ');
+const chunking = { type: 'static', static: { max_chunk_size_tokens: 100, chunk_overlap_tokens: 0 } };
+
+/** A promise that never settles on its own: the process froze there. `kill()` ends it so the test can clean up. */
+function freezer() {
+  let kill!: (error: Error) => void;
+  const frozen = new Promise<never>((_, reject) => (kill = reject));
+  frozen.catch(() => {});
+  return { frozen, kill: () => kill(new Error('process killed')) };
+}
+
+describe.each(testBackends())('Documents with the real index on %s', (backend) => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+  });
+
+  async function cluster() {
+    const database = await sharedTestDatabase(backend, [documentsSchema, vectorSchema]);
+    const sharedDir = mkdtempSync(join(tmpdir(), 'fathom-docs-index-'));
+    cleanups.push(async () => {
+      await database.close();
+      rmSync(sharedDir, { recursive: true, force: true });
+    });
+    /** One process: its database client, its index (optionally over a client that freezes), Documents. */
+    const node = async (wrapIndexDb?: (db: SqlDatabase) => SqlDatabase) => {
+      const db = await database.open();
+      const dataDir = backend === 'sqlite' ? sharedDir : mkdtempSync(join(tmpdir(), 'fathom-node-'));
+      const indexDb = wrapIndexDb ? wrapIndexDb(db) : db;
+      const index: VectorIndexContract =
+        db instanceof SqliteDatabase
+          ? new VectorIndex({ db: indexDb as SqliteDatabase, embedder, dataDir: join(dataDir, `hnsw-${Math.random()}`), log: silentLogger })
+          : new PgVectorIndex({ db: indexDb, embedder, log: silentLogger });
+      const documents = new Documents({
+        db,
+        config: loadConfig({ FATHOM_LEASE_SECONDS: '1' }, { dataDir }),
+        embedder,
+        vectorIndex: index,
+        log: silentLogger,
+      });
+      cleanups.push(async () => {
+        await documents.close();
+        await index.close();
+        if (dataDir !== sharedDir) rmSync(dataDir, { recursive: true, force: true });
+      });
+      return { db, documents, index };
+    };
+    return { node };
+  }
+
+  /** A client whose index writes freeze after `allowed` write steps (SQLite batches, PostgreSQL statements). */
+  function freezingAfter(allowed: number, frozen: Promise<never>) {
+    return (db: SqlDatabase): SqlDatabase => {
+      let writes = 0;
+      const gate = async <T>(next: () => Promise<T>) => (++writes > allowed ? frozen : next());
+      if (db instanceof SqliteDatabase) {
+        const wrapped = {
+          dialect: db.dialect,
+          location: db.location,
+          raw: db.raw,
+          prepare: db.prepare.bind(db),
+          immediate: <T>(fn: () => T) => gate(() => db.immediate(fn)),
+        };
+        return wrapped as unknown as SqlDatabase;
+      }
+      return {
+        dialect: db.dialect,
+        location: db.location,
+        all: (sql, params) => db.all(sql, params),
+        get: (sql, params) => db.get(sql, params),
+        run: (sql, params) => (/^\s*(INSERT|DELETE|UPDATE)/i.test(sql) ? gate(() => db.run(sql, params)) : db.run(sql, params)),
+        transaction: (fn) => gate(() => db.transaction(fn)),
+        close: () => db.close(),
+      };
+    };
+  }
+
+  it('a process that dies mid-file loses nothing: another takes the file over and it is indexed exactly once', async () => {
+    const { node } = await cluster();
+    const { frozen, kill } = freezer();
+    // Node A writes part of the file's chunks, then freezes; its database connection then goes away.
+    const a = await node(freezingAfter(backend === 'sqlite' ? 2 : 3, frozen));
+    cleanups.push(async () => kill()); // runs before A's close, which waits for its frozen run
+    const file = await a.documents.createFile('acct', { filename: 'harbour.txt', purpose: 'assistants', data: Buffer.from(document) });
+    const store = await a.documents.createStore('acct', { name: 'harbour' });
+    await a.documents.addStoreFile('acct', store.id, { file_id: file.id, chunking_strategy: chunking });
+    a.documents.start();
+    const leased = async () =>
+      (await a.db.get<{ lease_owner: string | null }>('SELECT lease_owner FROM vector_store_files WHERE file_id = ?', [file.id]))
+        ?.lease_owner;
+    const deadline = Date.now() + 20_000;
+    while (!(await leased()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const partial = async () => (await a.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM vector_chunks WHERE file_id = ?', [file.id]))!.n;
+    while ((await partial()) === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await partial()).toBeGreaterThan(0);
+    await a.db.close(); // heartbeats stop: the lease runs out
+
+    // Node B takes over once A's lease ends; node C, started afterwards, searches what B indexed.
+    const b = await node();
+    b.documents.start();
+    expect(await b.documents.waitForIngestion('acct', [store.id], 30_000)).toBe(true);
+    const done = await b.documents.getStoreFile('acct', store.id, file.id);
+    expect(done.status).toBe('completed');
+    expect(await b.db.get('SELECT attempts FROM vector_store_files WHERE file_id = ?', [file.id])).toEqual({ attempts: 2 });
+    const c = await node();
+    const chunks = await c.index.fileChunks(store.id, file.id);
+    expect(chunks).toHaveLength(300);
+    expect(new Set(chunks).size).toBe(300);
+    expect((await c.index.storeInfo(store.id))?.chunks).toBe(300);
+    expect(await c.db.get('SELECT COUNT(*) AS n FROM vector_chunks WHERE file_id = ?', [file.id])).toEqual({ n: 300 });
+    const hits = await c.documents.search('acct', [store.id], { query: 'lighthouse7 keeper7', maxNumResults: 50 });
+    expect(hits.length).toBeGreaterThan(0);
+    const texts = hits.map((hit) => hit.content[0]!.text);
+    expect(new Set(texts).size).toBe(texts.length);
+    expect(hits.every((hit) => hit.file_id === file.id)).toBe(true);
+  });
+});
