@@ -14,6 +14,8 @@ const POSTGRES_EXCLUDED: string[] = [
   'test/packaging.test.ts',
   // Starts its own PostgreSQL for its server processes, whatever the project.
   'test/cluster.test.ts',
+  // Fills the disk under the SQLite data dir; PostgreSQL keeps its data elsewhere.
+  'test/disk-full.test.ts',
 ];
 
 // One project per package (test.projects replaces the deprecated vitest.workspace.ts).

@@ -129,6 +129,22 @@ describe.each(testBackends())('JobEngine on %s', (backend) => {
     await close();
   });
 
+  it('ends a failing provider call failed, with its reason, releasing the whole reservation', async () => {
+    const { accounts, account, make, close } = await setup({
+      name: 'broken',
+      run: async () => {
+        throw Object.assign(new Error('the map service is down'), { code: 'provider_error' });
+      },
+    });
+    const engine = make();
+    engine.start();
+    const job = await engine.waitForJob(account.id, (await engine.startJob(account.id, 'maps', input)).job_id);
+    expect(job).toMatchObject({ status: 'failed', cost: null, error: { code: 'provider_error', message: 'the map service is down' } });
+    expect((await accounts.get(account.id)).balance).toBe(10);
+    expect(await accounts.ledgerSum(account.id)).toBe(10);
+    await close();
+  });
+
   it('runs the provider again when the cache TTL is 0', async () => {
     let calls = 0;
     const { account, make, close } = await setup(

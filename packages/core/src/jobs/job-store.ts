@@ -124,7 +124,7 @@ export class SqlJobsRepository implements JobsRepository {
   async fail(id: string, owner: string | null, code: string, message: string): Promise<boolean> {
     const update = await this.db.run(
       `UPDATE tool_jobs SET status = 'failed', error_code = ?, error_message = ?, finished_ms = ?, lease_until = NULL
-       WHERE id = ? AND status IN ('queued', 'running') AND (? IS NULL OR lease_owner = ?)`,
+       WHERE id = ? AND status IN ('queued', 'running') AND (CAST(? AS TEXT) IS NULL OR lease_owner = ?)`,
       [code, message, Date.now(), id, owner, owner],
     );
     return update.changes > 0;

@@ -96,9 +96,14 @@ function query<Row>(target: pg.Pool | pg.PoolClient, sql: string, params: readon
   return target.query<Row & pg.QueryResultRow>(numberPlaceholders(sql), params.map(bindable));
 }
 
-/** Booleans are stored as 0/1 integers in both dialects; undefined means NULL. */
+/**
+ * Booleans are stored as 0/1 integers in both dialects; undefined means NULL. PostgreSQL text cannot
+ * hold U+0000, so a NUL in a string parameter becomes U+FFFD: an id with a NUL then simply matches
+ * nothing (404, as on SQLite) and stored text keeps a visible replacement instead of failing the request.
+ */
 function bindable(value: unknown): unknown {
   if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'string' && value.includes('\u0000')) return value.replaceAll('\u0000', '\uFFFD');
   return value === undefined ? null : value;
 }
 

@@ -83,6 +83,18 @@ describe.each(testBackends())('SqlClient on %s', (backend) => {
     }
   });
 
+  it('stores and finds text with a NUL character without failing (PostgreSQL keeps U+FFFD in its place)', async () => {
+    const db = await openTestDatabase(backend, [schema]);
+    try {
+      await db.run('INSERT INTO items (id, n, note) VALUES (?, ?, ?)', ['nul', 1, 'a\u0000b']);
+      const row = await db.get<{ note: string }>('SELECT note FROM items WHERE id = ?', ['nul']);
+      expect(['a\u0000b', 'a\uFFFDb']).toContain(row!.note);
+      expect(await db.get('SELECT id FROM items WHERE id = ?', ['x\u0000'])).toBeUndefined();
+    } finally {
+      await db.close();
+    }
+  });
+
   it('reports unique violations the same way on both backends', async () => {
     const db = await openTestDatabase(backend, [schema]);
     try {
