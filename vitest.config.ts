@@ -16,6 +16,8 @@ const POSTGRES_EXCLUDED: string[] = [
   'test/cluster.test.ts',
   // Fills the disk under the SQLite data dir; PostgreSQL keeps its data elsewhere.
   'test/disk-full.test.ts',
+  // Copies a SQLite data dir into its own PostgreSQL.
+  'test/migrate-data.test.ts',
 ];
 
 // One project per package (test.projects replaces the deprecated vitest.workspace.ts).

@@ -16,3 +16,4 @@ export { Fathom, FATHOM_SCHEMAS, type FathomOptions } from './fathom';
 export { parseListQuery, type ListPage, type ListQuery } from './internal/pagination';
 export { newId, nowSeconds } from './internal/ids';
 export { consoleLogger, silentLogger, type Logger } from './internal/logger';
+export { migrateData, type MigrationReport } from './migrate-data';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** The `fathom` CLI: serve, ingest, search, reindex, models pull. */
+/** The `fathom` CLI: serve, ingest, search, reindex, models pull, migrate-data. */
 const USAGE = `Usage: fathom <command> [options]
 
 Commands:
@@ -8,6 +8,7 @@ Commands:
   search <store> "<query>"                ranked passages with file names and scores
   reindex <store>                         re-embed a store with the current embedder
   models pull [model-id]                  fetch the embedding model into FATHOM_MODELS_DIR
+  migrate-data --to postgres://…          copy this data dir (SQLite) into an empty PostgreSQL and verify
 
 Settings come from the environment; see docs/configuration.md.`;
 
@@ -27,6 +28,7 @@ async function main(argv: string[]): Promise<void> {
     search: () => import('./commands/search'),
     reindex: () => import('./commands/reindex'),
     models: () => import('./commands/models'),
+    'migrate-data': () => import('./commands/migrate-data'),
   };
   const load = loader[name];
   if (!load) {

@@ -23,6 +23,8 @@ export interface FileBlobs extends Repository<FileBlobs> {
   withLocalPath<T>(id: string, task: (path: string) => Promise<T>): Promise<T>;
   /** Deletes the bytes (no-op when absent). */
   remove(id: string): Promise<void>;
+  /** Whether the bytes of file `id` are stored. */
+  has(id: string): Promise<boolean>;
 }
 
 /** Bytes as files under `<data dir>/files/<id>` (SQLite backend). */
@@ -51,6 +53,13 @@ export class DiskFileBlobs implements FileBlobs {
 
   async remove(id: string): Promise<void> {
     rmSync(this.path(id), { force: true });
+  }
+
+  async has(id: string): Promise<boolean> {
+    return access(this.path(id)).then(
+      () => true,
+      () => false,
+    );
   }
 
   private path(id: string): string {
@@ -121,6 +130,10 @@ export class SqlFileBlobs implements FileBlobs {
 
   async remove(id: string): Promise<void> {
     await this.db.run('DELETE FROM file_blobs WHERE file_id = ?', [id]);
+  }
+
+  async has(id: string): Promise<boolean> {
+    return (await this.db.get('SELECT 1 AS found FROM file_blobs WHERE file_id = ? LIMIT 1', [id])) !== undefined;
   }
 
   private async part(id: string, part: number): Promise<Buffer | undefined> {

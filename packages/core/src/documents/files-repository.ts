@@ -27,11 +27,21 @@ export interface FilesRepository extends Repository<FilesRepository> {
   remove(accountId: string, id: string): Promise<boolean>;
   /** Up to `limit` files of any account whose `expires_at` is at or before `now`, oldest expiry first. */
   expired(now: number, limit: number): Promise<Array<{ id: string; account_id: string }>>;
+  /** Ids of every file of every account, oldest first, `limit` after `afterId` (`fathom migrate-data`). */
+  idsAfter(afterId: string | null, limit: number): Promise<string[]>;
 }
 
 /** The SQL of `files`, the same on SQLite and PostgreSQL. */
 export class SqlFilesRepository implements FilesRepository {
   constructor(private readonly db: SqlClient) {}
+
+  async idsAfter(afterId: string | null, limit: number): Promise<string[]> {
+    const rows = await this.db.all<{ id: string }>(
+      `SELECT id FROM files WHERE ${afterId === null ? '1 = 1' : 'id > ?'} ORDER BY id LIMIT ?`,
+      afterId === null ? [limit] : [afterId, limit],
+    );
+    return rows.map((row) => row.id);
+  }
 
   in(tx: SqlClient): FilesRepository {
     return new SqlFilesRepository(tx);

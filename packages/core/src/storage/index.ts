@@ -6,3 +6,4 @@ export { openDatabase, type OpenDatabaseOptions } from './open-database';
 export { paginate, toPage, type PaginateOptions } from './paginate';
 export { placeholders, isUniqueViolation, isStorageFull } from './sql-helpers';
 export { SqlLeaseQueue, type LeaseTableOptions } from './lease-table';
+export { copyTables, type TableCopy } from './copy-tables';
