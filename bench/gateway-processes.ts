@@ -95,3 +95,58 @@ export async function runFathom(upstreamPort: string): Promise<void> {
   });
   process.send!({ port: (app.server.address() as AddressInfo).port });
 }
+
+/**
+ * The floor any Node gateway stands on: `node:http` in, undici out, the body parsed and re-encoded
+ * (model renamed), streams re-framed event by event with writes corked per network chunk — and nothing
+ * else (no authentication, validation, usage records, ids, abort handling or error mapping). Not a
+ * product: the reference point for what Fathom's own per-request work costs.
+ */
+export async function runBareProxy(upstreamPort: string): Promise<void> {
+  const { Pool } = await import('undici');
+  const upstream = new Pool(`http://127.0.0.1:${upstreamPort}`, { connections: 256 });
+  const server = createServer((request, response) => {
+    const parts: Buffer[] = [];
+    request.on('data', (part: Buffer) => parts.push(part));
+    request.on('end', async () => {
+      const body = JSON.parse(Buffer.concat(parts).toString()) as { model: string; stream?: boolean };
+      body.model = body.model.replace(/^bench\//, '');
+      const answer = await upstream.request({
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (!body.stream) {
+        const json = (await answer.body.json()) as { model: string };
+        json.model = `bench/${json.model}`;
+        const text = JSON.stringify(json);
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+        response.end(text);
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      let pending = '';
+      for await (const part of answer.body) {
+        pending += part.toString();
+        response.cork();
+        for (let end = pending.indexOf('\n\n'); end >= 0; end = pending.indexOf('\n\n')) {
+          const data = pending.slice(6, end);
+          pending = pending.slice(end + 2);
+          if (data === '[DONE]') {
+            response.write('data: [DONE]\n\n');
+            continue;
+          }
+          const event = JSON.parse(data) as { model: string };
+          event.model = `bench/${event.model}`;
+          response.write(`data: ${JSON.stringify(event)}\n\n`);
+        }
+        process.nextTick(() => response.uncork());
+      }
+      response.end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as AddressInfo).port }));
+  process.on('disconnect', () => process.exit(0));
+}
