@@ -46,7 +46,7 @@ describe.each(testBackends())('Documents with the real index on %s', (backend) =
       rmSync(sharedDir, { recursive: true, force: true });
     });
     /** One process: its database client, its index (optionally over a client that freezes), Documents. */
-    const node = async (wrapIndexDb?: (db: SqlDatabase) => SqlDatabase) => {
+    const node = async (wrapIndexDb?: (db: SqlDatabase) => SqlDatabase, env: Record<string, string> = {}) => {
       const db = await database.open();
       const dataDir = backend === 'sqlite' ? sharedDir : mkdtempSync(join(tmpdir(), 'fathom-node-'));
       const indexDb = wrapIndexDb ? wrapIndexDb(db) : db;
@@ -56,7 +56,7 @@ describe.each(testBackends())('Documents with the real index on %s', (backend) =
           : new PgVectorIndex({ db: indexDb, embedder, log: silentLogger });
       const documents = new Documents({
         db,
-        config: loadConfig({ FATHOM_LEASE_SECONDS: '1' }, { dataDir }),
+        config: loadConfig({ FATHOM_LEASE_SECONDS: '1', ...env }, { dataDir }),
         embedder,
         vectorIndex: index,
         log: silentLogger,
@@ -97,6 +97,82 @@ describe.each(testBackends())('Documents with the real index on %s', (backend) =
       };
     };
   }
+
+  /**
+   * Holds the index's write of a file at the step where its chunks would be numbered (PostgreSQL: the
+   * write id; SQLite: the first write transaction) until `release()`; `reached` settles when it got there.
+   */
+  function pausingWrite() {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let reach!: () => void;
+    const reached = new Promise<void>((resolve) => (reach = resolve));
+    let held = false;
+    const hold = async <T>(next: () => Promise<T>) => {
+      if (!held) {
+        held = true;
+        reach();
+        await released;
+      }
+      return next();
+    };
+    const wrap = (db: SqlDatabase): SqlDatabase => {
+      if (db instanceof SqliteDatabase) {
+        return {
+          dialect: db.dialect,
+          location: db.location,
+          raw: db.raw,
+          prepare: db.prepare.bind(db),
+          immediate: <T>(fn: () => T) => hold(() => db.immediate(fn)),
+        } as unknown as SqlDatabase;
+      }
+      return {
+        dialect: db.dialect,
+        location: db.location,
+        all: (sql, params) => db.all(sql, params),
+        get: (sql, params) => (sql.includes('nextval') ? hold(() => db.get(sql, params)) : db.get(sql, params)),
+        run: (sql, params) => db.run(sql, params),
+        transaction: (fn) => db.transaction(fn),
+        close: () => db.close(),
+      };
+    };
+    return { wrap, reached, release };
+  }
+
+  it("a run that lost its file to a re-add on another process cannot publish its stale chunks over the new run's", async () => {
+    const { node } = await cluster();
+    const pause = pausingWrite();
+    // Node A (one file at a time) starts the file and is held just before its index write.
+    const a = await node(pause.wrap, { FATHOM_INGEST_CONCURRENCY: '1' });
+    const file = await a.documents.createFile('acct', { filename: 'harbour.txt', purpose: 'assistants', data: Buffer.from(document) });
+    const store = await a.documents.createStore('acct', { name: 'harbour' });
+    await a.documents.addStoreFile('acct', store.id, { file_id: file.id, chunking_strategy: chunking });
+    a.documents.start();
+    await pause.reached;
+
+    // Meanwhile the file is added again with other options, and node B ingests that run to the end.
+    const b = await node();
+    const rechunked = { type: 'static', static: { max_chunk_size_tokens: 400, chunk_overlap_tokens: 0 } };
+    await b.documents.addStoreFile('acct', store.id, { file_id: file.id, chunking_strategy: rechunked, attributes: { run: 'new' } });
+    b.documents.start();
+    expect(await b.documents.waitForIngestion('acct', [store.id], 30_000)).toBe(true);
+    expect((await b.documents.getStoreFile('acct', store.id, file.id)).status).toBe('completed');
+    const current = await b.index.fileChunks(store.id, file.id);
+    expect(current).toHaveLength(75);
+
+    // A's stale write goes on now (on PostgreSQL its write is numbered after B's, so only the lease
+    // fence can stop it): it must leave B's chunks in place.
+    pause.release();
+    await a.documents.close(); // waits for A's run, its write included, to end
+    const c = await node();
+    expect(await c.index.fileChunks(store.id, file.id)).toEqual(current);
+    expect((await c.index.storeInfo(store.id))?.chunks).toBe(75);
+    expect(await c.db.get('SELECT COUNT(*) AS n FROM vector_chunks WHERE file_id = ?', [file.id])).toEqual({ n: 75 });
+    const stored = await c.documents.getStoreFile('acct', store.id, file.id);
+    expect(stored).toMatchObject({ status: 'completed', attributes: { run: 'new' } });
+    const hits = await c.documents.search('acct', [store.id], { query: 'lighthouse7 keeper7', maxNumResults: 5 });
+    expect(hits.every((hit) => hit.content[0]!.text.split(' ').length > 300)).toBe(true);
+  });
 
   it('a process that dies mid-file loses nothing: another takes the file over and it is indexed exactly once', async () => {
     const { node } = await cluster();

@@ -131,6 +131,7 @@ export class IngestionQueue {
           attributes,
           chunking: { max_chunk_size_tokens: row.chunk_max_tokens, chunk_overlap_tokens: row.chunk_overlap_tokens },
           signal: context.signal,
+          fence: repos.storeFiles.leaseFence(row, context.owner),
         }),
       );
       outcome = { status: 'completed', usageBytes: result.usageBytes, chunks: result.chunks };

@@ -1,5 +1,5 @@
 import { HashEmbedder, type Embedder } from '../embeddings';
-import type { IndexedChunk, VectorIndexContract } from '../vector';
+import type { IndexedChunk, VectorIndexContract, WriteFence } from '../vector';
 import { chunkText, type StaticChunking, type TextChunk } from './chunking';
 import { ExtractionError } from './extract/extraction-error';
 import { ExtractPool, type ExtractPoolOptions } from './extract/extract-pool';
@@ -28,6 +28,8 @@ export interface IngestInput {
   attributes: Record<string, string | number | boolean> | null;
   chunking: StaticChunking;
   signal?: AbortSignal;
+  /** Publish the chunks only while this holds (the run still owns its queue entry); see `WriteFence`. */
+  fence?: WriteFence;
 }
 
 export interface IngestResult {
@@ -94,6 +96,7 @@ export class Ingestor {
         filename: input.filename,
         attributes: input.attributes,
         chunks: indexed,
+        fence: input.fence,
       });
     } finally {
       release();

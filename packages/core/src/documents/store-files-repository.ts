@@ -3,6 +3,7 @@ import type { ListPage, ListQuery } from '../internal/pagination';
 import { placeholders, type Repository, type SqlClient, SqlLeaseQueue, toPage } from '../storage';
 import type { StaticChunking } from './chunking';
 import type { Attributes } from './validate';
+import type { WriteFence } from '../vector';
 import { emptyCounts, type FileCounts } from './vector-stores-repository';
 
 export const STORE_FILE_STATUSES = ['in_progress', 'completed', 'failed', 'cancelled'] as const;
@@ -69,6 +70,12 @@ export interface StoreFilesRepository extends Repository<StoreFilesRepository> {
    * undefined when the row was deleted, cancelled, re-queued or taken by another owner meanwhile.
    */
   finish(row: StoreFileRow, owner: string, outcome: IngestOutcome): Promise<{ attributes: string | null } | undefined>;
+  /**
+   * The condition under which a run may still publish its chunks: the row is the generation it was
+   * given and the run holds its lease (on PostgreSQL the row is locked until the publish commits, so a
+   * re-add or takeover waits for it). The index runs it inside its publishing transaction.
+   */
+  leaseFence(row: StoreFileRow, owner: string): WriteFence;
   /** Cancels the batch's files still `in_progress`; answers their ids. */
   cancelBatch(batchId: string, storeId: string): Promise<string[]>;
   countInProgress(storeIds: readonly string[]): Promise<number>;
@@ -152,6 +159,15 @@ export class SqlStoreFilesRepository implements StoreFilesRepository {
       storeId,
       fileId,
     ]);
+  }
+
+  leaseFence(row: StoreFileRow, owner: string): WriteFence {
+    return {
+      sql: `SELECT 1 AS held FROM vector_store_files WHERE seq = ? AND generation = ? AND status = ? AND lease_owner = ?${
+        this.db.dialect === 'postgres' ? ' FOR UPDATE' : ''
+      }`,
+      params: [row.seq, row.generation, 'in_progress', owner],
+    };
   }
 
   finish(row: StoreFileRow, owner: string, outcome: IngestOutcome): Promise<{ attributes: string | null } | undefined> {

@@ -58,7 +58,8 @@ export class ChunkWrites {
    * Replaces the file's rows with `chunks`: old rows are deleted and new ones inserted at most
    * `WRITE_BATCH_ROWS` per transaction (a small file takes one transaction: the last deletions, `fileRow`
    * and the first insertions share it). After each transaction `graph` gets the removed and added ids
-   * (HNSW labels), and the store's generation when it was the last one, else -1.
+   * (HNSW labels), and the store's generation when it was the last one, else -1. With `holds`, the first
+   * transaction asks it first and, when it answers false, nothing is written (answers false).
    */
   async replace(
     storeId: string,
@@ -66,11 +67,13 @@ export class ChunkWrites {
     chunks: IndexedChunk[],
     fileRow: () => void,
     graph: (step: { removed: number[]; added: number[]; start: number; generation: number }) => Promise<void>,
-  ): Promise<void> {
+    holds?: () => boolean,
+  ): Promise<boolean> {
     let deleting = true;
     for (let start = 0, turn = 0; deleting || start < chunks.length; turn++) {
       if (turn > 0) await yieldToEventLoop();
       const step = await this.database.immediate(() => {
+        if (turn === 0 && holds && !holds()) return undefined;
         let removed: number[] = [];
         if (deleting) {
           removed = this.sql.someIds.all(storeId, fileId, WRITE_BATCH_ROWS).map((row) => row.id);
@@ -95,8 +98,10 @@ export class ChunkWrites {
         const last = !deleting && start >= chunks.length;
         return { removed, added, start: from, generation: last ? (this.sql.generation.get(storeId)?.generation ?? -1) : -1 };
       });
+      if (!step) return false;
       await graph(step);
     }
+    return true;
   }
 }
 

@@ -2,7 +2,7 @@ import type { SqlClient } from '../storage';
 import type { Attributes } from './attribute-filter';
 import { toTsvector } from './pg-keywords';
 import { vectorLiteral } from './pg-vector-search';
-import type { IndexedChunk } from './types';
+import type { IndexedChunk, WriteFence } from './types';
 
 /** Rows per INSERT when a file's chunks are written (each row carries a vector and a tsvector). */
 const INSERT_ROWS = 100;
@@ -13,7 +13,8 @@ const INSERT_ROWS = 100;
  * that points `vector_files` at that write and keeps the store's chunk count exact; the file's older
  * rows are deleted after. Searches only read rows of the published write, so they see the old chunks
  * or the new ones, never a mix, and a write cut short by a crash leaves rows nobody points at, deleted
- * by the file's next write. Of two writes of one file, the later-started one wins.
+ * by the file's next write. Of two writes of one file, the later-started one wins. A write with a
+ * fence publishes only if the fence's query returns a row inside the publishing transaction.
  */
 export class PgChunkWrites {
   constructor(private readonly db: SqlClient) {}
@@ -25,7 +26,8 @@ export class PgChunkWrites {
     attributes: Attributes;
     chunks: IndexedChunk[];
     dimensions: number;
-  }): Promise<void> {
+    fence?: WriteFence;
+  }): Promise<'published' | 'superseded' | 'fenced'> {
     const { storeId, fileId, chunks, dimensions } = input;
     const write = Number((await this.db.get<{ id: number }>("SELECT nextval('vector_write_ids') AS id"))!.id);
     for (let start = 0; start < chunks.length; start += INSERT_ROWS) {
@@ -47,14 +49,15 @@ export class PgChunkWrites {
       );
     }
     const attributes = input.attributes ? JSON.stringify(input.attributes) : null;
-    const published = await this.publish(storeId, fileId, write, chunks.length, input.filename, attributes);
+    const outcome = await this.publish(storeId, fileId, write, chunks.length, input.filename, attributes, input.fence);
     // The rows of older writes of the file go now; a newer write that won keeps its own.
     await this.db.run(
-      published
+      outcome === 'published'
         ? 'DELETE FROM vector_chunks WHERE store_id = ? AND file_id = ? AND write_id < ?'
         : 'DELETE FROM vector_chunks WHERE store_id = ? AND file_id = ? AND write_id = ?',
       [storeId, fileId, write],
     );
+    return outcome;
   }
 
   /** Unpublishes the file (its chunks vanish from searches at once), then deletes its rows. */
@@ -72,12 +75,21 @@ export class PgChunkWrites {
   }
 
   /**
-   * Points the file at `write` unless a later-started write of it is already published; keeps the
-   * store's chunk count in step. Answers whether this write is now the file's.
+   * Points the file at `write` unless the fence no longer holds or a later-started write of it is
+   * already published; keeps the store's chunk count in step.
    */
-  private async publish(storeId: string, fileId: string, write: number, count: number, filename: string, attributes: string | null) {
+  private async publish(
+    storeId: string,
+    fileId: string,
+    write: number,
+    count: number,
+    filename: string,
+    attributes: string | null,
+    fence: WriteFence | undefined,
+  ): Promise<'published' | 'superseded' | 'fenced'> {
     for (;;) {
       const outcome = await this.db.transaction(async (tx) => {
+        if (fence && !(await tx.get(fence.sql, fence.params))) return 'fenced';
         const current = await tx.get<{ write_id: number; chunk_count: number }>(
           'SELECT write_id, chunk_count FROM vector_files WHERE store_id = ? AND file_id = ? FOR UPDATE',
           [storeId, fileId],
@@ -102,7 +114,7 @@ export class PgChunkWrites {
         ]);
         return 'published';
       });
-      if (outcome !== 'retry') return outcome === 'published';
+      if (outcome !== 'retry') return outcome;
     }
   }
 }

@@ -57,6 +57,18 @@ export interface StoreIndexInfo {
 }
 
 /**
+ * A condition a write of chunks must still meet when it becomes visible: a query over the index's own
+ * database that returns a row while it holds, run inside the transaction that publishes the chunks
+ * (PostgreSQL: also locking what it reads, so a concurrent change waits for the publish). Ingestion
+ * uses it so that a run which lost its lease — its file re-added or taken over on another node — cannot
+ * publish stale chunks over the current run's.
+ */
+export interface WriteFence {
+  sql: string;
+  params: unknown[];
+}
+
+/**
  * The index contract between the Ingestor (documents/) and the index (vector/): chunks with their
  * vectors per store, keyword and vector rankings fused into one 0..1 score, filters on file
  * attributes. Two implementations share one conformance suite: `VectorIndex` (SQLite: an HNSW graph
@@ -64,14 +76,19 @@ export interface StoreIndexInfo {
  * The database keeps every chunk and vector, so anything derived can be rebuilt.
  */
 export interface VectorIndexContract {
-  /** Adds (or replaces) the chunks of one file in one store; the file's chunks become searchable together. */
+  /**
+   * Adds (or replaces) the chunks of one file in one store; the file's chunks become searchable together.
+   * With a `fence`, the write counts only while the fence holds; answers false (nothing of this write
+   * stays) when it did not.
+   */
   addFileChunks(input: {
     storeId: string;
     fileId: string;
     filename: string;
     attributes: Record<string, string | number | boolean> | null;
     chunks: IndexedChunk[];
-  }): Promise<void>;
+    fence?: WriteFence;
+  }): Promise<boolean>;
   /** Removes a file's chunks from a store (no-op when absent). */
   removeFile(storeId: string, fileId: string): Promise<void>;
   /** Drops a whole store's chunks (and index files). */

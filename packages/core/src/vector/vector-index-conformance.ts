@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HashEmbedder, type Embedder } from '../embeddings';
 import { ConflictError, InvalidRequestError } from '../errors';
-import type { AttributeFilter, VectorIndexContract } from './types';
+import type { AttributeFilter, VectorIndexContract, WriteFence } from './types';
 
 /** One database for a test: `open(embedder)` opens an index over it (again, as after a restart); `close()` ends it all. */
 export interface ConformanceDatabase {
@@ -105,6 +105,37 @@ export function describeVectorIndexConformance(name: string, database: () => Pro
       expect(await index.storeInfo('vs_main')).toEqual({ embedderId: hash.id, dimensions: hash.dimensions, chunks: 8 });
       expect(await index.fileChunks('vs_main', 'file-pets')).toEqual(FILES['file-pets']);
       expect(await index.fileChunks('vs_main', 'file-none')).toEqual([]);
+    });
+
+    it('publishes a fenced write only while its fence holds, and keeps the previous chunks otherwise', async () => {
+      const { index } = await setup();
+      if ('fenceHolds' in index) {
+        // The fake has no database to ask: it answers the fence from its parameter.
+        (index as { fenceHolds: (fence: WriteFence) => boolean }).fenceHolds = (fence) => fence.params[0] === 1;
+      }
+      const fence = (holds: boolean): WriteFence => ({ sql: 'SELECT 1 AS held WHERE ? = 1', params: [holds ? 1 : 0] });
+      await fill(index);
+      const write = (texts: string[], holds: boolean) =>
+        hash.embed({ values: texts }).then(({ embeddings }) =>
+          index.addFileChunks({
+            storeId: 'vs_main',
+            fileId: 'file-pets',
+            filename: 'file-pets.txt',
+            attributes: null,
+            chunks: texts.map((text, i) => ({ index: i, text, tokens: hash.countTokens(text), vector: embeddings[i]! })),
+            fence: fence(holds),
+          }),
+        );
+      expect(await write(['Parrots repeat words they hear often.'], false)).toBe(false);
+      expect(await index.fileChunks('vs_main', 'file-pets')).toEqual(FILES['file-pets']);
+      expect((await index.storeInfo('vs_main'))?.chunks).toBe(8);
+      expect((await index.search(['vs_main'], { query: 'kittens sleep sixteen hours' }))[0]!.file_id).toBe('file-pets');
+      expect(await index.search(['vs_main'], { query: 'parrots repeat words', scoreThreshold: 0.5 })).toEqual([]);
+
+      expect(await write(['Parrots repeat words they hear often.'], true)).toBe(true);
+      expect(await index.fileChunks('vs_main', 'file-pets')).toEqual(['Parrots repeat words they hear often.']);
+      expect((await index.storeInfo('vs_main'))?.chunks).toBe(7);
+      expect((await index.search(['vs_main'], { query: 'parrots repeat words' }))[0]!.file_id).toBe('file-pets');
     });
 
     it('finds exact identifiers, answers query arrays and honours maxNumResults', async () => {

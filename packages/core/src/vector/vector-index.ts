@@ -8,7 +8,7 @@ import { ChunkWrites } from './chunk-writes';
 import { fuseScore } from './fuse-rankings';
 import { StoreGraphs } from './store-graphs';
 import { KeywordIndex, keywordCoverage, type KeywordIndexOptions, type KeywordPlan } from './keyword-index';
-import type { IndexedChunk, SearchHit, StoreIndexInfo, StoreSearchOptions, VectorIndexContract } from './types';
+import type { IndexedChunk, SearchHit, StoreIndexInfo, StoreSearchOptions, VectorIndexContract, WriteFence } from './types';
 import { readSearchOptions } from './search-options';
 import { blobToVector, dot, vectorToBlob } from './vector-blob';
 
@@ -161,9 +161,10 @@ export class VectorIndex implements VectorIndexContract {
     filename: string;
     attributes: Attributes;
     chunks: IndexedChunk[];
-  }): Promise<void> {
-    const { storeId, fileId, chunks } = input;
-    await this.exclusive(storeId, async () => {
+    fence?: WriteFence;
+  }): Promise<boolean> {
+    const { storeId, fileId, chunks, fence } = input;
+    return this.exclusive(storeId, async () => {
       await this.adoptEmbedder(storeId);
       const meta = this.sql.meta.get(storeId)!;
       for (const chunk of chunks) {
@@ -177,7 +178,10 @@ export class VectorIndex implements VectorIndexContract {
       const attributes = input.attributes ? JSON.stringify(input.attributes) : null;
       // Old rows out, new rows in, a few hundred per transaction; the file is hidden from searches
       // meanwhile. Intermediate HNSW messages carry generation -1 so a save in between never claims to be current.
-      await this.writes.hidden(storeId, fileId, () =>
+      // The fence is checked in the first transaction: this process orders its own writes, and processes
+      // sharing the file database take its write lock one transaction at a time.
+      const holds = fence ? () => this.db.prepare(fence.sql).get(...fence.params) !== undefined : undefined;
+      return this.writes.hidden(storeId, fileId, () =>
         this.writes.replace(
           storeId,
           fileId,
@@ -191,6 +195,7 @@ export class VectorIndex implements VectorIndexContract {
             step.added.forEach((_, row) => flat.set(chunks[step.start + row]!.vector, row * meta.dimensions));
             await this.graphs.add(storeId, step.added, flat, step.generation);
           },
+          holds,
         ),
       );
     });

@@ -1,7 +1,7 @@
 /** Small in-memory fakes of the Embedder and VectorIndex contracts for the documents unit tests. */
 import type { Embedder } from '../../embeddings';
 import { ConflictError } from '../../errors';
-import type { IndexedChunk, SearchHit, StoreSearchOptions, VectorIndexContract } from '../../vector';
+import type { IndexedChunk, SearchHit, StoreSearchOptions, VectorIndexContract, WriteFence } from '../../vector';
 import { matchesAttributeFilter, validateAttributeFilter } from '../../vector/attribute-filter';
 import { readSearchOptions } from '../../vector/search-options';
 
@@ -60,7 +60,14 @@ export class FakeVectorIndex implements VectorIndexContract {
     this.builtWith = shared?.builtWith ?? new Map();
   }
 
-  async addFileChunks(input: Parameters<VectorIndexContract['addFileChunks']>[0]): Promise<void> {
+  /**
+   * The fake has no database to run a write fence's query on: `fenceHolds` answers for it (tests that
+   * exercise fences give it; by default every fence holds).
+   */
+  fenceHolds: (fence: WriteFence) => boolean = () => true;
+
+  async addFileChunks(input: Parameters<VectorIndexContract['addFileChunks']>[0]): Promise<boolean> {
+    if (input.fence && !this.fenceHolds(input.fence)) return false;
     const dimensions = input.chunks[0]?.vector.length ?? 0;
     const built = this.builtWith.get(input.storeId);
     if (built && built.embedderId !== this.embedderId && this.chunkCount(input.storeId) > 0) {
@@ -69,6 +76,7 @@ export class FakeVectorIndex implements VectorIndexContract {
     this.builtWith.set(input.storeId, { embedderId: this.embedderId, dimensions });
     if (!this.stores.has(input.storeId)) this.stores.set(input.storeId, new Map());
     this.stores.get(input.storeId)!.set(input.fileId, { filename: input.filename, attributes: input.attributes, chunks: input.chunks });
+    return true;
   }
   async removeFile(storeId: string, fileId: string): Promise<void> {
     this.stores.get(storeId)?.delete(fileId);
