@@ -131,7 +131,7 @@ export function finishReasonOf(stopReason: unknown): FinishReason {
   }
 }
 
-/** Token counts of a Messages API answer, as Anthropic documents them (read defensively: any may be missing). */
+/** Token counts of a Messages API answer, as Anthropic documents them (read defensively: each may be missing). */
 export interface AnthropicUsage {
   input_tokens?: number;
   output_tokens?: number;
