@@ -1,34 +1,107 @@
 import { InvalidRequestError, type Account, type Fathom } from '@fathom/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { authenticateAccount, authenticateAdmin } from './auth';
+import type { FromSchema } from './schema-types';
 
-/** What a handler receives: the parsed request, the caller's account, and the Fathom instance. */
-export interface RouteContext {
+export type RouteMethod = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
+
+/** Who may call a route: an account key (the default), the admin key, or anyone. */
+export type RouteAuth = 'account' | 'admin' | 'none';
+
+/** The name one path segment binds: `:thread_id` binds `thread_id`, a `*` wildcard binds `*`. */
+type ParamName<Segment> = Segment extends `:${infer Name}` ? Name : Segment extends '*' ? '*' : never;
+
+/** Every parameter name of a path template, e.g. `'thread_id' | 'run_id'` for `/v1/threads/:thread_id/runs/:run_id`. */
+export type ParamNames<Path> = Path extends `${infer Segment}/${infer Rest}` ? ParamName<Segment> | ParamNames<Rest> : ParamName<Path>;
+
+/** The path parameters of a template: the router matched each one, so each is a string. */
+export type PathParams<Path extends string> = { readonly [Name in ParamNames<Path>]: string };
+
+/** A query string as fastify parses it: a name given several times has a list of values. */
+export type QueryValues = { readonly [name: string]: string | string[] | undefined };
+
+/** A JSON object body: the router refuses any other body, and gives `{}` when there is none. */
+export type JsonObject = { [key: string]: unknown };
+
+/** The body a handler receives: typed from `schema.body` when the route has one (fastify checked it). */
+export type RouteBody<Schema> = Schema extends { readonly body: infer Body } ? FromSchema<Body> : JsonObject;
+
+/** The query a handler receives: typed from `schema.querystring` when the route has one. */
+export type RouteQuery<Schema> = Schema extends { readonly querystring: infer Query } ? FromSchema<Query> : QueryValues;
+
+/**
+ * What a handler receives: the parsed request and the Fathom instance, plus the caller's account on
+ * `auth: 'account'` routes only (admin and public routes have no account to read).
+ */
+export type RouteContext<Path extends string = string, Schema = FastifySchema, Auth extends RouteAuth = 'account'> = {
   request: FastifyRequest;
   reply: FastifyReply;
   fathom: Fathom;
-  /** The caller (undefined only for `auth: 'admin'` and `auth: 'none'`). */
-  account: Account;
-  body: any;
-  params: Record<string, string>;
-  query: Record<string, any>;
-}
+  params: PathParams<Path>;
+  body: RouteBody<Schema>;
+  query: RouteQuery<Schema>;
+} & ([Auth] extends ['account'] ? { account: Account } : unknown);
 
-/** A route as data: validation from `schema` happens once in the router, the handler calls core. */
-export interface Route {
-  method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
-  path: string;
+/** A route as written in a route table; `defineRoute` turns it into a `Route`. */
+export interface RouteDefinition<Path extends string, Schema extends FastifySchema, Auth extends RouteAuth> {
+  method: RouteMethod;
+  /** A fastify path: `:name` segments become `params.name`, a trailing `*` becomes `params['*']`. */
+  path: Path;
   /** Reads a multipart/form-data body itself (uploads); every other route takes JSON only. */
   multipart?: boolean;
   /** Who may call it; default `account`. */
-  auth?: 'account' | 'admin' | 'none';
-  schema?: FastifySchema;
+  auth?: Auth;
+  /** Validated once by fastify before the handler runs; `body` and `querystring` type the handler's context. */
+  schema?: Schema;
   /** Status of a successful answer; default 200. */
   status?: number;
   /** Largest request body in bytes (413 above it); default the route family's limit, see `route-tables.ts`. */
   bodyLimit?: number;
   /** Return the JSON body, or `undefined` after writing to `reply` yourself (streams, binary). */
-  handler: (context: RouteContext) => unknown | Promise<unknown>;
+  handler: (context: RouteContext<Path, Schema, Auth>) => unknown;
+}
+
+/** What the router hands a route for one request. */
+export interface RouteRequest {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  fathom: Fathom;
+}
+
+/** A route as data: validation from `schema` happens once in the router, `handle` calls the handler. */
+export interface Route extends Omit<RouteDefinition<string, FastifySchema, RouteAuth>, 'handler'> {
+  /** Runs the handler with its context; the answer as `handler` returns it. */
+  handle: (request: RouteRequest) => unknown;
+}
+
+/**
+ * A route whose handler sees its path parameters, body and query typed from `path` and `schema`, and
+ * `account` only when the route authenticates an account.
+ */
+export function defineRoute<
+  const Path extends string,
+  const Schema extends FastifySchema = Record<never, never>,
+  Auth extends RouteAuth = 'account',
+>(definition: RouteDefinition<Path, Schema, Auth>): Route {
+  const { handler, ...rest } = definition;
+  return {
+    ...rest,
+    handle: ({ request, reply, fathom }) => {
+      const context = {
+        request,
+        reply,
+        fathom,
+        account: request.account,
+        body: request.body ?? {},
+        params: request.params ?? {},
+        query: request.query ?? {},
+      };
+      // The one place the types are taken on trust, because the router guarantees them before a handler
+      // runs: fastify matched every path parameter and checked `schema`; `preValidation` below lets only
+      // a JSON object through as body; `onRequest` set `request.account` on `auth: 'account'` routes.
+      return handler(context as unknown as RouteContext<Path, Schema, Auth>);
+    },
+  };
 }
 
 /**
@@ -64,15 +137,7 @@ export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: rea
         }
       },
       handler: async (request, reply) => {
-        const result = await route.handler({
-          request,
-          reply,
-          fathom,
-          account: request.account as Account,
-          body: request.body ?? {},
-          params: (request.params ?? {}) as Record<string, string>,
-          query: (request.query ?? {}) as Record<string, any>,
-        });
+        const result = await route.handle({ request, reply, fathom });
         if (reply.sent || reply.raw.headersSent) return reply;
         if (route.status) reply.status(route.status);
         return result;

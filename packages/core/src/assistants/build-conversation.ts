@@ -63,9 +63,11 @@ export function declaredTools(run: Run): ChatToolDefinition[] {
 }
 
 function toolChoice(run: Run): ChatRequest['tool_choice'] {
-  const choice = run.tool_choice as any;
+  const choice = run.tool_choice;
   if (choice === 'none' || choice === 'required' || choice === 'auto') return choice;
-  if (choice?.type === 'file_search') return { type: 'function', function: { name: 'file_search' } };
-  if (choice?.type === 'function' && choice.function?.name) return { type: 'function', function: { name: choice.function.name } };
+  if (typeof choice !== 'object' || choice === null) return 'auto';
+  const { type, function: fn } = choice as { type?: unknown; function?: { name?: unknown } | null };
+  if (type === 'file_search') return { type: 'function', function: { name: 'file_search' } };
+  if (type === 'function' && typeof fn?.name === 'string' && fn.name) return { type: 'function', function: { name: fn.name } };
   return 'auto';
 }

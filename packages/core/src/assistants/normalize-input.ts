@@ -1,5 +1,5 @@
 import { InvalidRequestError } from '../errors';
-import type { AssistantTool, Metadata, ToolResources } from './types';
+import type { AssistantTool, FileSearchToolOptions, Metadata, ToolResources } from './types';
 
 /** Fathom's cap on passages per file_search call (spec: at most 8). */
 export const MAX_FILE_SEARCH_RESULTS = 8;
@@ -14,16 +14,17 @@ export function normalizeTools(value: unknown, param = 'tools'): AssistantTool[]
     if (!tool || typeof tool !== 'object') throw new InvalidRequestError(`Invalid '${at}': expected an object.`, at);
     const type = (tool as { type?: unknown }).type;
     if (type === 'file_search') {
-      const options = (tool as { file_search?: Record<string, any> }).file_search;
+      const options = (tool as { file_search?: { max_num_results?: unknown; ranking_options?: unknown } | null }).file_search;
       if (options === undefined || options === null) return { type: 'file_search' };
       const max = options.max_num_results;
-      if (max !== undefined && (!Number.isInteger(max) || max < 1 || max > 50)) {
+      if (max !== undefined && (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > 50)) {
         throw new InvalidRequestError(
           `Invalid '${at}.file_search.max_num_results': expected an integer between 1 and 50.`,
           `${at}.file_search.max_num_results`,
         );
       }
-      const ranking = options.ranking_options;
+      const ranking = options.ranking_options as { ranker?: unknown; score_threshold?: unknown } | null | undefined;
+      let rankingOptions: FileSearchToolOptions['ranking_options'];
       if (ranking !== undefined) {
         const threshold = ranking?.score_threshold;
         if (typeof threshold !== 'number' || threshold < 0 || threshold > 1) {
@@ -32,32 +33,47 @@ export function normalizeTools(value: unknown, param = 'tools'): AssistantTool[]
             `${at}.file_search.ranking_options.score_threshold`,
           );
         }
+        const ranker = ranking?.ranker ?? 'auto';
+        if (typeof ranker !== 'string') {
+          throw new InvalidRequestError(
+            `Invalid '${at}.file_search.ranking_options.ranker': expected a string.`,
+            `${at}.file_search.ranking_options.ranker`,
+          );
+        }
+        rankingOptions = { ranker, score_threshold: threshold };
       }
       return {
         type: 'file_search',
         file_search: {
           ...(max !== undefined ? { max_num_results: max } : {}),
-          ...(ranking !== undefined
-            ? { ranking_options: { ranker: ranking.ranker ?? 'auto', score_threshold: ranking.score_threshold } }
-            : {}),
+          ...(rankingOptions !== undefined ? { ranking_options: rankingOptions } : {}),
         },
       };
     }
     if (type === 'function') {
-      const fn = (tool as { function?: Record<string, any> }).function;
+      const fn = (tool as { function?: { name?: unknown; description?: unknown; parameters?: unknown; strict?: unknown } | null }).function;
       if (!fn || typeof fn.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(fn.name)) {
         throw new InvalidRequestError(
           `Invalid '${at}.function.name': expected a name of 1 to 64 letters, digits, '_' or '-'.`,
           `${at}.function.name`,
         );
       }
+      const parameters = fn.parameters ?? { type: 'object', properties: {} };
+      if (typeof parameters !== 'object' || Array.isArray(parameters)) {
+        throw new InvalidRequestError(`Invalid '${at}.function.parameters': expected a JSON Schema object.`, `${at}.function.parameters`);
+      }
+      const strict = fn.strict;
+      if (strict !== undefined && strict !== null && typeof strict !== 'boolean') {
+        throw new InvalidRequestError(`Invalid '${at}.function.strict': expected a boolean.`, `${at}.function.strict`);
+      }
       return {
         type: 'function',
         function: {
           name: fn.name,
           ...(fn.description !== undefined ? { description: String(fn.description) } : {}),
-          parameters: fn.parameters ?? { type: 'object', properties: {} },
-          ...(fn.strict !== undefined ? { strict: fn.strict } : {}),
+          // An object that is not an array: a JSON object, the shape of a JSON Schema.
+          parameters: parameters as Record<string, unknown>,
+          ...(strict !== undefined ? { strict } : {}),
         },
       };
     }

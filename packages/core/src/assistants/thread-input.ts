@@ -8,7 +8,8 @@ export interface MessageInput {
   role?: string;
   content?: unknown;
   attachments?: unknown;
-  metadata?: Record<string, string> | null;
+  /** Checked by `normalizeMetadata` (an object of strings, or null). */
+  metadata?: unknown;
 }
 
 export interface ThreadInput {

@@ -112,11 +112,17 @@ function parseProviders(env: Record<string, string | undefined>): Record<string,
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
       throw new Error('FATHOM_PROVIDERS must be a JSON object: vendor -> {type, baseUrl, apiKey?}.');
     }
-    for (const [vendor, value] of Object.entries(parsed as Record<string, any>)) {
-      if (!value || (value.type !== 'openai' && value.type !== 'anthropic') || typeof value.baseUrl !== 'string') {
+    for (const [vendor, value] of Object.entries(parsed as Record<string, unknown>)) {
+      const entry = (value ?? {}) as { type?: unknown; baseUrl?: unknown; apiKey?: unknown; models?: unknown };
+      if (!value || (entry.type !== 'openai' && entry.type !== 'anthropic') || typeof entry.baseUrl !== 'string') {
         throw new Error(`FATHOM_PROVIDERS.${vendor} needs type "openai" or "anthropic" and a baseUrl string.`);
       }
-      providers[vendor] = { type: value.type, baseUrl: value.baseUrl, apiKey: value.apiKey, models: value.models };
+      const { apiKey, models } = entry;
+      if (apiKey !== undefined && typeof apiKey !== 'string') throw new Error(`FATHOM_PROVIDERS.${vendor}.apiKey must be a string.`);
+      if (models !== undefined && !(Array.isArray(models) && models.every((model) => typeof model === 'string'))) {
+        throw new Error(`FATHOM_PROVIDERS.${vendor}.models must be an array of model names (strings).`);
+      }
+      providers[vendor] = { type: entry.type, baseUrl: entry.baseUrl, apiKey, models };
     }
   }
   return providers;

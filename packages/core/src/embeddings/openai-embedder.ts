@@ -131,13 +131,13 @@ export async function requestEmbeddings(options: RequestOptions, input: string[]
 }
 
 function parseEmbeddings(text: string, expected: number, url: string): Float32Array[] {
-  let parsed: any;
+  let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     throw new UpstreamError(`Embedding response from ${url} is not JSON.`, { url, responseBody: text.slice(0, 2000) });
   }
-  const data = parsed?.data;
+  const data: unknown = (parsed as { data?: unknown } | null)?.data;
   if (!Array.isArray(data) || data.length !== expected) {
     throw new UpstreamError(
       `Embedding response from ${url} has ${Array.isArray(data) ? data.length : 'no'} vectors, expected ${expected}.`,
@@ -148,12 +148,13 @@ function parseEmbeddings(text: string, expected: number, url: string): Float32Ar
     );
   }
   const vectors: Float32Array[] = new Array(expected);
-  data.forEach((item: any, position: number) => {
-    const index = Number.isInteger(item?.index) ? item.index : position;
-    if (!Array.isArray(item?.embedding) || index < 0 || index >= expected) {
+  data.forEach((item: unknown, position: number) => {
+    const { index: given, embedding } = (item ?? {}) as { index?: unknown; embedding?: unknown };
+    const index = typeof given === 'number' && Number.isInteger(given) ? given : position;
+    if (!Array.isArray(embedding) || index < 0 || index >= expected) {
       throw new UpstreamError(`Embedding response from ${url} has a malformed item at ${position}.`, { url });
     }
-    vectors[index] = normalizeInPlace(Float32Array.from(item.embedding as number[]));
+    vectors[index] = normalizeInPlace(Float32Array.from(embedding as number[]));
   });
   return vectors;
 }

@@ -2,7 +2,7 @@
 export interface SchemaIssue {
   keyword: string;
   instancePath: string;
-  params: Record<string, any>;
+  params: Record<string, unknown>;
   message?: string;
   /** Present when the validator runs with `verbose: true`. */
   schema?: unknown;
@@ -24,9 +24,9 @@ export function issueField(issue: SchemaIssue, child?: string): string {
 export function describeSchemaIssue(issue: SchemaIssue): { message: string; param: string } {
   const param =
     issue.keyword === 'required'
-      ? issueField(issue, issue.params.missingProperty)
+      ? issueField(issue, String(issue.params.missingProperty))
       : issue.keyword === 'additionalProperties'
-        ? issueField(issue, issue.params.additionalProperty)
+        ? issueField(issue, String(issue.params.additionalProperty))
         : issueField(issue);
   switch (issue.keyword) {
     case 'required':

@@ -20,7 +20,7 @@ export interface ToolRunOptions {
   /** The tool being run, e.g. `maps` (one source class may serve several tools). */
   tool: string;
   /** Input after validation, defaults and normalisation. */
-  input: Record<string, any>;
+  input: Record<string, unknown>;
   /** The job's pre-authorized ceiling; a source never needs to spend more. */
   ceiling: number;
   /** Aborted at the per-job timeout or on shutdown. */

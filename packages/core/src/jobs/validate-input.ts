@@ -24,21 +24,21 @@ function validatorFor(definition: ToolDefinition): ValidateFunction {
  * Validates a tool input against its schema (defaults applied to a copy) and answers the input to run.
  * Throws 400 naming each missing, unknown or wrong field.
  */
-export function validateToolInput(definition: ToolDefinition, body: unknown): Record<string, any> {
+export function validateToolInput(definition: ToolDefinition, body: unknown): Record<string, unknown> {
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     throw new InvalidRequestError(`The body of ${definition.path} must be a JSON object following the tool's input_schema.`, null);
   }
   if (nestingDepth(body, MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH) {
     throw new InvalidRequestError(`Invalid input for tool '${definition.name}': it nests deeper than ${MAX_INPUT_DEPTH} levels.`, null);
   }
-  const input = structuredClone(body) as Record<string, any>;
+  const input = structuredClone(body) as Record<string, unknown>;
   const validate = validatorFor(definition);
   if (!validate(input)) {
     const errors = (validate.errors ?? []).filter((error) => !error.schemaPath.startsWith('#/anyOf/'));
     const { message, param } = describeSchemaIssues(errors as SchemaIssue[]);
     throw new InvalidRequestError(`Invalid input for tool '${definition.name}': ${message}`, param === 'body' ? null : param);
   }
-  return normaliseValue(input) as Record<string, any>;
+  return normaliseValue(input) as Record<string, unknown>;
 }
 
 /** Trims strings and collapses whitespace so equivalent inputs share one cache entry. */

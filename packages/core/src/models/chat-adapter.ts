@@ -178,7 +178,7 @@ export class ChatAdapter implements ChatAdapterContract {
    */
   async embed(raw: EmbeddingsRequest, options: ChatCallOptions = {}): Promise<EmbeddingsResult> {
     // `null` means absent, as OpenAI's schema allows on every optional field.
-    const request = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null)) as unknown as EmbeddingsRequest;
+    const request = { ...raw, dimensions: raw.dimensions ?? undefined, user: raw.user ?? undefined };
     const inputs =
       Array.isArray(request.input) && typeof request.input[0] === 'number'
         ? [request.input as number[]]

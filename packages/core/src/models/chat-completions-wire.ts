@@ -38,13 +38,30 @@ export interface ChatCompletionsCall {
 }
 
 /**
+ * A well-formed body with its `null`s dropped. The route's JSON Schema has checked `model`, that each
+ * message is an object with a `role`, that `tools[]` are objects with `type` and `function`, and the
+ * types and ranges of the numbers; `readChatCompletionsBody` checks roles, `tool_call_id`, `n`, `store`
+ * and `metadata`. What Fathom forwards without reading (`tool_choice`, `stop`, `response_format`, the
+ * tools' functions, the messages' `content` and `tool_calls`) is checked by the upstream that gets it.
+ */
+type ChatCompletionsBody = Omit<ChatRequest, 'messages' | 'extra'> & {
+  messages?: Array<Omit<ChatMessage, 'content'> & { content?: ChatMessage['content'] }>;
+  n?: unknown;
+  stream?: unknown;
+  stream_options?: { include_usage?: unknown };
+  store?: unknown;
+  metadata?: unknown;
+  [key: string]: unknown;
+};
+
+/**
  * Validates the wire body (naming each bad field) and maps it to the ChatAdapter's request. `null`
  * means absent everywhere OpenAI allows it. Fields Fathom does not know (vLLM's `top_k`, `min_p`,
  * `chat_template_kwargs`, Ollama `options`, newer OpenAI parameters…) are passed through unchanged to
  * OpenAI-compatible upstreams; a provider that cannot honour one answers 400 naming it.
  */
 export function readChatCompletionsBody(raw: Record<string, unknown>): ChatCompletionsCall {
-  const body: Record<string, any> = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null));
+  const body = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null)) as ChatCompletionsBody;
   if (body.n !== undefined && body.n !== 1)
     throw new InvalidRequestError(`Invalid 'n': Fathom answers one choice per request (n = 1).`, 'n');
   for (const key of REFUSED) {
@@ -58,7 +75,7 @@ export function readChatCompletionsBody(raw: Record<string, unknown>): ChatCompl
   }
   if (!Array.isArray(body.messages) || body.messages.length === 0)
     throw new InvalidRequestError(`Invalid 'messages': expected a non-empty array.`, 'messages');
-  body.messages.forEach((message: any, index: number) => {
+  body.messages.forEach((message, index) => {
     if (!message || typeof message !== 'object' || !ROLES.has(message.role)) {
       throw new InvalidRequestError(
         `Invalid 'messages[${index}].role': expected one of system, developer, user, assistant, tool.`,
@@ -77,7 +94,7 @@ export function readChatCompletionsBody(raw: Record<string, unknown>): ChatCompl
   const request: ChatRequest = {
     model: body.model,
     messages: body.messages.map(
-      (message: any): ChatMessage => ({
+      (message): ChatMessage => ({
         role: message.role,
         content: message.content ?? null,
         ...(message.name ? { name: message.name } : {}),

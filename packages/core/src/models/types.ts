@@ -79,12 +79,16 @@ export interface ChatCallOptions {
   accountId?: string;
 }
 
-/** Embeddings request routed to a provider (`<vendor>/<model>`) or served by Fathom's own embedder. */
+/**
+ * Embeddings request routed to a provider (`<vendor>/<model>`) or served by Fathom's own embedder, as
+ * the client sends it: `null` means absent, and `embed` checks the values of `input` (strings, or token
+ * arrays for a provider).
+ */
 export interface EmbeddingsRequest {
   model: string;
-  input: string | string[] | number[] | number[][];
-  dimensions?: number;
-  user?: string;
+  input: string | unknown[];
+  dimensions?: number | null;
+  user?: string | null;
 }
 
 export interface EmbeddingsResult {

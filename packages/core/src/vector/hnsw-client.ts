@@ -9,7 +9,7 @@ import type { HnswOpenResult, HnswReply, HnswRequest, HnswSearchResult } from '.
 export class HnswClient {
   private worker?: Worker;
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (value: any) => void; reject: (error: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   private failure?: Error;
 
   private start(): Worker {
@@ -43,7 +43,8 @@ export class HnswClient {
     const worker = this.start();
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      // The worker answers each request id with the result of that request's `op`, which `T` names.
+      this.pending.set(id, { resolve: (value) => resolve(value as T), reject });
       if (this.pending.size === 1) worker.ref();
       worker.postMessage({ id, request }, transfer);
     });

@@ -1,5 +1,5 @@
 import { parseListQuery, type AgentObject, type AgentRunEvent } from '@fathom/core';
-import type { Route } from '../route';
+import { defineRoute, type Route } from '../route';
 import { sendSse, type SseEvent } from '../sse';
 
 const idParams = { type: 'object', properties: { id: { type: 'string' } } } as const;
@@ -29,7 +29,7 @@ function toSse(event: AgentRunEvent): SseEvent {
 }
 
 export const agentsRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/agents',
     schema: {
@@ -40,43 +40,43 @@ export const agentsRoutes: Route[] = [
       },
     },
     handler: async ({ fathom, account, body }) => ({ agent: agentBody(await fathom.agents.create(account.id, body)) }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/agents',
     handler: async ({ fathom, account, query }) => {
       const page = await fathom.agents.list(account.id, parseListQuery(query));
       return { ...page, data: page.data.map(agentBody) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/agents/:id',
     schema: { params: idParams },
-    handler: async ({ fathom, account, params }) => ({ agent: agentBody(await fathom.agents.get(account.id, params.id!)) }),
-  },
-  {
+    handler: async ({ fathom, account, params }) => ({ agent: agentBody(await fathom.agents.get(account.id, params.id)) }),
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/agents/:id',
     schema: {
       params: idParams,
       body: { type: 'object', properties: { name: { type: 'string', minLength: 1 }, workflow: { type: 'object' } } },
     },
-    handler: async ({ fathom, account, params, body }) => ({ agent: agentBody(await fathom.agents.update(account.id, params.id!, body)) }),
-  },
-  {
+    handler: async ({ fathom, account, params, body }) => ({ agent: agentBody(await fathom.agents.update(account.id, params.id, body)) }),
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/agents/:id',
     schema: { params: idParams },
-    handler: ({ fathom, account, params }) => fathom.agents.delete(account.id, params.id!),
-  },
-  {
+    handler: ({ fathom, account, params }) => fathom.agents.delete(account.id, params.id),
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/agents/:id/publish',
     schema: { params: idParams },
-    handler: async ({ fathom, account, params }) => ({ agent: agentBody(await fathom.agents.publish(account.id, params.id!)) }),
-  },
-  {
+    handler: async ({ fathom, account, params }) => ({ agent: agentBody(await fathom.agents.publish(account.id, params.id)) }),
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/agents/:id/run',
     schema: {
@@ -88,46 +88,46 @@ export const agentsRoutes: Route[] = [
       },
     },
     handler: async ({ fathom, account, params, body, request, reply }) => {
-      if (body.stream !== true) return { run: await fathom.agents.run(account.id, params.id!, body) };
-      const started = await fathom.agents.startRun(account.id, params.id!, body);
+      if (body.stream !== true) return { run: await fathom.agents.run(account.id, params.id, body) };
+      const started = await fathom.agents.startRun(account.id, params.id, body);
       await sendSse(request, reply, async function* (signal) {
         for await (const event of started.events(signal)) yield toSse(event);
       });
       return undefined;
     },
-  },
-  {
+  }),
+  defineRoute({
     // The live tool preview: what each agent node of a (saved or unsaved) workflow offers its model.
     method: 'POST',
     path: '/v1/agents/tools',
     schema: { body: { type: 'object', required: ['workflow'], properties: { workflow: { type: 'object' } } } },
     handler: async ({ fathom, body }) => await fathom.agents.previewTools(body.workflow),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/agents/:id/versions',
     schema: { params: idParams },
-    handler: ({ fathom, account, params, query }) => fathom.agents.listVersions(account.id, params.id!, parseListQuery(query)),
-  },
-  {
+    handler: ({ fathom, account, params, query }) => fathom.agents.listVersions(account.id, params.id, parseListQuery(query)),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/agents/:id/versions/:version',
     schema: {
       params: { type: 'object', properties: { id: { type: 'string' }, version: { type: 'string', pattern: '^[0-9]+$' } } },
     },
     handler: async ({ fathom, account, params }) => ({
-      version: await fathom.agents.getVersion(account.id, params.id!, Number(params.version)),
+      version: await fathom.agents.getVersion(account.id, params.id, Number(params.version)),
     }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/agents/:id/runs',
     schema: { params: idParams },
-    handler: ({ fathom, account, params, query }) => fathom.agents.listRuns(account.id, params.id!, parseListQuery(query)),
-  },
-  {
+    handler: ({ fathom, account, params, query }) => fathom.agents.listRuns(account.id, params.id, parseListQuery(query)),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/agents/:id/runs/:run_id',
-    handler: async ({ fathom, account, params }) => ({ run: await fathom.agents.getRun(account.id, params.id!, params.run_id!) }),
-  },
+    handler: async ({ fathom, account, params }) => ({ run: await fathom.agents.getRun(account.id, params.id, params.run_id) }),
+  }),
 ];

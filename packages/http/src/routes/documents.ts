@@ -2,24 +2,25 @@
 import { parseListQuery } from '@fathom/core';
 import type { FastifyReply } from 'fastify';
 import { contentDisposition } from '../content-disposition';
-import type { Route } from '../route';
+import { defineRoute, type Route } from '../route';
 import { readUploadForm } from '../upload-form';
 
 /** How long the SDK's poll helpers (`uploadAndPoll`, `createAndPoll`) wait between reads, via `openai-poll-after-ms`. */
 const POLL_AFTER_MS = '200';
 const pollable = (reply: FastifyReply) => reply.header('openai-poll-after-ms', POLL_AFTER_MS);
 
-const OBJECT_BODY = { body: { type: 'object' } };
-const LIST_QUERY = (extra: Record<string, unknown> = {}) => ({
-  querystring: {
-    type: 'object',
-    properties: { limit: { type: 'string' }, order: { type: 'string' }, after: { type: 'string' }, before: { type: 'string' }, ...extra },
-  },
-});
+const OBJECT_BODY = { body: { type: 'object' } } as const;
+const LIST_QUERY = <const Extra extends Record<string, unknown>>(extra: Extra) =>
+  ({
+    querystring: {
+      type: 'object',
+      properties: { limit: { type: 'string' }, order: { type: 'string' }, after: { type: 'string' }, before: { type: 'string' }, ...extra },
+    },
+  }) as const;
 
 export const documentsRoutes: Route[] = [
   // ---- files ----
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/files',
     multipart: true,
@@ -28,24 +29,24 @@ export const documentsRoutes: Route[] = [
       // The staged bytes are committed or discarded by core either way.
       return fathom.documents.commitUpload(account.id, staged, { filename, purpose, expires_after: expiresAfter });
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/files',
     schema: LIST_QUERY({ purpose: { type: 'string' } }),
     handler: ({ fathom, account, query }) =>
       fathom.documents.listFiles(account.id, { ...parseListQuery(query, 10_000), purpose: query.purpose || undefined }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/files/:id',
-    handler: ({ fathom, account, params }) => fathom.documents.getFile(account.id, params.id!),
-  },
-  {
+    handler: ({ fathom, account, params }) => fathom.documents.getFile(account.id, params.id),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/files/:id/content',
     handler: async ({ fathom, account, params, reply }) => {
-      const { file, stream } = await fathom.documents.openFileContent(account.id, params.id!);
+      const { file, stream } = await fathom.documents.openFileContent(account.id, params.id);
       // Returning the reply tells fastify the stream answers the request.
       return reply
         .header('content-type', 'application/octet-stream')
@@ -53,113 +54,113 @@ export const documentsRoutes: Route[] = [
         .header('content-disposition', contentDisposition(file.filename))
         .send(stream);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/files/:id',
-    handler: ({ fathom, account, params }) => fathom.documents.deleteFile(account.id, params.id!),
-  },
+    handler: ({ fathom, account, params }) => fathom.documents.deleteFile(account.id, params.id),
+  }),
 
   // ---- vector stores ----
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/vector_stores',
     schema: OBJECT_BODY,
     handler: ({ fathom, account, body }) => fathom.documents.createStore(account.id, body),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/vector_stores',
-    schema: LIST_QUERY(),
+    schema: LIST_QUERY({}),
     handler: ({ fathom, account, query }) => fathom.documents.listStores(account.id, parseListQuery(query)),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/vector_stores/:id',
     handler: ({ fathom, account, params, reply }) => {
       pollable(reply);
-      return fathom.documents.getStore(account.id, params.id!);
+      return fathom.documents.getStore(account.id, params.id);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/vector_stores/:id',
     schema: OBJECT_BODY,
-    handler: ({ fathom, account, params, body }) => fathom.documents.updateStore(account.id, params.id!, body),
-  },
-  {
+    handler: ({ fathom, account, params, body }) => fathom.documents.updateStore(account.id, params.id, body),
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/vector_stores/:id',
-    handler: ({ fathom, account, params }) => fathom.documents.deleteStore(account.id, params.id!),
-  },
+    handler: ({ fathom, account, params }) => fathom.documents.deleteStore(account.id, params.id),
+  }),
 
   // ---- store files ----
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/vector_stores/:id/files',
     schema: { body: { type: 'object', required: ['file_id'], properties: { file_id: { type: 'string', minLength: 1 } } } },
-    handler: ({ fathom, account, params, body }) => fathom.documents.addStoreFile(account.id, params.id!, body),
-  },
-  {
+    handler: ({ fathom, account, params, body }) => fathom.documents.addStoreFile(account.id, params.id, body),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/vector_stores/:id/files',
     schema: LIST_QUERY({ filter: { type: 'string' } }),
     handler: ({ fathom, account, params, query }) =>
-      fathom.documents.listStoreFiles(account.id, params.id!, { ...parseListQuery(query), filter: query.filter || undefined }),
-  },
-  {
+      fathom.documents.listStoreFiles(account.id, params.id, { ...parseListQuery(query), filter: query.filter || undefined }),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/vector_stores/:id/files/:file_id',
     handler: ({ fathom, account, params, reply }) => {
       pollable(reply);
-      return fathom.documents.getStoreFile(account.id, params.id!, params.file_id!);
+      return fathom.documents.getStoreFile(account.id, params.id, params.file_id);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/vector_stores/:id/files/:file_id',
     schema: { body: { type: 'object', required: ['attributes'] } },
-    handler: ({ fathom, account, params, body }) => fathom.documents.updateStoreFile(account.id, params.id!, params.file_id!, body),
-  },
-  {
+    handler: ({ fathom, account, params, body }) => fathom.documents.updateStoreFile(account.id, params.id, params.file_id, body),
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/vector_stores/:id/files/:file_id',
-    handler: ({ fathom, account, params }) => fathom.documents.deleteStoreFile(account.id, params.id!, params.file_id!),
-  },
-  {
+    handler: ({ fathom, account, params }) => fathom.documents.deleteStoreFile(account.id, params.id, params.file_id),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/vector_stores/:id/files/:file_id/content',
-    handler: ({ fathom, account, params }) => fathom.documents.storeFileContent(account.id, params.id!, params.file_id!),
-  },
+    handler: ({ fathom, account, params }) => fathom.documents.storeFileContent(account.id, params.id, params.file_id),
+  }),
 
   // ---- file batches ----
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/vector_stores/:id/file_batches',
     schema: OBJECT_BODY,
-    handler: ({ fathom, account, params, body }) => fathom.documents.createBatch(account.id, params.id!, body),
-  },
-  {
+    handler: ({ fathom, account, params, body }) => fathom.documents.createBatch(account.id, params.id, body),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/vector_stores/:id/file_batches/:batch_id',
     handler: ({ fathom, account, params, reply }) => {
       pollable(reply);
-      return fathom.documents.getBatch(account.id, params.id!, params.batch_id!);
+      return fathom.documents.getBatch(account.id, params.id, params.batch_id);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/vector_stores/:id/file_batches/:batch_id/cancel',
-    handler: ({ fathom, account, params }) => fathom.documents.cancelBatch(account.id, params.id!, params.batch_id!),
-  },
-  {
+    handler: ({ fathom, account, params }) => fathom.documents.cancelBatch(account.id, params.id, params.batch_id),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/vector_stores/:id/file_batches/:batch_id/files',
     schema: LIST_QUERY({ filter: { type: 'string' } }),
     handler: ({ fathom, account, params, query }) =>
-      fathom.documents.listBatchFiles(account.id, params.id!, params.batch_id!, {
+      fathom.documents.listBatchFiles(account.id, params.id, params.batch_id, {
         ...parseListQuery(query),
         filter: query.filter || undefined,
       }),
-  },
+  }),
 ];

@@ -8,12 +8,11 @@ import {
   readChatCompletionsBody,
   toChatCompletion,
   type ChatStreamPart,
-  type Fathom,
 } from '@fathom/core';
 import type { FastifyReply } from 'fastify';
 import { BODY_LIMITS } from '../body-limits';
 import type { OpenAiErrorObject } from '../errors';
-import type { Route } from '../route';
+import { defineRoute, type Route } from '../route';
 import { sendSse, type SseEvent } from '../sse';
 
 /** An AbortSignal that fires when the client goes away before the answer is complete. */
@@ -56,10 +55,10 @@ function metadataFilter(query: Record<string, unknown>): Record<string, string> 
   return pairs.length ? Object.fromEntries(pairs) : undefined;
 }
 
-const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
+const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } as const;
 
 export const modelsRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/chat/completions',
     schema: {
@@ -130,8 +129,8 @@ export const modelsRoutes: Route[] = [
       );
       return undefined;
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/chat/completions',
     handler: ({ fathom, account, query }) => {
@@ -144,33 +143,33 @@ export const modelsRoutes: Route[] = [
         metadata: metadataFilter(query),
       });
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/chat/completions/:id',
-    handler: ({ fathom, account, params }) => fathom.storedCompletions.retrieve(account.id, params.id!),
-  },
-  {
+    handler: ({ fathom, account, params }) => fathom.storedCompletions.retrieve(account.id, params.id),
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/chat/completions/:id',
-    handler: ({ fathom, account, params, body }) => fathom.storedCompletions.update(account.id, params.id!, body),
-  },
-  {
+    handler: ({ fathom, account, params, body }) => fathom.storedCompletions.update(account.id, params.id, body),
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/chat/completions/:id',
-    handler: ({ fathom, account, params }) => fathom.storedCompletions.delete(account.id, params.id!),
-  },
-  {
+    handler: ({ fathom, account, params }) => fathom.storedCompletions.delete(account.id, params.id),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/chat/completions/:id/messages',
-    handler: ({ fathom, account, params, query }) => fathom.storedCompletions.messages(account.id, params.id!, parseListQuery(query)),
-  },
-  {
+    handler: ({ fathom, account, params, query }) => fathom.storedCompletions.messages(account.id, params.id, parseListQuery(query)),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/models',
     handler: async ({ fathom }) => ({ object: 'list', data: await fathom.chat.listModels() }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/models/*',
     handler: async ({ fathom, params }) => {
@@ -179,8 +178,8 @@ export const modelsRoutes: Route[] = [
       if (!model) throw new NotFoundError('model', id, 'model');
       return model;
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/embeddings',
     bodyLimit: BODY_LIMITS.embeddings,
@@ -211,8 +210,8 @@ export const modelsRoutes: Route[] = [
         usage: result.usage,
       };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/usage',
     schema: { querystring: { type: 'object', properties: { start_date: DATE, end_date: DATE, model: { type: 'string' } } } },
@@ -220,5 +219,5 @@ export const modelsRoutes: Route[] = [
       object: 'list',
       data: await fathom.chat.usage(account.id, { startDate: query.start_date, endDate: query.end_date, model: query.model }),
     }),
-  },
+  }),
 ];

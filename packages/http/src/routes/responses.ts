@@ -1,7 +1,7 @@
 // Responses and Conversations: OpenAI's stateful API over fathom.responses and fathom.conversations.
 import { parseListQuery, RESPONSE_INCLUDABLES, InvalidRequestError, type ResponsesEvent } from '@fathom/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Route } from '../route';
+import { defineRoute, type Route } from '../route';
 import { sendSse } from '../sse';
 import { abortOnClose } from './models';
 
@@ -35,7 +35,7 @@ async function streamEvents(request: FastifyRequest, reply: FastifyReply, events
 }
 
 export const responsesRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/responses',
     handler: async ({ fathom, account, body, request, reply }) => {
@@ -44,78 +44,77 @@ export const responsesRoutes: Route[] = [
       if (result.events) return streamEvents(request, reply, result.events);
       return result.response;
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/responses/:id',
     handler: async ({ fathom, account, params, query, request, reply }) => {
       const include = includeOf(query);
-      if (query.stream === 'true' || query.stream === true) {
+      if (query.stream === 'true') {
         const after = query.starting_after === undefined ? -1 : Number(query.starting_after);
         if (!Number.isInteger(after) || after < -1)
           throw new InvalidRequestError(`Invalid 'starting_after': expected an integer >= 0.`, 'starting_after');
-        const events = await fathom.responses.stream(account.id, params.id!, after, abortOnClose(reply));
+        const events = await fathom.responses.stream(account.id, params.id, after, abortOnClose(reply));
         return streamEvents(request, reply, events);
       }
-      return fathom.responses.retrieve(account.id, params.id!, include);
+      return fathom.responses.retrieve(account.id, params.id, include);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/responses/:id',
-    handler: ({ fathom, account, params }) => fathom.responses.delete(account.id, params.id!),
-  },
-  {
+    handler: ({ fathom, account, params }) => fathom.responses.delete(account.id, params.id),
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/responses/:id/cancel',
-    handler: ({ fathom, account, params }) => fathom.responses.cancel(account.id, params.id!),
-  },
-  {
+    handler: ({ fathom, account, params }) => fathom.responses.cancel(account.id, params.id),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/responses/:id/input_items',
-    handler: ({ fathom, account, params, query }) =>
-      fathom.responses.inputItems(account.id, params.id!, listQuery(query), includeOf(query)),
-  },
-  {
+    handler: ({ fathom, account, params, query }) => fathom.responses.inputItems(account.id, params.id, listQuery(query), includeOf(query)),
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/conversations',
     handler: ({ fathom, account, body }) => fathom.conversations.create(account.id, body),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/conversations/:id',
-    handler: ({ fathom, account, params }) => fathom.conversations.retrieve(account.id, params.id!),
-  },
-  {
+    handler: ({ fathom, account, params }) => fathom.conversations.retrieve(account.id, params.id),
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/conversations/:id',
-    handler: ({ fathom, account, params, body }) => fathom.conversations.update(account.id, params.id!, body),
-  },
-  {
+    handler: ({ fathom, account, params, body }) => fathom.conversations.update(account.id, params.id, body),
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/conversations/:id',
-    handler: ({ fathom, account, params }) => fathom.conversations.delete(account.id, params.id!),
-  },
-  {
+    handler: ({ fathom, account, params }) => fathom.conversations.delete(account.id, params.id),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/conversations/:id/items',
     handler: ({ fathom, account, params, query }) =>
-      fathom.conversations.listItems(account.id, params.id!, listQuery(query), includeOf(query)),
-  },
-  {
+      fathom.conversations.listItems(account.id, params.id, listQuery(query), includeOf(query)),
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/conversations/:id/items',
-    handler: ({ fathom, account, params, body, query }) => fathom.conversations.addItems(account.id, params.id!, body, includeOf(query)),
-  },
-  {
+    handler: ({ fathom, account, params, body, query }) => fathom.conversations.addItems(account.id, params.id, body, includeOf(query)),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/conversations/:id/items/:itemId',
     handler: ({ fathom, account, params, query }) =>
-      fathom.conversations.retrieveItem(account.id, params.id!, params.itemId!, includeOf(query)),
-  },
-  {
+      fathom.conversations.retrieveItem(account.id, params.id, params.itemId, includeOf(query)),
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/conversations/:id/items/:itemId',
-    handler: ({ fathom, account, params }) => fathom.conversations.deleteItem(account.id, params.id!, params.itemId!),
-  },
+    handler: ({ fathom, account, params }) => fathom.conversations.deleteItem(account.id, params.id, params.itemId),
+  }),
 ];

@@ -30,7 +30,7 @@ export interface ExtractionPlan {
 }
 
 const ajv = new Ajv({ allErrors: true, strict: false });
-const validatePlan = ajv.compile({
+const validatePlan = ajv.compile<ExtractionPlan>({
   type: 'object',
   required: ['item_type', 'item_schema'],
   properties: {
@@ -57,7 +57,7 @@ Each item must validate against this JSON Schema: ${JSON.stringify(plan.item_sch
 ${plan.instructions ? `Instructions: ${plan.instructions}\n` : ''}Use only facts present in the text. Answer only a JSON object {"items": [...]}.`;
 
 /** Parses a model answer as JSON, tolerating a fenced code block around it. */
-export function parseModelJson(content: string | null): any {
+export function parseModelJson(content: string | null): unknown {
   const text = (content ?? '')
     .trim()
     .replace(/^```(?:json)?\s*/i, '')
@@ -72,6 +72,13 @@ export function parseModelJson(content: string | null): any {
   }
 }
 
+/** The `nl-data` tool's input as `validateToolInput` checked it against its input_schema (defaults applied). */
+type NlDataInput = {
+  description: string;
+  urls?: string[];
+  limit: number;
+};
+
 /**
  * `nl-data`: the model turns the description into an extraction plan (item type + JSON Schema, and
  * pages when none were given), the pages are fetched through the egress guard, and the model extracts
@@ -85,7 +92,8 @@ export class NlDataSource implements ToolSource {
     this.#options = options;
   }
 
-  async run({ input, signal, accountId }: ToolRunOptions): Promise<ToolOutput> {
+  async run({ input: raw, signal, accountId }: ToolRunOptions): Promise<ToolOutput> {
+    const input = raw as NlDataInput;
     const { chat, model } = this.#options;
     let tokens = 0;
     const ask = async (messages: ChatMessage[]) => {
@@ -97,18 +105,18 @@ export class NlDataSource implements ToolSource {
       return parseModelJson(result.message.content);
     };
     const given: string[] = input.urls ?? [];
-    const plan = (await ask([
+    const plan = await ask([
       { role: 'system', content: PLAN_PROMPT },
       {
         role: 'user',
         content: `Data needed: ${input.description}\n${given.length ? `Pages given: ${given.join(', ')}` : 'No pages given: propose up to 5 public URLs.'}`,
       },
-    ])) as ExtractionPlan;
+    ]);
     if (!validatePlan(plan))
       throw new SourceError('model_output_invalid', `The model's extraction plan is not valid: ${ajv.errorsText(validatePlan.errors)}.`);
     plan.item_schema.properties = { ...plan.item_schema.properties, value: { type: 'string' } };
     plan.item_schema.required = [...new Set([...(plan.item_schema.required ?? []), 'value'])];
-    const validateItem = ajv.compile(plan.item_schema);
+    const validateItem = ajv.compile<Record<string, unknown>>(plan.item_schema);
 
     const urls = (given.length ? given : (plan.urls ?? []).filter((url) => /^https?:\/\//i.test(url))).slice(
       0,
@@ -148,7 +156,9 @@ export class NlDataSource implements ToolSource {
         { role: 'system', content: EXTRACT_PROMPT(plan, input.limit - items.length) },
         { role: 'user', content: text.slice(0, this.#options.maxCharsPerPage ?? 12_000) },
       ]);
-      for (const candidate of Array.isArray(answer?.items) ? answer.items : []) {
+      const candidates: unknown[] =
+        typeof answer === 'object' && answer !== null && 'items' in answer && Array.isArray(answer.items) ? answer.items : [];
+      for (const candidate of candidates) {
         if (items.length >= input.limit) break;
         if (!validateItem(candidate)) {
           rejected++;

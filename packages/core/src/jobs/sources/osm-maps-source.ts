@@ -33,6 +33,14 @@ function escapeRegex(text: string): string {
   return text.replace(/[\\.*+?^${}()|[\]"]/g, (char) => (char === '"' ? '\\"' : `\\\\${char}`));
 }
 
+/** The `maps` tool's input as `validateToolInput` checked it against its input_schema (defaults applied). */
+type MapsInput = {
+  query: string;
+  location: string;
+  radius_m: number;
+  limit: number;
+};
+
 /**
  * Local businesses from OpenStreetMap: Nominatim geocodes `location`, Overpass finds named places
  * within `radius_m` whose name or category matches `query`, nearest first. OSM has no ratings;
@@ -46,7 +54,8 @@ export class OsmMapsSource implements ToolSource {
     this.#options = options;
   }
 
-  async run({ input, signal }: ToolRunOptions): Promise<ToolOutput> {
+  async run({ input: raw, signal }: ToolRunOptions): Promise<ToolOutput> {
+    const input = raw as MapsInput;
     const fetchImpl = this.#options.fetch;
     const headers = { 'user-agent': this.#options.userAgent ?? 'Fathom data tools (self-hosted)' };
     const nominatim = (this.#options.nominatimURL ?? 'https://nominatim.openstreetmap.org').replace(/\/+$/, '');

@@ -18,7 +18,7 @@ export interface ProviderRequest {
  * with `fetchImpl` when one was injected, else undici's `request`.
  * A status of 400 or more throws `UpstreamError` carrying what the provider said.
  */
-export async function providerJson<T = any>(fetchImpl: typeof fetch | undefined, url: string, request: ProviderRequest): Promise<T> {
+export async function providerJson<T = unknown>(fetchImpl: typeof fetch | undefined, url: string, request: ProviderRequest): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
   let body = request.body;
   if (request.json !== undefined) {

@@ -29,6 +29,62 @@ interface Post {
   url: string | null;
 }
 
+/** The `social-profile` tool's input as `validateToolInput` checked it against its input_schema (defaults applied). */
+type SocialProfileInput = {
+  platform: 'bluesky' | 'mastodon' | 'github';
+  username: string;
+  include_posts: boolean;
+  posts_limit: number;
+};
+
+// The fields read from each network's public API, as those APIs document them (every one may be missing).
+interface BlueskyProfile {
+  handle: string;
+  displayName?: string;
+  description?: string;
+  followersCount?: number;
+  followsCount?: number;
+  postsCount?: number;
+  avatar?: string;
+}
+interface BlueskyFeed {
+  feed?: Array<{ post?: { uri?: string; record?: { text?: string; createdAt?: string } } }>;
+}
+interface MastodonAccount {
+  id: string;
+  username?: string;
+  display_name?: string;
+  note?: string;
+  followers_count?: number;
+  following_count?: number;
+  statuses_count?: number;
+  url?: string;
+  avatar?: string;
+}
+interface MastodonStatus {
+  content?: string;
+  created_at?: string;
+  url?: string;
+}
+interface GitHubUser {
+  login: string;
+  name?: string | null;
+  bio?: string | null;
+  followers?: number;
+  following?: number;
+  public_repos?: number;
+  html_url?: string;
+  avatar_url?: string;
+  company?: string | null;
+  location?: string | null;
+  blog?: string | null;
+}
+interface GitHubEvent {
+  type: string;
+  created_at?: string;
+  repo?: { name?: string };
+}
+
 /** Public profiles from APIs that need no scraping: Bluesky (AppView), Mastodon (the handle's instance), GitHub. */
 export class SocialProfileSource implements ToolSource {
   readonly name = 'social-apis';
@@ -38,7 +94,8 @@ export class SocialProfileSource implements ToolSource {
     this.#options = options;
   }
 
-  async run({ input, signal }: ToolRunOptions): Promise<ToolOutput> {
+  async run({ input: raw, signal }: ToolRunOptions): Promise<ToolOutput> {
+    const input = raw as SocialProfileInput;
     const username = String(input.username).replace(/^@/, '');
     const postsLimit = input.include_posts === false ? 0 : input.posts_limit;
     const profile =
@@ -69,15 +126,15 @@ export class SocialProfileSource implements ToolSource {
   async #bluesky(handle: string, postsLimit: number, signal: AbortSignal): Promise<ToolItem> {
     const base = (this.#options.blueskyURL ?? 'https://public.api.bsky.app').replace(/\/+$/, '');
     const actor = encodeURIComponent(handle);
-    const profile = await this.#provider<any>(`${base}/xrpc/app.bsky.actor.getProfile?actor=${actor}`, 'Bluesky', signal);
+    const profile = await this.#provider<BlueskyProfile>(`${base}/xrpc/app.bsky.actor.getProfile?actor=${actor}`, 'Bluesky', signal);
     let posts: Post[] = [];
     if (postsLimit > 0) {
-      const feed = await this.#provider<any>(
+      const feed = await this.#provider<BlueskyFeed>(
         `${base}/xrpc/app.bsky.feed.getAuthorFeed?actor=${actor}&limit=${postsLimit}&filter=posts_no_replies`,
         'Bluesky',
         signal,
       );
-      posts = (feed.feed ?? []).slice(0, postsLimit).map((entry: any) => ({
+      posts = (feed.feed ?? []).slice(0, postsLimit).map((entry) => ({
         text: entry.post?.record?.text ?? '',
         created_at: entry.post?.record?.createdAt ?? null,
         url: entry.post?.uri ? `https://bsky.app/profile/${profile.handle}/post/${String(entry.post.uri).split('/').pop()}` : null,
@@ -103,7 +160,7 @@ export class SocialProfileSource implements ToolSource {
     if (!user || !instance)
       throw new SourceError('invalid_handle', `A Mastodon handle looks like 'user@instance.social'; got '${handle}'. Nothing was charged.`);
     const base = (this.#options.mastodonURLTemplate ?? 'https://{instance}').replace('{instance}', instance).replace(/\/+$/, '');
-    const get = async (path: string): Promise<any> => {
+    const get = async <T>(path: string): Promise<T> => {
       const response = await this.#options.egress.request(`${base}${path}`, {
         headers: { accept: 'application/json', 'user-agent': this.#options.userAgent ?? 'Fathom data tools' },
         signal,
@@ -117,12 +174,14 @@ export class SocialProfileSource implements ToolSource {
           code: 'provider_error',
           status: 502,
         });
-      return JSON.parse(response.text());
+      return JSON.parse(response.text()) as T;
     };
-    const account = await get(`/api/v1/accounts/lookup?acct=${encodeURIComponent(user)}`);
-    const statuses: any[] =
+    const account = await get<MastodonAccount>(`/api/v1/accounts/lookup?acct=${encodeURIComponent(user)}`);
+    const statuses =
       postsLimit > 0
-        ? await get(`/api/v1/accounts/${encodeURIComponent(account.id)}/statuses?limit=${postsLimit}&exclude_replies=true`)
+        ? await get<MastodonStatus[]>(
+            `/api/v1/accounts/${encodeURIComponent(account.id)}/statuses?limit=${postsLimit}&exclude_replies=true`,
+          )
         : [];
     return {
       type: 'profile',
@@ -147,10 +206,10 @@ export class SocialProfileSource implements ToolSource {
       accept: 'application/vnd.github+json',
       ...(this.#options.githubToken ? { authorization: `Bearer ${this.#options.githubToken}` } : {}),
     };
-    const user = await this.#provider<any>(`${base}/users/${encodeURIComponent(login)}`, 'GitHub', signal, headers);
+    const user = await this.#provider<GitHubUser>(`${base}/users/${encodeURIComponent(login)}`, 'GitHub', signal, headers);
     let posts: Post[] = [];
     if (postsLimit > 0) {
-      const events = await this.#provider<any[]>(
+      const events = await this.#provider<GitHubEvent[]>(
         `${base}/users/${encodeURIComponent(login)}/events/public?per_page=${postsLimit}`,
         'GitHub',
         signal,

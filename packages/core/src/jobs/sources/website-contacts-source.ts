@@ -11,6 +11,12 @@ export interface WebsiteContactsOptions extends Partial<CrawlLimits> {
   siteConcurrency?: number;
 }
 
+/** The `website-contacts` tool's input as `validateToolInput` checked it against its input_schema (defaults applied). */
+type WebsiteContactsInput = {
+  websites: string[];
+  max_pages_per_site?: number;
+};
+
 /**
  * The built-in `website-contacts` source: crawls each site (see `crawlSite`) and returns
  * `email`, `phone` and `social` items, each with the `site` and the `source_url` it was found on.
@@ -37,7 +43,8 @@ export class WebsiteContactsSource implements ToolSource {
     this.#siteConcurrency = options.siteConcurrency ?? 4;
   }
 
-  async run({ input, signal }: ToolRunOptions): Promise<ToolOutput> {
+  async run({ input: raw, signal }: ToolRunOptions): Promise<ToolOutput> {
+    const input = raw as WebsiteContactsInput;
     const websites = [...new Set<string>(input.websites)];
     // The input asks (default 6); the operator's FATHOM_TOOLS_CRAWL_MAX_PAGES caps it.
     const limits = { ...this.#limits, maxPages: Math.min(input.max_pages_per_site ?? 6, this.#limits.maxPages) };

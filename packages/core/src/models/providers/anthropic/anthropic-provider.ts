@@ -3,7 +3,33 @@ import { decodeSse } from '../../sse-decoder';
 import type { ChatRequest, ChatStreamPart, ChatToolCall, FinishReason } from '../../types';
 import { toUpstreamError, UpstreamClient } from '../../upstream-client';
 import type { ChatProvider, ProviderChatResult } from '../chat-provider';
-import { finishReasonOf, toAnthropicBody, usageOf } from './anthropic-request';
+import { finishReasonOf, toAnthropicBody, usageOf, type AnthropicUsage } from './anthropic-request';
+
+// The parts of the Messages API's answers Fathom reads, as Anthropic documents them.
+/** A content block: text and tool calls are read, other types (thinking…) are skipped. */
+type AnthropicContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input?: unknown }
+  | { type: 'thinking' | 'redacted_thinking' | 'server_tool_use' | 'web_search_tool_result' };
+interface AnthropicMessage {
+  content?: AnthropicContentBlock[];
+  stop_reason?: string | null;
+  usage?: AnthropicUsage;
+}
+/** One event of a streamed answer; which fields are present depends on `type`. */
+interface AnthropicStreamEvent {
+  type: string;
+  /** The content block an event is about (`content_block_*` events). */
+  index: number;
+  message?: { usage?: AnthropicUsage };
+  content_block?: { type: string; id?: string; name?: string; text?: string };
+  delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null };
+  usage?: AnthropicUsage;
+  error?: { type?: string; message?: string };
+}
+interface AnthropicModelList {
+  data?: Array<{ id?: unknown }>;
+}
 
 export interface AnthropicProviderOptions {
   vendor: string;
@@ -35,7 +61,7 @@ export class AnthropicProvider implements ChatProvider {
   }
 
   async complete(model: string, request: ChatRequest, signal?: AbortSignal): Promise<ProviderChatResult> {
-    const body = await this.client.json<any>('POST', '/messages', toAnthropicBody(model, request, false), signal);
+    const body = await this.client.json<AnthropicMessage | null>('POST', '/messages', toAnthropicBody(model, request, false), signal);
     let text = '';
     const toolCalls: ChatToolCall[] = [];
     for (const block of body?.content ?? []) {
@@ -59,7 +85,7 @@ export class AnthropicProvider implements ChatProvider {
     const response = await this.client.request('POST', '/messages', toAnthropicBody(model, request, true), signal);
     // Content-block index -> tool-call index (tool calls are numbered 0.. in order of appearance).
     const toolIndex = new Map<number, number>();
-    let usage = { input: {} as any, output: 0 };
+    let usage: { input: AnthropicUsage; output: number } = { input: {}, output: 0 };
     let reason: FinishReason = 'stop';
     let finished = false;
     try {
@@ -67,7 +93,7 @@ export class AnthropicProvider implements ChatProvider {
       // leaving early would destroy the kept-alive connection.
       for await (const event of decodeSse(response.body)) {
         if (finished) continue;
-        const data = JSON.parse(event.data);
+        const data = JSON.parse(event.data) as AnthropicStreamEvent;
         switch (data.type) {
           case 'message_start':
             usage = { input: data.message?.usage ?? {}, output: Number(data.message?.usage?.output_tokens) || 0 };
@@ -114,8 +140,8 @@ export class AnthropicProvider implements ChatProvider {
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
-    const body = await this.client.json<any>('GET', '/models?limit=1000', undefined, signal);
-    return Array.isArray(body?.data) ? body.data.map((entry: any) => String(entry.id)) : [];
+    const body = await this.client.json<AnthropicModelList | null>('GET', '/models?limit=1000', undefined, signal);
+    return Array.isArray(body?.data) ? body.data.map((entry) => String(entry.id)) : [];
   }
 
   close(): Promise<void> {

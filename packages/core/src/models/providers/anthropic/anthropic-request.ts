@@ -131,8 +131,20 @@ export function finishReasonOf(stopReason: unknown): FinishReason {
   }
 }
 
+/** Token counts of a Messages API answer, as Anthropic documents them (read defensively: each may be missing). */
+export interface AnthropicUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
+}
+
 /** Messages API usage -> chat usage (cache reads and writes count as prompt tokens). */
-export function usageOf(usage: any): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
+export function usageOf(usage: AnthropicUsage | null | undefined): {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+} {
   const prompt =
     (Number(usage?.input_tokens) || 0) + (Number(usage?.cache_creation_input_tokens) || 0) + (Number(usage?.cache_read_input_tokens) || 0);
   const completion = Number(usage?.output_tokens) || 0;

@@ -25,6 +25,38 @@ interface StreamState {
   error?: unknown;
 }
 
+// The parts of an OpenAI-compatible server's answers Fathom reads, as OpenAI documents them. Servers
+// differ (Ollama, vLLM, llama.cpp…), so every field is optional and read defensively.
+interface OpenAIUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+}
+interface OpenAIMessage {
+  content?: string | null;
+  tool_calls?: Array<{ id: string; function: { name: string; arguments?: string } }>;
+}
+interface OpenAIChatCompletion {
+  choices?: Array<{ message?: OpenAIMessage; finish_reason?: string | null }>;
+  usage?: OpenAIUsage | null;
+}
+interface OpenAIChunkDelta {
+  content?: string | null;
+  tool_calls?: Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }>;
+}
+interface OpenAIChatChunk {
+  error?: { message?: string };
+  usage?: OpenAIUsage | null;
+  choices?: Array<{ delta?: OpenAIChunkDelta; finish_reason?: string | null }>;
+}
+interface OpenAIModelList {
+  data?: Array<{ id?: unknown }>;
+}
+interface OpenAIEmbeddingList {
+  data?: Array<{ index: number; embedding: number[] }>;
+  usage?: OpenAIUsage;
+}
+
 const FINISH_REASONS = new Set<FinishReason>(['stop', 'length', 'tool_calls', 'content_filter']);
 
 function finishReason(value: unknown): FinishReason {
@@ -32,7 +64,7 @@ function finishReason(value: unknown): FinishReason {
   return FINISH_REASONS.has(value as FinishReason) ? (value as FinishReason) : 'stop';
 }
 
-function usage(value: any): ChatUsage {
+function usage(value: OpenAIUsage | null | undefined): ChatUsage {
   if (!value) return { ...ZERO_USAGE };
   const prompt = Number(value.prompt_tokens) || 0;
   const completion = Number(value.completion_tokens) || 0;
@@ -69,11 +101,16 @@ export class OpenAICompatibleProvider implements ChatProvider {
   }
 
   async complete(model: string, request: ChatRequest, signal?: AbortSignal): Promise<ProviderChatResult> {
-    const body = await this.client.json<any>('POST', '/chat/completions', toOpenAIBody(model, request, false), signal);
+    const body = await this.client.json<OpenAIChatCompletion | null>(
+      'POST',
+      '/chat/completions',
+      toOpenAIBody(model, request, false),
+      signal,
+    );
     const choice = body?.choices?.[0];
     if (!choice)
       throw new UpstreamError(`Provider '${this.vendor}' answered without choices.`, { status: 502, responseBody: JSON.stringify(body) });
-    const message = choice.message ?? {};
+    const message: OpenAIMessage = choice.message ?? {};
     const toolCalls = Array.isArray(message.tool_calls) && message.tool_calls.length ? message.tool_calls : undefined;
     return {
       message: {
@@ -81,7 +118,7 @@ export class OpenAICompatibleProvider implements ChatProvider {
         content: typeof message.content === 'string' ? message.content : null,
         ...(toolCalls
           ? {
-              tool_calls: toolCalls.map((call: any) => ({
+              tool_calls: toolCalls.map((call) => ({
                 id: call.id,
                 type: 'function' as const,
                 function: { name: call.function?.name, arguments: call.function?.arguments ?? '' },
@@ -90,7 +127,7 @@ export class OpenAICompatibleProvider implements ChatProvider {
           : {}),
       },
       finishReason: finishReason(choice.finish_reason),
-      usage: usage(body.usage),
+      usage: usage(body?.usage),
     };
   }
 
@@ -140,7 +177,7 @@ export class OpenAICompatibleProvider implements ChatProvider {
         parts.push({ type: 'finish', finishReason: state.reason ?? 'stop', ...(state.totals ? { usage: state.totals } : {}) });
         break;
       }
-      const chunk = JSON.parse(event.data);
+      const chunk = JSON.parse(event.data) as OpenAIChatChunk;
       if (chunk.error)
         throw new UpstreamError(`Provider '${this.vendor}' failed mid-stream: ${chunk.error.message ?? 'unknown error'}`, {
           status: 502,
@@ -148,7 +185,7 @@ export class OpenAICompatibleProvider implements ChatProvider {
       if (chunk.usage) state.totals = usage(chunk.usage);
       const choice = chunk.choices?.[0];
       if (!choice) continue;
-      const delta = choice.delta ?? {};
+      const delta: OpenAIChunkDelta = choice.delta ?? {};
       if (typeof delta.content === 'string' && delta.content) parts.push({ type: 'text-delta', text: delta.content });
       if (Array.isArray(delta.tool_calls)) {
         for (const call of delta.tool_calls) {
@@ -166,8 +203,8 @@ export class OpenAICompatibleProvider implements ChatProvider {
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
-    const body = await this.client.json<any>('GET', '/models', undefined, signal);
-    return Array.isArray(body?.data) ? body.data.map((entry: any) => String(entry.id)) : [];
+    const body = await this.client.json<OpenAIModelList | null>('GET', '/models', undefined, signal);
+    return Array.isArray(body?.data) ? body.data.map((entry) => String(entry.id)) : [];
   }
 
   async embed(
@@ -175,7 +212,7 @@ export class OpenAICompatibleProvider implements ChatProvider {
     input: string[] | number[][],
     options: { dimensions?: number; user?: string; signal?: AbortSignal },
   ): Promise<ProviderEmbeddings> {
-    const body = await this.client.json<any>(
+    const body = await this.client.json<OpenAIEmbeddingList | null>(
       'POST',
       '/embeddings',
       {
@@ -187,10 +224,10 @@ export class OpenAICompatibleProvider implements ChatProvider {
       },
       options.signal,
     );
-    const data = [...(body?.data ?? [])].sort((a: any, b: any) => a.index - b.index);
+    const data = [...(body?.data ?? [])].sort((a, b) => a.index - b.index);
     const prompt = Number(body?.usage?.prompt_tokens) || 0;
     return {
-      embeddings: data.map((entry: any) => entry.embedding as number[]),
+      embeddings: data.map((entry) => entry.embedding),
       usage: { prompt_tokens: prompt, total_tokens: Number(body?.usage?.total_tokens) || prompt },
     };
   }
