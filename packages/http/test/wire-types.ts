@@ -9,6 +9,7 @@ import type {
   ListPage,
   ToolDefinition,
   ToolJob,
+  UsageRow,
   Workflow,
   WorkflowToolsPreview,
 } from '@fathom/core';
@@ -44,6 +45,12 @@ export type CreditedBody = Pick<Account, 'id' | 'balance'>;
 export type AdminAccountsBody = ListPage<AccountWithKeys>;
 /** `GET /v1/account/ledger`. */
 export type LedgerBody = ListPage<LedgerEntry>;
+
+/** `GET /v1/usage`: one row per day and model. */
+export interface UsageBody {
+  object: 'list';
+  data: UsageRow[];
+}
 
 /** An agent as the API answers it: the owning account stays internal. */
 export type AgentBody = Omit<AgentObject, 'account_id'>;
