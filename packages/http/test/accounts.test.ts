@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFathom, type TestFathom } from './harness';
+import {
+  type AccountBody,
+  type CreatedAccountBody,
+  type CreatedKeyBody,
+  type ErrorBody,
+  json,
+  type LedgerBody,
+  startFathom,
+  type TestFathom,
+} from './harness';
 
 describe('accounts, keys and the admin API', () => {
   let server: TestFathom;
@@ -11,7 +20,7 @@ describe('accounts, keys and the admin API', () => {
   it('answers GET /v1/account for the bootstrap key with the default balance', async () => {
     const response = await server.request('/v1/account');
     expect(response.status).toBe(200);
-    const body = await response.json();
+    const body = await json<AccountBody>(response);
     expect(body).toMatchObject({ name: 'default', balance: 100 });
     expect(body.id).toMatch(/^acct_/);
   });
@@ -19,7 +28,7 @@ describe('accounts, keys and the admin API', () => {
   it('refuses a missing or unknown key with 401 in the OpenAI error shape', async () => {
     const missing = await fetch(`${server.url}/v1/account`);
     expect(missing.status).toBe(401);
-    expect((await missing.json()).error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
+    expect((await json<ErrorBody>(missing)).error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
     const unknown = await server.request('/v1/account', { apiKey: 'fth_nope' });
     expect(unknown.status).toBe(401);
   });
@@ -31,14 +40,16 @@ describe('accounts, keys and the admin API', () => {
       json: { name: 'acme', balance: 5 },
     });
     expect(created.status).toBe(200);
-    const account = await created.json();
+    const account = await json<CreatedAccountBody>(created);
     expect(account).toMatchObject({ name: 'acme', balance: 5 });
     expect(account.api_key).toMatch(/^fth_/);
 
-    const me = await (await server.request('/v1/account', { apiKey: account.api_key })).json();
+    const me = await json<AccountBody>(await server.request('/v1/account', { apiKey: account.api_key }));
     expect(me).toEqual({ id: account.id, name: 'acme', balance: 5 });
 
-    const key = await (await server.request(`/v1/admin/accounts/${account.id}/keys`, { method: 'POST', apiKey: server.adminKey })).json();
+    const key = await json<CreatedKeyBody>(
+      await server.request(`/v1/admin/accounts/${account.id}/keys`, { method: 'POST', apiKey: server.adminKey }),
+    );
     expect(key.id).toMatch(/^key_/);
     expect((await server.request('/v1/account', { apiKey: key.api_key })).status).toBe(200);
     expect((await server.request(`/v1/admin/keys/${key.id}`, { method: 'DELETE', apiKey: server.adminKey })).status).toBe(200);
@@ -50,8 +61,8 @@ describe('accounts, keys and the admin API', () => {
       json: { amount: 2.5 },
     });
     expect(await credited.json()).toEqual({ id: account.id, balance: 7.5 });
-    const ledger = await (await server.request('/v1/account/ledger', { apiKey: account.api_key })).json();
-    expect(ledger.data.map((entry: any) => [entry.kind, entry.amount])).toEqual([
+    const ledger = await json<LedgerBody>(await server.request('/v1/account/ledger', { apiKey: account.api_key }));
+    expect(ledger.data.map((entry) => [entry.kind, entry.amount])).toEqual([
       ['credit', 2.5],
       ['credit', 5],
     ]);
@@ -60,7 +71,7 @@ describe('accounts, keys and the admin API', () => {
   it('names each missing or invalid field of an admin request', async () => {
     const response = await server.request('/v1/admin/accounts', { method: 'POST', apiKey: server.adminKey, json: { balance: 'x' } });
     expect(response.status).toBe(400);
-    const { error } = await response.json();
+    const { error } = await json<ErrorBody>(response);
     expect(error.type).toBe('invalid_request_error');
     expect(error.message).toContain("'name'");
     expect(error.message).toContain("'balance'");
@@ -83,6 +94,6 @@ describe('accounts, keys and the admin API', () => {
   it('answers unknown routes with a 404 in the OpenAI error shape', async () => {
     const response = await server.request('/v1/nothing-here');
     expect(response.status).toBe(404);
-    expect((await response.json()).error.code).toBe('not_found');
+    expect((await json<ErrorBody>(response)).error.code).toBe('not_found');
   });
 });

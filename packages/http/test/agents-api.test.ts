@@ -2,7 +2,17 @@ import { createFakeOpenAIUpstream, type FakeUpstream } from '@fathom/core/test';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ordersWorkflow } from './agents-workflows';
-import { startFathom, type TestFathom } from './harness';
+import {
+  type AgentEnvelope,
+  type AgentBody,
+  type ErrorBody,
+  json,
+  type ListBody,
+  type RunEnvelope,
+  type RunsBody,
+  startFathom,
+  type TestFathom,
+} from './harness';
 
 describe('agents API: validation, drafts, publishing, ownership', () => {
   let server: TestFathom;
@@ -18,14 +28,14 @@ describe('agents API: validation, drafts, publishing, ownership', () => {
 
   const create = (workflow: unknown, apiKey?: string) =>
     server.request('/v1/agents', { method: 'POST', json: { name: 'Support bot', workflow }, apiKey });
-  const error = async (response: Response) => (await response.json()).error;
+  const error = async (response: Response) => (await json<ErrorBody>(response)).error;
 
   it('validates and saves a draft', async () => {
     const response = await create(ordersWorkflow());
     expect(response.status).toBe(200);
-    const { agent } = await response.json();
+    const { agent } = await json<AgentEnvelope>(response);
     expect(agent).toMatchObject({ id: expect.stringMatching(/^agent_/), status: 'draft', version: null });
-    const fetched = (await (await server.request(`/v1/agents/${agent.id}`)).json()).agent;
+    const fetched = (await json<AgentEnvelope>(await server.request(`/v1/agents/${agent.id}`))).agent;
     expect(fetched).toMatchObject({ id: agent.id, name: 'Support bot', status: 'draft', version: null });
     expect(fetched.workflow.nodes).toHaveLength(4);
   });
@@ -34,7 +44,7 @@ describe('agents API: validation, drafts, publishing, ownership', () => {
     const example = JSON.parse(readFileSync(new URL('../../../examples/agent-with-webhook.json', import.meta.url), 'utf8'));
     const response = await server.request('/v1/agents', { method: 'POST', json: example });
     expect(response.status).toBe(200);
-    expect((await response.json()).agent).toMatchObject({ name: 'Shop support agent', status: 'draft' });
+    expect((await json<AgentEnvelope>(response)).agent).toMatchObject({ name: 'Shop support agent', status: 'draft' });
   });
 
   it.each([
@@ -59,16 +69,16 @@ describe('agents API: validation, drafts, publishing, ownership', () => {
   });
 
   it('names missing request fields and never saves a refused workflow', async () => {
-    const before = (await (await server.request('/v1/agents?limit=100')).json()).data.length;
+    const before = (await json<ListBody<AgentBody>>(await server.request('/v1/agents?limit=100'))).data.length;
     const response = await server.request('/v1/agents', { method: 'POST', json: { workflow: ordersWorkflow() } });
     expect(response.status).toBe(400);
     expect((await error(response)).message).toContain("'name'");
     await create({ nodes: [], edges: [] });
-    expect((await (await server.request('/v1/agents?limit=100')).json()).data.length).toBe(before);
+    expect((await json<ListBody<AgentBody>>(await server.request('/v1/agents?limit=100'))).data.length).toBe(before);
   });
 
   it('saves a draft whose model names an unconfigured vendor but refuses to publish it, naming the node', async () => {
-    const { agent } = await (await create(ordersWorkflow({ model: 'nobody/some-model' }))).json();
+    const { agent } = await json<AgentEnvelope>(await create(ordersWorkflow({ model: 'nobody/some-model' })));
     const response = await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' });
     expect(response.status).toBe(400);
     const body = await error(response);
@@ -79,7 +89,7 @@ describe('agents API: validation, drafts, publishing, ownership', () => {
   });
 
   it('publishes versions; only the published version runs; draft edits wait for the next publish', async () => {
-    const { agent } = await (await create(ordersWorkflow({ systemPrompt: 'Version one for {{customer_name}}.' }))).json();
+    const { agent } = await json<AgentEnvelope>(await create(ordersWorkflow({ systemPrompt: 'Version one for {{customer_name}}.' })));
     const unpublished = await server.request(`/v1/agents/${agent.id}/run`, {
       method: 'POST',
       json: { message: 'hi', variables: { customer_name: 'Ana' } },
@@ -87,34 +97,37 @@ describe('agents API: validation, drafts, publishing, ownership', () => {
     expect(unpublished.status).toBe(409);
     expect((await error(unpublished)).message).toMatch(/no published version.*publish/);
 
-    const published = await (await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' })).json();
+    const published = await json<AgentEnvelope>(await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' }));
     expect(published.agent).toMatchObject({ id: agent.id, status: 'published', version: 1, has_unpublished_changes: false });
 
     const edited = await server.request(`/v1/agents/${agent.id}`, {
       method: 'POST',
       json: { workflow: ordersWorkflow({ systemPrompt: 'Version two for {{customer_name}}.' }) },
     });
-    expect((await edited.json()).agent).toMatchObject({ status: 'published', version: 1, has_unpublished_changes: true });
+    expect((await json<AgentEnvelope>(edited)).agent).toMatchObject({ status: 'published', version: 1, has_unpublished_changes: true });
     const refused = await server.request(`/v1/agents/${agent.id}`, { method: 'POST', json: { workflow: { nodes: [], edges: [] } } });
     expect((await error(refused)).code).toBe('missing_start_node');
 
-    const first = await (
-      await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'hi', variables: { customer_name: 'Ana' } } })
-    ).json();
+    const first = await json<RunEnvelope>(
+      await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'hi', variables: { customer_name: 'Ana' } } }),
+    );
     expect(first.run).toMatchObject({ status: 'completed', version: 1, output: 'echo: hi' });
     expect(upstream.requests.at(-1).messages[0]).toEqual({ role: 'system', content: 'Version one for Ana.' });
 
-    const second = await (await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' })).json();
+    const second = await json<AgentEnvelope>(await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' }));
     expect(second.agent).toMatchObject({ status: 'published', version: 2 });
-    const run = await (
-      await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'again', variables: { customer_name: 'Bo' } } })
-    ).json();
+    const run = await json<RunEnvelope>(
+      await server.request(`/v1/agents/${agent.id}/run`, {
+        method: 'POST',
+        json: { message: 'again', variables: { customer_name: 'Bo' } },
+      }),
+    );
     expect(run.run).toMatchObject({ status: 'completed', version: 2 });
     expect(upstream.requests.at(-1).messages[0]).toEqual({ role: 'system', content: 'Version two for Bo.' });
 
-    const runs = await (await server.request(`/v1/agents/${agent.id}/runs`)).json();
-    expect(runs.data.map((item: any) => item.id)).toEqual([run.run.id, first.run.id]);
-    const stored = await (await server.request(`/v1/agents/${agent.id}/runs/${first.run.id}`)).json();
+    const runs = await json<RunsBody>(await server.request(`/v1/agents/${agent.id}/runs`));
+    expect(runs.data.map((item) => item.id)).toEqual([run.run.id, first.run.id]);
+    const stored = await json<RunEnvelope>(await server.request(`/v1/agents/${agent.id}/runs/${first.run.id}`));
     expect(stored.run).toMatchObject({
       id: first.run.id,
       status: 'completed',
@@ -131,7 +144,7 @@ describe('agents API: validation, drafts, publishing, ownership', () => {
         { name: 'tone', required: false },
       ],
     });
-    const { agent } = await (await create(workflow)).json();
+    const { agent } = await json<AgentEnvelope>(await create(workflow));
     await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' });
     const response = await server.request(`/v1/agents/${agent.id}/run`, {
       method: 'POST',
@@ -143,23 +156,21 @@ describe('agents API: validation, drafts, publishing, ownership', () => {
     expect(body.message).toContain("'customer_name'");
     expect(body.message).toContain("'plan'");
     expect(body.message).not.toContain("'tone'");
-    const ok = await (
+    const ok = await json<RunEnvelope>(
       await server.request(`/v1/agents/${agent.id}/run`, {
         method: 'POST',
         json: { message: 'I am {{customer_name}} on {{plan}}', variables: { customer_name: 'Ana', plan: 'pro' } },
-      })
-    ).json();
+      }),
+    );
     expect(ok.run.output).toBe('echo: I am Ana on pro');
   });
 
   it('keeps agents and runs private to their account (404 across accounts)', async () => {
-    const { agent } = await (await create(ordersWorkflow())).json();
+    const { agent } = await json<AgentEnvelope>(await create(ordersWorkflow()));
     await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' });
-    const run = (
-      await (
-        await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'x', variables: { customer_name: 'A' } } })
-      ).json()
-    ).run;
+    const { run } = await json<RunEnvelope>(
+      await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'x', variables: { customer_name: 'A' } } }),
+    );
     const other = await server.newAccount();
     for (const [method, path] of [
       ['GET', `/v1/agents/${agent.id}`],
@@ -177,7 +188,7 @@ describe('agents API: validation, drafts, publishing, ownership', () => {
       });
       expect(response.status, `${method} ${path}`).toBe(404);
     }
-    const list = await (await server.request('/v1/agents', { apiKey: other.apiKey })).json();
+    const list = await json<ListBody<AgentBody>>(await server.request('/v1/agents', { apiKey: other.apiKey }));
     expect(list).toMatchObject({ object: 'list', data: [], has_more: false });
     expect((await server.request(`/v1/agents/${agent.id}`)).status).toBe(200);
   });
@@ -185,12 +196,14 @@ describe('agents API: validation, drafts, publishing, ownership', () => {
   it('lists with pagination and deletes', async () => {
     const account = await server.newAccount();
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await (await create(ordersWorkflow(), account.apiKey)).json()).agent.id);
-    const page = await (await server.request('/v1/agents?limit=2&order=asc', { apiKey: account.apiKey })).json();
-    expect(page.data.map((agent: any) => agent.id)).toEqual(ids.slice(0, 2));
+    for (let i = 0; i < 3; i++) ids.push((await json<AgentEnvelope>(await create(ordersWorkflow(), account.apiKey))).agent.id);
+    const page = await json<ListBody<AgentBody>>(await server.request('/v1/agents?limit=2&order=asc', { apiKey: account.apiKey }));
+    expect(page.data.map((agent) => agent.id)).toEqual(ids.slice(0, 2));
     expect(page.has_more).toBe(true);
-    const rest = await (await server.request(`/v1/agents?limit=2&order=asc&after=${page.last_id}`, { apiKey: account.apiKey })).json();
-    expect(rest.data.map((agent: any) => agent.id)).toEqual([ids[2]]);
+    const rest = await json<ListBody<AgentBody>>(
+      await server.request(`/v1/agents?limit=2&order=asc&after=${page.last_id}`, { apiKey: account.apiKey }),
+    );
+    expect(rest.data.map((agent) => agent.id)).toEqual([ids[2]]);
     const deleted = await server.request(`/v1/agents/${ids[0]}`, { method: 'DELETE', apiKey: account.apiKey });
     expect(await deleted.json()).toEqual({ id: ids[0], object: 'agent.deleted', deleted: true });
     expect((await server.request(`/v1/agents/${ids[0]}`, { apiKey: account.apiKey })).status).toBe(404);

@@ -1,7 +1,7 @@
 import { createFakeOpenAIUpstream, createTestServer, respond, type FakeUpstream, type TestServer } from '@fathom/core/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ordersWorkflow, parseSse } from './agents-workflows';
-import { startFathom, type TestFathom } from './harness';
+import { type AgentEnvelope, json, type RunEnvelope, startFathom, type TestFathom } from './harness';
 
 /** start -> one agent per entry (in a pipeline) -> end; no Webhook cards. */
 function pipeline(agents: Array<{ id: string; model: string; prompt?: string; filter?: string[] }>): any {
@@ -63,7 +63,9 @@ describe('agent runs: built-in tools and pipelines', () => {
   });
 
   async function publish(workflow: unknown): Promise<string> {
-    const { agent } = await (await server.request('/v1/agents', { method: 'POST', json: { name: 'builtins', workflow } })).json();
+    const { agent } = await json<AgentEnvelope>(
+      await server.request('/v1/agents', { method: 'POST', json: { name: 'builtins', workflow } }),
+    );
     await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' });
     return agent.id;
   }
@@ -75,7 +77,7 @@ describe('agent runs: built-in tools and pipelines', () => {
         { id: 'editor', model: 'fake/model-b' },
       ]),
     );
-    const { run } = await (await server.request(`/v1/agents/${id}/run`, { method: 'POST', json: { message: 'hello' } })).json();
+    const { run } = await json<RunEnvelope>(await server.request(`/v1/agents/${id}/run`, { method: 'POST', json: { message: 'hello' } }));
     expect(run).toMatchObject({ status: 'completed', output: '[model-b] [model-a] hello' });
     expect(run.steps.map((step: any) => [step.node_id, step.content])).toEqual([
       ['drafter', '[model-a] hello'],
@@ -100,7 +102,9 @@ describe('agent runs: built-in tools and pipelines', () => {
 
   it('summarizes with the same model through the built-in summarize tool', async () => {
     const id = await publish(pipeline([{ id: 'writer', model: 'fake/model-s' }]));
-    const { run } = await (await server.request(`/v1/agents/${id}/run`, { method: 'POST', json: { message: 'summarize this' } })).json();
+    const { run } = await json<RunEnvelope>(
+      await server.request(`/v1/agents/${id}/run`, { method: 'POST', json: { message: 'summarize this' } }),
+    );
     expect(run.steps[0]).toMatchObject({ type: 'tool_call', tool: 'summarize', output: 'SUMMARY(120 chars)' });
     expect(run.output).toBe('Tool said: SUMMARY(120 chars)');
     const summaryCall = upstream.requests.find((request) => request.messages[0]?.content?.startsWith('Summarize'));

@@ -1,7 +1,8 @@
+import type { AgentRunObject } from '@fathom/core';
 import { createFakeOpenAIUpstream, createTestServer, respond, type FakeUpstream, type TestServer } from '@fathom/core/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ordersWorkflow, parseSse } from './agents-workflows';
-import { startFathom, type TestFathom } from './harness';
+import { type AgentEnvelope, json, type RunEnvelope, startFathom, type TestFathom } from './harness';
 
 const SECRET = 'sk-orders-secret-4f9a';
 
@@ -45,7 +46,7 @@ describe('agent runs with a Webhook card', () => {
       method: 'POST',
       json: { name: 'Orders helper', workflow: ordersWorkflow({ baseUrl: `${api.url}/api/`, token: SECRET }) },
     });
-    agentId = (await created.json()).agent.id;
+    agentId = (await json<AgentEnvelope>(created)).agent.id;
     await server.request(`/v1/agents/${agentId}/publish`, { method: 'POST' });
   });
   afterAll(async () => {
@@ -54,7 +55,7 @@ describe('agent runs with a Webhook card', () => {
     await api.close();
   });
 
-  const run = (json: unknown) => server.request(`/v1/agents/${agentId}/run`, { method: 'POST', json });
+  const run = (body: unknown) => server.request(`/v1/agents/${agentId}/run`, { method: 'POST', json: body });
 
   it('streams run.started, tool_use, tool_result, message.delta and run.completed, with no card secret anywhere', async () => {
     const requestsBefore = api.requests.length;
@@ -100,10 +101,10 @@ describe('agent runs with a Webhook card', () => {
       expect(haystack).not.toContain(api.url);
     }
     const runId = events[0]!.data.run.id;
-    const stored = await (await server.request(`/v1/agents/${agentId}/runs/${runId}`)).json();
+    const stored = await json<RunEnvelope>(await server.request(`/v1/agents/${agentId}/runs/${runId}`));
     expect(JSON.stringify(stored)).not.toContain(SECRET);
     expect(stored.run).toMatchObject({ status: 'completed', output: deltas });
-    expect(stored.run.steps.map((step: any) => step.type)).toEqual(['tool_call', 'message']);
+    expect(stored.run.steps.map((step) => step.type)).toEqual(['tool_call', 'message']);
     expect(stored.run.steps[0]).toMatchObject({ tool: 'get_order', call_id: 'call_order_1', input: { order_id: 'A-100' } });
 
     // The model was offered the route as a tool (plus the built-in summarize), with the spec's description.
@@ -129,7 +130,7 @@ describe('agent runs with a Webhook card', () => {
   it('answers {run: {id, status, output, steps}} without stream', async () => {
     const response = await run({ message: 'Where is A-100?', variables: { customer_name: 'Cy' } });
     expect(response.status).toBe(200);
-    const { run: body } = await response.json();
+    const { run: body } = await json<RunEnvelope>(response);
     expect(body).toMatchObject({
       id: expect.stringMatching(/^agentrun_/),
       status: 'completed',
@@ -150,20 +151,20 @@ describe('agent runs with a Webhook card', () => {
     const events = parseSse(await (await run({ message: 'model-error now', variables: { customer_name: 'Di' }, stream: true })).text());
     expect(events.map((event) => event.event)).toEqual(['run.started', 'run.failed']);
     expect(events[1]!.data.error).toContain('the model refused this request');
-    const stored = await (await server.request(`/v1/agents/${agentId}/runs/${events[0]!.data.run.id}`)).json();
+    const stored = await json<RunEnvelope>(await server.request(`/v1/agents/${agentId}/runs/${events[0]!.data.run.id}`));
     expect(stored.run).toMatchObject({ status: 'failed', error: events[1]!.data.error });
   });
 
   it('stops a model that never stops calling tools after 10 rounds', async () => {
     const response = await run({ message: 'loop forever', variables: { customer_name: 'Ed' } });
-    const { run: body } = await response.json();
+    const { run: body } = await json<RunEnvelope>(response);
     expect(body.status).toBe('failed');
     expect(body.error).toMatch(/10 tool-calling rounds/);
-    expect(body.steps.filter((step: any) => step.type === 'tool_call')).toHaveLength(10);
+    expect(body.steps.filter((step) => step.type === 'tool_call')).toHaveLength(10);
   });
 
   it('ends a run whose process died as failed once its lease runs out, without calling its tools again', async () => {
-    const { run: body } = await (await run({ message: 'Where is A-100?', variables: { customer_name: 'Fa' } })).json();
+    const { run: body } = await json<RunEnvelope>(await run({ message: 'Where is A-100?', variables: { customer_name: 'Fa' } }));
     const apiCalls = api.requests.length;
     const modelCalls = upstream.requests.length;
     // As a killed process leaves it: in progress, leased to an owner that no longer renews.
@@ -172,9 +173,9 @@ describe('agent runs with a Webhook card', () => {
       [Date.now() - 1, body.id],
     );
     const deadline = Date.now() + 10_000;
-    let stored: any;
+    let stored: AgentRunObject;
     do {
-      stored = (await (await server.request(`/v1/agents/${agentId}/runs/${body.id}`)).json()).run;
+      stored = (await json<RunEnvelope>(await server.request(`/v1/agents/${agentId}/runs/${body.id}`))).run;
       if (stored.status !== 'in_progress') break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     } while (Date.now() < deadline);
@@ -200,9 +201,9 @@ describe('agent runs with a Webhook card', () => {
     controller.abort();
     await upstream.waitForClose();
     const deadline = Date.now() + 10_000;
-    let stored: any;
+    let stored: AgentRunObject;
     do {
-      stored = (await (await server.request(`/v1/agents/${agentId}/runs/${runId}`)).json()).run;
+      stored = (await json<RunEnvelope>(await server.request(`/v1/agents/${agentId}/runs/${runId}`))).run;
       if (stored.status !== 'in_progress') break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     } while (Date.now() < deadline);

@@ -1,3 +1,5 @@
+import type { Workflow, WorkflowNode } from '@fathom/core';
+
 /** Workflow builders shared by the agents HTTP tests. */
 
 export interface OrdersWorkflowOptions {
@@ -83,6 +85,13 @@ export function ordersWorkflow(options: OrdersWorkflowOptions = {}): any {
       { id: 'e3', source: 'orders-card', target: 'support', targetHandle: 'slot-0' },
     ],
   };
+}
+
+/** The first node of `type` in a workflow, typed as that kind of node; throws (failing the test) when there is none. */
+export function nodeOfType<Type extends WorkflowNode['type']>(workflow: Workflow, type: Type): Extract<WorkflowNode, { type: Type }> {
+  const node = workflow.nodes.find((candidate): candidate is Extract<WorkflowNode, { type: Type }> => candidate.type === type);
+  if (!node) throw new Error(`the workflow has no ${type} node`);
+  return node;
 }
 
 /** Parses an SSE body into `{event, data}` items (data JSON-decoded). */

@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_MODEL, startAssistantsTestBed, type AssistantsTestBed } from './assistants-fake-model';
+import { type ErrorBody, json } from './harness';
 
 /** Polls a run until it has `status`; fails the test when it does not get there within 10 s. */
 async function waitForStatus(client: OpenAI, run: { id: string; thread_id: string }, status: string) {
@@ -85,7 +86,7 @@ describe('assistants API through the official SDK', () => {
     });
     const missing = await server.request('/v1/assistants', { method: 'POST', json: { name: 'x' } });
     expect(missing.status).toBe(400);
-    expect((await missing.json()).error.message).toContain("'model'");
+    expect((await json<ErrorBody>(missing)).error.message).toContain("'model'");
     const assistant = await client.beta.assistants.create({ model: FAKE_MODEL });
     const other = await server.newAccount();
     await expect(other.client.beta.assistants.retrieve(assistant.id)).rejects.toMatchObject({ status: 404 });

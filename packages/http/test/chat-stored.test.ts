@@ -1,7 +1,7 @@
 import { createFakeAnthropicUpstream, createFakeOpenAIUpstream, type FakeUpstream } from '@fathom/core/test';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFathom, type TestFathom } from './harness';
+import { type ErrorBody, json, startFathom, type TestFathom } from './harness';
 
 let upstream: FakeUpstream;
 let anthropic: FakeUpstream;
@@ -106,7 +106,7 @@ describe('pass-through of fields Fathom does not know', () => {
       json: { model: 'claude/claude-test', messages: [{ role: 'user', content: 'hi' }], top_k: 20 },
     });
     expect(refused.status).toBe(400);
-    expect((await refused.json()).error).toMatchObject({ param: 'top_k' });
+    expect((await json<ErrorBody>(refused)).error).toMatchObject({ param: 'top_k' });
   });
 });
 

@@ -6,6 +6,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type AccountBody,
+  type CreatedAccountBody,
+  type CreatedKeyBody,
+  type JobEnvelope,
+  json,
+  type LedgerBody,
+  type StartedJobBody,
+} from './harness';
 import { createFakeOsm, pollJob } from './tools-fakes';
 
 /**
@@ -87,7 +96,7 @@ async function startNode(extra: Record<string, string> = {}): Promise<Node> {
 }
 
 async function pollStatus(node: Node, pollUrl: string): Promise<string> {
-  return (await (await node.request(pollUrl)).json()).data.status;
+  return (await json<JobEnvelope>(await node.request(pollUrl))).data.status;
 }
 
 function kill(node: Node): Promise<void> {
@@ -147,21 +156,21 @@ describe('two server processes on one PostgreSQL database', () => {
   });
 
   it('polls on one node a job started on the other, billed once', async () => {
-    const started = await (
-      await a.request('/v1/tools/maps', { method: 'POST', json: { query: 'bakery', location: 'Berlin', limit: 1 } })
-    ).json();
+    const started = await json<StartedJobBody>(
+      await a.request('/v1/tools/maps', { method: 'POST', json: { query: 'bakery', location: 'Berlin', limit: 1 } }),
+    );
     const job = await pollJob(b.request, started.data.poll_url);
     expect(job.status).toBe('succeeded');
-    const ledger = (await (await b.request('/v1/account/ledger?limit=100')).json()).data.filter(
-      (entry: { ref: string }) => entry.ref === started.data.job_id,
+    const ledger = (await json<LedgerBody>(await b.request('/v1/account/ledger?limit=100'))).data.filter(
+      (entry) => entry.ref === started.data.job_id,
     );
-    expect(ledger.map((entry: { kind: string }) => entry.kind).sort()).toEqual(['charge', 'release', 'reserve']);
+    expect(ledger.map((entry) => entry.kind).sort()).toEqual(['charge', 'release', 'reserve']);
   });
 
   it('accepts at most five of many concurrent starts split across both nodes against a balance of five ceilings', async () => {
-    const created = await (
-      await a.request('/v1/admin/accounts', { method: 'POST', apiKey: ADMIN, json: { name: 'five', balance: 10 } })
-    ).json();
+    const created = await json<CreatedAccountBody>(
+      await a.request('/v1/admin/accounts', { method: 'POST', apiKey: ADMIN, json: { name: 'five', balance: 10 } }),
+    );
     const starts = await Promise.all(
       Array.from({ length: 24 }, (_, index) =>
         (index % 2 ? a : b).request('/v1/tools/maps', {
@@ -175,19 +184,21 @@ describe('two server processes on one PostgreSQL database', () => {
     expect(starts.filter((response) => response.status === 402)).toHaveLength(19);
     // Once every accepted job ended, the ledger (read on one node) and the balance (on the other) agree.
     for (const response of starts.filter((start) => start.status === 202)) {
-      await pollJob(b.request, (await response.json()).data.poll_url, created.api_key);
+      await pollJob(b.request, (await json<StartedJobBody>(response)).data.poll_url, created.api_key);
     }
-    const ledger = (await (await b.request('/v1/account/ledger?limit=100', { apiKey: created.api_key })).json()).data;
-    expect(ledger.filter((entry: { kind: string }) => entry.kind === 'reserve')).toHaveLength(5);
-    const account = await (await a.request('/v1/account', { apiKey: created.api_key })).json();
-    const sum = ledger.reduce((total: number, entry: { amount: number }) => total + entry.amount, 0);
+    const ledger = (await json<LedgerBody>(await b.request('/v1/account/ledger?limit=100', { apiKey: created.api_key }))).data;
+    expect(ledger.filter((entry) => entry.kind === 'reserve')).toHaveLength(5);
+    const account = await json<AccountBody>(await a.request('/v1/account', { apiKey: created.api_key }));
+    const sum = ledger.reduce((total, entry) => total + entry.amount, 0);
     expect(account.balance).toBeGreaterThanOrEqual(0);
     expect(account.balance).toBeCloseTo(sum, 6);
   });
 
   it('refuses on every node a key revoked on one', async () => {
-    const created = await (await a.request('/v1/admin/accounts', { method: 'POST', apiKey: ADMIN, json: { name: 'revoked' } })).json();
-    const key = await (await a.request(`/v1/admin/accounts/${created.id}/keys`, { method: 'POST', apiKey: ADMIN })).json();
+    const created = await json<CreatedAccountBody>(
+      await a.request('/v1/admin/accounts', { method: 'POST', apiKey: ADMIN, json: { name: 'revoked' } }),
+    );
+    const key = await json<CreatedKeyBody>(await a.request(`/v1/admin/accounts/${created.id}/keys`, { method: 'POST', apiKey: ADMIN }));
     expect((await b.request('/v1/account', { apiKey: key.api_key })).status).toBe(200);
     expect((await a.request(`/v1/admin/keys/${key.id}`, { method: 'DELETE', apiKey: ADMIN })).status).toBe(200);
     expect((await b.request('/v1/account', { apiKey: key.api_key })).status).toBe(401);
@@ -227,9 +238,9 @@ describe('a node killed with SIGKILL loses nothing', () => {
     const file = await doomed.client.files.create({ file: await toFile(Buffer.from(text), 'log.txt'), purpose: 'assistants' });
     const store = await doomed.client.vectorStores.create({ name: 'log' });
     await doomed.client.vectorStores.files.create(store.id, { file_id: file.id });
-    const started = await (
-      await doomed.request('/v1/tools/maps', { method: 'POST', json: { query: 'harbour cafe', location: 'Kiel', limit: 1 } })
-    ).json();
+    const started = await json<StartedJobBody>(
+      await doomed.request('/v1/tools/maps', { method: 'POST', json: { query: 'harbour cafe', location: 'Kiel', limit: 1 } }),
+    );
     await until(async () => embeddingCalls > 2);
     expect((await survivor.client.vectorStores.files.retrieve(file.id, { vector_store_id: store.id })).status).toBe('in_progress');
     expect(await pollStatus(survivor, started.data.poll_url)).toBe('running');
@@ -247,10 +258,10 @@ describe('a node killed with SIGKILL loses nothing', () => {
 
     const job = await pollJob(survivor.request, started.data.poll_url, KEY, 60_000);
     expect(job.status).toBe('succeeded');
-    const ledger = (await (await survivor.request('/v1/account/ledger?limit=100')).json()).data.filter(
-      (entry: { ref: string }) => entry.ref === started.data.job_id,
+    const ledger = (await json<LedgerBody>(await survivor.request('/v1/account/ledger?limit=100'))).data.filter(
+      (entry) => entry.ref === started.data.job_id,
     );
-    expect(ledger.map((entry: { kind: string }) => entry.kind).sort()).toEqual(['charge', 'release', 'reserve']);
+    expect(ledger.map((entry) => entry.kind).sort()).toEqual(['charge', 'release', 'reserve']);
     await embeddings.close();
   }, 120_000);
 });

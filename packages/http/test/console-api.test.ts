@@ -1,7 +1,18 @@
 import { createFakeOpenAIUpstream, createTestServer, type FakeUpstream, respond, type TestServer } from '@fathom/core/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ordersWorkflow } from './agents-workflows';
-import { startFathom, type TestFathom } from './harness';
+import { nodeOfType, ordersWorkflow } from './agents-workflows';
+import {
+  type AdminAccountsBody,
+  type AgentEnvelope,
+  type ErrorBody,
+  json,
+  type RunEnvelope,
+  startFathom,
+  type TestFathom,
+  type ToolsPreviewBody,
+  type VersionEnvelope,
+  type VersionsBody,
+} from './harness';
 
 /** Routes added for the console: tool preview, versions, masked card secrets, admin account list. */
 describe('API routes the console uses', () => {
@@ -30,96 +41,96 @@ describe('API routes the console uses', () => {
     await upstream.close();
   });
 
-  const json = async (path: string, init?: Parameters<TestFathom['request']>[1]) => {
+  /** The status and the JSON body (of the shape `T`) of one request. */
+  const call = async <T = unknown>(path: string, init?: Parameters<TestFathom['request']>[1]) => {
     const response = await server.request(path, init);
-    return { status: response.status, body: await response.json() };
+    return { status: response.status, body: await json<T>(response) };
   };
 
   it('never answers a card secret back, and keeps it when the mask is sent back', async () => {
     const workflow = ordersWorkflow({ token: 'sk-live-123', baseUrl: `${api.url}/api`, model: 'fake/fake-model', variables: [] });
-    const created = await json('/v1/agents', { method: 'POST', json: { name: 'Orders', workflow } });
+    const created = await call<AgentEnvelope>('/v1/agents', { method: 'POST', json: { name: 'Orders', workflow } });
     expect(created.status).toBe(200);
     expect(JSON.stringify(created.body)).not.toContain('sk-live-123');
     const id = created.body.agent.id;
-    const card = () => created.body.agent.workflow.nodes.find((node: any) => node.type === 'webhook');
-    expect(card().data.config.auth.token).toBe('********');
-    const fetched = await json(`/v1/agents/${id}`);
+    expect(nodeOfType(created.body.agent.workflow, 'webhook').data.config.auth).toMatchObject({ token: '********' });
+    const fetched = await call<AgentEnvelope>(`/v1/agents/${id}`);
     expect(JSON.stringify(fetched.body)).not.toContain('sk-live-123');
-    const listed = await json('/v1/agents');
+    const listed = await call('/v1/agents');
     expect(JSON.stringify(listed.body)).not.toContain('sk-live-123');
 
     // GET -> edit -> POST with the mask in place keeps the stored token (the run still authenticates).
     const edited = fetched.body.agent.workflow;
-    edited.nodes.find((node: any) => node.type === 'agent').data.system_prompt = 'Be brief.';
-    const updated = await json(`/v1/agents/${id}`, { method: 'POST', json: { workflow: edited } });
+    nodeOfType(edited, 'agent').data.system_prompt = 'Be brief.';
+    const updated = await call<AgentEnvelope>(`/v1/agents/${id}`, { method: 'POST', json: { workflow: edited } });
     expect(updated.status).toBe(200);
-    expect(updated.body.agent.workflow.nodes.find((node: any) => node.type === 'agent').data.system_prompt).toBe('Be brief.');
-    await json(`/v1/agents/${id}/publish`, { method: 'POST' });
-    const run = await json(`/v1/agents/${id}/run`, { method: 'POST', json: { message: 'Where is A-1?' } });
+    expect(nodeOfType(updated.body.agent.workflow, 'agent').data.system_prompt).toBe('Be brief.');
+    await call(`/v1/agents/${id}/publish`, { method: 'POST' });
+    const run = await call<RunEnvelope>(`/v1/agents/${id}/run`, { method: 'POST', json: { message: 'Where is A-1?' } });
     expect(run.body.run.output).toContain('shipped');
     expect(api.requests.at(-1)!.headers.authorization).toBe('Bearer sk-live-123');
 
     // A mask where nothing is stored is refused, naming the field.
-    const copy = await json('/v1/agents', { method: 'POST', json: { name: 'Copy', workflow: edited } });
+    const copy = await call<ErrorBody>('/v1/agents', { method: 'POST', json: { name: 'Copy', workflow: edited } });
     expect(copy.status).toBe(400);
     expect(copy.body.error).toMatchObject({ code: 'masked_secret_unknown', param: 'workflow.nodes[2].data.config.auth.token' });
   });
 
   it('lists published versions newest first and answers one with its workflow, 404 for other accounts', async () => {
-    const { body } = await json('/v1/agents', {
+    const { body } = await call<AgentEnvelope>('/v1/agents', {
       method: 'POST',
       json: { name: 'Versioned', workflow: ordersWorkflow({ model: 'fake/m' }) },
     });
     const id = body.agent.id;
-    expect((await json(`/v1/agents/${id}/versions`)).body).toEqual({
+    expect((await call(`/v1/agents/${id}/versions`)).body).toEqual({
       object: 'list',
       data: [],
       first_id: null,
       last_id: null,
       has_more: false,
     });
-    await json(`/v1/agents/${id}/publish`, { method: 'POST' });
-    await json(`/v1/agents/${id}`, { method: 'POST', json: { name: 'Versioned 2' } });
-    await json(`/v1/agents/${id}/publish`, { method: 'POST' });
-    const versions = await json(`/v1/agents/${id}/versions`);
-    expect(versions.body.data.map((version: any) => [version.id, version.version, version.name])).toEqual([
+    await call(`/v1/agents/${id}/publish`, { method: 'POST' });
+    await call(`/v1/agents/${id}`, { method: 'POST', json: { name: 'Versioned 2' } });
+    await call(`/v1/agents/${id}/publish`, { method: 'POST' });
+    const versions = await call<VersionsBody>(`/v1/agents/${id}/versions`);
+    expect(versions.body.data.map((version) => [version.id, version.version, version.name])).toEqual([
       [`${id}@2`, 2, 'Versioned 2'],
       [`${id}@1`, 1, 'Versioned'],
     ]);
-    const one = await json(`/v1/agents/${id}/versions/1`);
+    const one = await call<VersionEnvelope>(`/v1/agents/${id}/versions/1`);
     expect(one.body.version).toMatchObject({ object: 'agent.version', version: 1, name: 'Versioned' });
-    expect(one.body.version.workflow.nodes.find((node: any) => node.type === 'webhook').data.config.auth.token).toBe('********');
-    expect((await json(`/v1/agents/${id}/versions/3`)).status).toBe(404);
-    expect((await json(`/v1/agents/${id}/versions/abc`)).status).toBe(400);
+    expect(nodeOfType(one.body.version.workflow, 'webhook').data.config.auth).toMatchObject({ token: '********' });
+    expect((await call(`/v1/agents/${id}/versions/3`)).status).toBe(404);
+    expect((await call(`/v1/agents/${id}/versions/abc`)).status).toBe(400);
     const other = await server.newAccount();
-    expect((await json(`/v1/agents/${id}/versions`, { apiKey: other.apiKey })).status).toBe(404);
-    expect((await json(`/v1/agents/${id}/versions/1`, { apiKey: other.apiKey })).status).toBe(404);
+    expect((await call(`/v1/agents/${id}/versions`, { apiKey: other.apiKey })).status).toBe(404);
+    expect((await call(`/v1/agents/${id}/versions/1`, { apiKey: other.apiKey })).status).toBe(404);
   });
 
   it('previews the tools of each agent of an unsaved workflow, with its validation result', async () => {
     const workflow = ordersWorkflow();
-    const preview = await json('/v1/agents/tools', { method: 'POST', json: { workflow } });
+    const preview = await call<ToolsPreviewBody>('/v1/agents/tools', { method: 'POST', json: { workflow } });
     expect(preview.status).toBe(200);
     expect(preview.body.validation_error).toBeNull();
     const [support] = preview.body.agents;
-    expect(support.node_id).toBe('support');
-    expect(support.tools.map((tool: any) => tool.function.name)).toEqual(['summarize', 'get_order', 'cancel_order']);
-    expect(support.tools[1].function.description).toContain('WHEN TO USE: When the customer asks where an order is.');
+    expect(support?.node_id).toBe('support');
+    expect(support?.tools.map((tool) => tool.function.name)).toEqual(['summarize', 'get_order', 'cancel_order']);
+    expect(support?.tools[1]?.function.description).toContain('WHEN TO USE: When the customer asks where an order is.');
     expect(JSON.stringify(preview.body)).not.toContain('sk-orders-secret');
     delete workflow.nodes[1].data.model;
-    const invalid = await json('/v1/agents/tools', { method: 'POST', json: { workflow } });
+    const invalid = await call<ToolsPreviewBody>('/v1/agents/tools', { method: 'POST', json: { workflow } });
     expect(invalid.body.validation_error).toMatchObject({ code: 'invalid_workflow', param: 'workflow.nodes[1].data.model' });
-    expect((await json('/v1/agents/tools', { method: 'POST', json: {} })).status).toBe(400);
-    expect((await json('/v1/agents/tools', { method: 'POST', json: { workflow }, apiKey: 'nope' })).status).toBe(401);
+    expect((await call('/v1/agents/tools', { method: 'POST', json: {} })).status).toBe(400);
+    expect((await call('/v1/agents/tools', { method: 'POST', json: { workflow }, apiKey: 'nope' })).status).toBe(401);
   });
 
   it('lists accounts with key hints for the admin key only', async () => {
     const other = await server.newAccount(3);
-    const list = await json('/v1/admin/accounts?limit=100', { apiKey: server.adminKey });
+    const list = await call<AdminAccountsBody>('/v1/admin/accounts?limit=100', { apiKey: server.adminKey });
     expect(list.status).toBe(200);
-    const entry = list.body.data.find((account: any) => account.id === other.id);
+    const entry = list.body.data.find((account) => account.id === other.id);
     expect(entry).toMatchObject({ object: 'account', balance: 3, keys: [{ object: 'api_key', hint: `…${other.apiKey.slice(-4)}` }] });
     expect(JSON.stringify(list.body)).not.toContain(other.apiKey);
-    expect((await json('/v1/admin/accounts', { apiKey: other.apiKey })).status).toBe(401);
+    expect((await call('/v1/admin/accounts', { apiKey: other.apiKey })).status).toBe(401);
   });
 });

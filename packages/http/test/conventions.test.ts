@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFathom, type TestFathom } from './harness';
+import { type ErrorBody, json, startFathom, type TestFathom } from './harness';
 
 describe('request conventions every route shares', () => {
   let server: TestFathom;
@@ -25,13 +25,13 @@ describe('request conventions every route shares', () => {
       body: '{"name": ',
     });
     expect(response.status).toBe(400);
-    expect((await response.json()).error.type).toBe('invalid_request_error');
+    expect((await json<ErrorBody>(response)).error.type).toBe('invalid_request_error');
   });
 
   it('names nested fields the way OpenAI does, with array indexes in brackets', async () => {
     const response = await server.request('/v1/threads', { method: 'POST', json: { messages: [{ role: 'user' }] } });
     expect(response.status).toBe(400);
-    const { error } = await response.json();
+    const { error } = await json<ErrorBody>(response);
     expect(error.message).toBe("Missing required parameter: 'messages[0].content'.");
     expect(error.param).toBe('messages[0].content');
   });

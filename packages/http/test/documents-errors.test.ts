@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDocxBomb, makeEncryptedPdf } from '../../core/src/documents/__fixtures__/make-documents';
-import { startFathom, type TestFathom } from './harness';
+import { type ErrorBody, json, startFathom, type TestFathom } from './harness';
 
 describe('documents: limits, validation, bad files and ownership', () => {
   let server: TestFathom;
@@ -28,7 +28,7 @@ describe('documents: limits, validation, bad files and ownership', () => {
     form.append('file', new Blob([new Uint8Array(25 * 1024 * 1024 + 1)]), 'huge.txt');
     const response = await server.request('/v1/files', { method: 'POST', body: form });
     expect(response.status).toBe(413);
-    expect((await response.json()).error).toMatchObject({ code: 'file_too_large', param: 'file', type: 'invalid_request_error' });
+    expect((await json<ErrorBody>(response)).error).toMatchObject({ code: 'file_too_large', param: 'file', type: 'invalid_request_error' });
     expect(storedFiles()).toEqual(before);
     expect(readdirSync(join(server.dataDir, 'files', '.tmp'))).toEqual([]);
     expect((await client.files.list()).data.find((f) => f.filename === 'huge.txt')).toBeUndefined();
@@ -38,7 +38,7 @@ describe('documents: limits, validation, bad files and ownership', () => {
     exact.append('file', new Blob([new Uint8Array(25 * 1024 * 1024)]), 'exact.bin');
     const ok = await server.request('/v1/files', { method: 'POST', body: exact });
     expect(ok.status).toBe(200);
-    expect((await ok.json()).bytes).toBe(25 * 1024 * 1024);
+    expect((await json<OpenAI.FileObject>(ok)).bytes).toBe(25 * 1024 * 1024);
   });
 
   it('answers 400 naming a missing file or purpose, a bad purpose, or a non-multipart body', async () => {
@@ -46,21 +46,21 @@ describe('documents: limits, validation, bad files and ownership', () => {
     onlyPurpose.append('purpose', 'assistants');
     const noFile = await server.request('/v1/files', { method: 'POST', body: onlyPurpose });
     expect(noFile.status).toBe(400);
-    expect((await noFile.json()).error).toMatchObject({ param: 'file', message: "Missing required parameter: 'file'." });
+    expect((await json<ErrorBody>(noFile)).error).toMatchObject({ param: 'file', message: "Missing required parameter: 'file'." });
     const onlyFile = new FormData();
     onlyFile.append('file', new Blob(['hi']), 'a.txt');
     const noPurpose = await server.request('/v1/files', { method: 'POST', body: onlyFile });
     expect(noPurpose.status).toBe(400);
-    expect((await noPurpose.json()).error).toMatchObject({ param: 'purpose', message: "Missing required parameter: 'purpose'." });
+    expect((await json<ErrorBody>(noPurpose)).error).toMatchObject({ param: 'purpose', message: "Missing required parameter: 'purpose'." });
     await expect(
       client.files.create({ file: await toFile(Buffer.from('x'), 'a.txt'), purpose: 'nonsense' as 'assistants' }),
     ).rejects.toMatchObject({
       status: 400,
       param: 'purpose',
     });
-    const json = await server.request('/v1/files', { method: 'POST', json: { purpose: 'assistants' } });
-    expect(json.status).toBe(400);
-    expect((await json.json()).error.param).toBe('file');
+    const notMultipart = await server.request('/v1/files', { method: 'POST', json: { purpose: 'assistants' } });
+    expect(notMultipart.status).toBe(400);
+    expect((await json<ErrorBody>(notMultipart)).error.param).toBe('file');
   });
 
   it('ends corrupt, encrypted, empty, unsupported and bomb files failed with a clear last_error, and keeps serving', async () => {
@@ -105,12 +105,12 @@ describe('documents: limits, validation, bad files and ownership', () => {
 
   it('validates store, store file, batch and search input naming each field', async () => {
     const store = await client.vectorStores.create({ name: 'validation' });
-    const bad = async (path: string, json: unknown, param: string, status = 400) => {
-      const response = await server.request(path, { method: 'POST', json });
-      expect(response.status, `${path} ${JSON.stringify(json)}`).toBe(status);
-      const error = (await response.json()).error;
+    const bad = async (path: string, body: unknown, param: string, status = 400) => {
+      const response = await server.request(path, { method: 'POST', json: body });
+      expect(response.status, `${path} ${JSON.stringify(body)}`).toBe(status);
+      const error = (await json<ErrorBody>(response)).error;
       expect(error.param).toBe(param);
-      return error.message as string;
+      return error.message;
     };
     await bad('/v1/vector_stores', { metadata: { k: 5 } }, 'metadata.k');
     await bad('/v1/vector_stores', { expires_after: { anchor: 'created_at', days: 3 } }, 'expires_after.anchor');
@@ -144,10 +144,10 @@ describe('documents: limits, validation, bad files and ownership', () => {
       'filters.filters[1].type',
     );
     const both = await server.request(search, { method: 'POST', json: { query: 5, max_num_results: 99 } });
-    expect((await both.json()).error.message).toMatch(/'query'.*'max_num_results'/);
+    expect((await json<ErrorBody>(both)).error.message).toMatch(/'query'.*'max_num_results'/);
     const list = await server.request(`/v1/vector_stores/${store.id}/files?filter=done`);
     expect(list.status).toBe(400);
-    expect((await list.json()).error.param).toBe('filter');
+    expect((await json<ErrorBody>(list)).error.param).toBe('filter');
   });
 
   it("answers 404 for another account's files, stores, store files, batches and search, exactly like missing ids", async () => {
@@ -171,19 +171,19 @@ describe('documents: limits, validation, bad files and ownership', () => {
       ['GET', `/v1/vector_stores/${store.id}/file_batches/${batch.id}/files`],
       ['POST', `/v1/vector_stores/${store.id}/search`, { query: 'notes' }],
     ];
-    for (const [method, path, json] of paths) {
-      const theirs = await server.request(path, { method, json, apiKey: other.apiKey });
+    for (const [method, path, body] of paths) {
+      const theirs = await server.request(path, { method, json: body, apiKey: other.apiKey });
       const missing = await server.request(
         path.replaceAll(store.id, 'vs_missing').replaceAll(file.id, 'file-missing').replaceAll(batch.id, 'vsfb_missing'),
         {
           method,
-          json,
+          json: body,
           apiKey: other.apiKey,
         },
       );
       expect(theirs.status, `${method} ${path}`).toBe(404);
       expect(missing.status, `${method} ${path} (missing)`).toBe(404);
-      const [a, b] = [(await theirs.json()).error, (await missing.json()).error];
+      const [a, b] = [(await json<ErrorBody>(theirs)).error, (await json<ErrorBody>(missing)).error];
       expect(a.code).toBe('not_found');
       expect(a.message.replaceAll(store.id, 'vs_missing').replaceAll(file.id, 'file-missing').replaceAll(batch.id, 'vsfb_missing')).toBe(
         b.message,

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_LIMITS } from '../src/body-limits';
-import { startFathom, type TestFathom } from './harness';
+import { type ErrorBody, json, startFathom, type TestFathom } from './harness';
 
 const errorShape = {
   error: { message: expect.any(String), type: expect.any(String), param: expect.toSatisfy((v) => v === null || typeof v === 'string') },
@@ -103,7 +103,7 @@ describe('hardening at the HTTP edge', () => {
         body: `{"websites": ${nestedArrays(50_000)}, "query": ${nestedArrays(50_000)}}`,
       });
       expect(response.status).toBe(400);
-      const body = await response.json();
+      const body = await json<ErrorBody>(response);
       expect(body).toMatchObject(errorShape);
       expect(body.error.message).toMatch(/deeper than 128 levels/);
     });
@@ -149,7 +149,7 @@ describe('hardening at the HTTP edge', () => {
       for (const path of [`/v1/files/${'x'.repeat(150)}`, `/v1/vector_stores/vs_${'a'.repeat(5000)}/files/file-${'b'.repeat(300)}`]) {
         const response = await server.request(path);
         expect(response.status).toBe(404);
-        const body = await response.json();
+        const body = await json<ErrorBody>(response);
         expect(body).toMatchObject({ error: { type: 'invalid_request_error', code: 'not_found' } });
         expect(body.error.message.length).toBeLessThan(300);
       }
@@ -186,7 +186,7 @@ describe('hardening at the HTTP edge', () => {
         body,
       });
       expect(response.status).toBe(413);
-      const { error } = await response.json();
+      const { error } = await json<ErrorBody>(response);
       expect(error).toMatchObject({ type: 'invalid_request_error', code: 'request_too_large' });
       expect(error.message).toContain(limit >= 1024 * 1024 ? `${limit / 1024 / 1024} MiB` : `${limit / 1024} KiB`);
     });

@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ordersWorkflow } from './agents-workflows';
 import { FAKE_MODEL, startAssistantsTestBed, type AssistantsTestBed } from './assistants-fake-model';
+import { type AgentEnvelope, type ErrorBody, json } from './harness';
 
 const long = (length: number) => 'x'.repeat(length);
 
@@ -106,9 +107,9 @@ describe('text caps as OpenAI sets them (names 256, instructions and content 256
   it('agents: name 256, run message 256,000', async () => {
     const tooLong = await bed.server.request('/v1/agents', { method: 'POST', json: { name: long(257), workflow: ordersWorkflow() } });
     expect(tooLong.status).toBe(400);
-    expect((await tooLong.json()).error).toMatchObject({ param: 'name', code: 'string_above_max_length' });
+    expect((await json<ErrorBody>(tooLong)).error).toMatchObject({ param: 'name', code: 'string_above_max_length' });
     const created = await bed.server.request('/v1/agents', { method: 'POST', json: { name: 'orders', workflow: ordersWorkflow() } });
-    const { agent } = await created.json();
+    const { agent } = await json<AgentEnvelope>(created);
     const renamed = await bed.server.request(`/v1/agents/${agent.id}`, { method: 'POST', json: { name: long(300) } });
     expect(renamed.status).toBe(400);
     await bed.server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' });
@@ -117,6 +118,6 @@ describe('text caps as OpenAI sets them (names 256, instructions and content 256
       json: { message: long(256_001), variables: { customer_name: 'Ada' } },
     });
     expect(run.status).toBe(400);
-    expect((await run.json()).error).toMatchObject({ param: 'message', code: 'string_above_max_length' });
+    expect((await json<ErrorBody>(run)).error).toMatchObject({ param: 'message', code: 'string_above_max_length' });
   });
 });

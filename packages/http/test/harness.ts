@@ -7,6 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { createServer } from '../src/server';
+import type { CreatedAccountBody } from './wire-types';
+
+export type * from './wire-types';
 
 export interface TestFathom {
   fathom: Fathom;
@@ -41,6 +44,15 @@ export interface StartOptions {
   start?: boolean;
 }
 
+/**
+ * The JSON body of `response` as the shape the test names: `json<ErrorBody>(response)`. The type
+ * argument is a declaration, not a check (the assertions check the values); without one the body is
+ * `unknown`, so every field a test reads has a declared type.
+ */
+export async function json<T>(response: Response): Promise<T> {
+  return (await response.json()) as T;
+}
+
 /** Starts Fathom with a temp data dir on an ephemeral port, with the `hash` embedder unless told otherwise. */
 export async function startFathom(options: StartOptions = {}): Promise<TestFathom> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'fathom-test-'));
@@ -66,15 +78,15 @@ export async function startFathom(options: StartOptions = {}): Promise<TestFatho
   const baseURL = `${url}/v1`;
   const makeClient = (key: string) => new OpenAI({ apiKey: key, baseURL, maxRetries: 0, timeout: 30_000 });
   const request: TestFathom['request'] = (path, init = {}) => {
-    const { apiKey: key, json, headers, ...rest } = init;
+    const { apiKey: key, json: payload, headers, ...rest } = init;
     return fetch(`${url}${path}`, {
       ...rest,
       headers: {
         authorization: `Bearer ${key ?? apiKey}`,
-        ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
         ...(headers as Record<string, string>),
       },
-      body: json !== undefined ? JSON.stringify(json) : rest.body,
+      body: payload !== undefined ? JSON.stringify(payload) : rest.body,
     });
   };
   return {
@@ -94,7 +106,7 @@ export async function startFathom(options: StartOptions = {}): Promise<TestFatho
         apiKey: adminKey,
         json: { name: `account-${Math.random().toString(36).slice(2, 8)}`, balance },
       });
-      const body = (await response.json()) as { id: string; api_key: string };
+      const body = await json<CreatedAccountBody>(response);
       return { id: body.id, apiKey: body.api_key, client: makeClient(body.api_key) };
     },
     async close(closeOptions = {}) {

@@ -2,7 +2,7 @@ import { migrateData, silentLogger } from '@fathom/core';
 import { createFakeOpenAIUpstream, type FakeUpstream, startTestPostgres, type TestPostgres } from '@fathom/core/test';
 import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFathom, type TestFathom } from './harness';
+import { type AccountBody, json, type LedgerBody, startFathom, type TestFathom } from './harness';
 
 /**
  * Growing up: a SQLite data dir with files, stores, money, responses and conversations is copied into
@@ -35,7 +35,7 @@ describe('migrate-data: SQLite data dir -> PostgreSQL', () => {
     const conversation = await sqlite.client.conversations.create({ items: [{ type: 'message', role: 'user', content: 'I am Ana.' }] });
     upstream.push({ content: 'Hello Ana.' });
     const response = await sqlite.client.responses.create({ model: 'fake/m', conversation: conversation.id, input: 'Hi' });
-    const ledger = await (await sqlite.request('/v1/account/ledger')).json();
+    const ledger = await json<LedgerBody>(await sqlite.request('/v1/account/ledger'));
     await sqlite.close({ keepData: true });
 
     const lines: string[] = [];
@@ -61,8 +61,8 @@ describe('migrate-data: SQLite data dir -> PostgreSQL', () => {
       );
       expect(Buffer.from(await (await pg.client.files.content(file.id)).arrayBuffer()).toString()).toBe(text);
       expect((await pg.client.vectorStores.retrieve(store.id)).file_counts).toMatchObject({ completed: 1, total: 1 });
-      expect((await (await pg.request('/v1/account', { apiKey: other.apiKey })).json()).balance).toBe(42);
-      expect(await (await pg.request('/v1/account/ledger')).json()).toEqual(ledger);
+      expect((await json<AccountBody>(await pg.request('/v1/account', { apiKey: other.apiKey }))).balance).toBe(42);
+      expect(await json<LedgerBody>(await pg.request('/v1/account/ledger'))).toEqual(ledger);
       expect((await pg.client.responses.retrieve(response.id)).output_text).toBe('Hello Ana.');
       upstream.push({ content: 'Still Ana.' });
       await pg.client.responses.create({ model: 'fake/m', conversation: conversation.id, input: 'Who am I?' });
@@ -74,7 +74,7 @@ describe('migrate-data: SQLite data dir -> PostgreSQL', () => {
       ]);
       // New rows continue after the copied ones (identity sequences moved on).
       await pg.client.vectorStores.create({ name: 'new' });
-      const newer = await (await pg.request('/v1/account/ledger')).json();
+      const newer = await json<LedgerBody>(await pg.request('/v1/account/ledger'));
       expect(newer.data.length).toBeGreaterThanOrEqual(ledger.data.length);
     } finally {
       await pg.close({ keepData: false });

@@ -2,7 +2,7 @@ import { createFakeOpenAIUpstream, type FakeUpstream } from '@fathom/core/test';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ordersWorkflow } from './agents-workflows';
-import { startFathom, type TestFathom } from './harness';
+import { type AgentEnvelope, json, startFathom, type TestFathom, type UsageBody } from './harness';
 
 /** An unmodified OpenAI app: only the key and the base URL change; model ids stay OpenAI's. */
 describe('model ids of an unmodified OpenAI app (FATHOM_MODEL_ALIASES, FATHOM_DEFAULT_VENDOR)', () => {
@@ -47,7 +47,7 @@ describe('model ids of an unmodified OpenAI app (FATHOM_MODEL_ALIASES, FATHOM_DE
     expect(text).toBe('answered by gpt-4.1');
     expect(upstreamModels().slice(-2)).toEqual(['gpt-4o-mini', 'gpt-4.1']);
     const usage = await server.request('/v1/usage');
-    expect((await usage.json()).data.map((row: { model: string }) => row.model)).toEqual(
+    expect((await json<UsageBody>(usage)).data.map((row) => row.model)).toEqual(
       expect.arrayContaining(['openai/gpt-4o-mini', 'openai/gpt-4.1']),
     );
   });
@@ -67,7 +67,7 @@ describe('model ids of an unmodified OpenAI app (FATHOM_MODEL_ALIASES, FATHOM_DE
       method: 'POST',
       json: { name: 'aliased', workflow: ordersWorkflow({ model: 'gpt-4o-mini', variables: [] }) },
     });
-    const { agent } = await created.json();
+    const { agent } = await json<AgentEnvelope>(created);
     const published = await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' });
     expect(published.status).toBe(200);
     const agentRun = await server.request(`/v1/agents/${agent.id}/run`, { method: 'POST', json: { message: 'hi' } });

@@ -1,7 +1,7 @@
 import { createFakeAnthropicUpstream, createFakeOpenAIUpstream, type FakeUpstream } from '@fathom/core/test';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFathom, type TestFathom } from './harness';
+import { json, startFathom, type TestFathom, type UsageBody } from './harness';
 
 let openai: FakeUpstream;
 let anthropic: FakeUpstream;
@@ -103,21 +103,21 @@ describe('GET /v1/usage', () => {
     const today = new Date().toISOString().slice(0, 10);
     const response = await server.request('/v1/usage', { apiKey: other.apiKey });
     expect(response.status).toBe(200);
-    const body = (await response.json()) as any;
+    const body = await json<UsageBody>(response);
     expect(body.object).toBe('list');
     expect(body.data).toEqual([
       { date: today, model: 'fake/embed-fake', requests: 1, prompt_tokens: 3, completion_tokens: 0, total_tokens: 3 },
       { date: today, model: 'fake/gpt-fake', requests: 3, prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 },
     ]);
-    const filtered = (await (
-      await server.request(`/v1/usage?model=fake/gpt-fake&start_date=${today}&end_date=${today}`, { apiKey: other.apiKey })
-    ).json()) as any;
+    const filtered = await json<UsageBody>(
+      await server.request(`/v1/usage?model=fake/gpt-fake&start_date=${today}&end_date=${today}`, { apiKey: other.apiKey }),
+    );
     expect(filtered.data).toHaveLength(1);
-    const empty = (await (await server.request('/v1/usage?end_date=2000-01-01', { apiKey: other.apiKey })).json()) as any;
+    const empty = await json<UsageBody>(await server.request('/v1/usage?end_date=2000-01-01', { apiKey: other.apiKey }));
     expect(empty.data).toEqual([]);
-    const mine = (await (await server.request('/v1/usage')).json()) as any;
-    expect(mine.data.some((row: any) => row.model === 'fake/gpt-fake')).toBe(false);
-    expect(mine.data.some((row: any) => row.model === 'fake/embed-fake')).toBe(true);
+    const mine = await json<UsageBody>(await server.request('/v1/usage'));
+    expect(mine.data.some((row) => row.model === 'fake/gpt-fake')).toBe(false);
+    expect(mine.data.some((row) => row.model === 'fake/embed-fake')).toBe(true);
     const bad = await server.request('/v1/usage?start_date=yesterday');
     expect(bad.status).toBe(400);
   });

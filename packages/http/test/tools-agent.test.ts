@@ -1,7 +1,8 @@
+import type { ToolJob } from '@fathom/core';
 import { createFakeOpenAIUpstream, type FakeUpstream, type TestServer } from '@fathom/core/test';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFathom, type TestFathom } from './harness';
+import { type AgentEnvelope, json, type ListBody, type RunEnvelope, startFathom, type TestFathom } from './harness';
 import { createFakeOsm } from './tools-fakes';
 
 /** examples/data-tools-agent.json with the placeholders filled for this server. */
@@ -52,18 +53,18 @@ describe('examples/data-tools-agent.json: an agent uses the data tools through a
   it('starts a maps job with 202, polls it to succeeded, and answers with the places', async () => {
     const created = await server.request('/v1/agents', { method: 'POST', json: exampleWorkflow(server) });
     expect(created.status).toBe(200);
-    const { agent } = await created.json();
+    const { agent } = await json<AgentEnvelope>(created);
     expect((await server.request(`/v1/agents/${agent.id}/publish`, { method: 'POST' })).status).toBe(200);
     const response = await server.request(`/v1/agents/${agent.id}/run`, {
       method: 'POST',
       json: { message: 'Find bakeries', variables: { market: 'bakeries', city: 'Berlin' } },
     });
-    const { run } = await response.json();
+    const { run } = await json<RunEnvelope>(response);
     expect(run, JSON.stringify(run).slice(0, 1500)).toMatchObject({ status: 'completed' });
     expect(run.output).toBe('Found Near Bakery and Bread Hotel for 0.04.');
     const firstResult = toolResults(upstream.requests.at(-1))[0];
     expect(firstResult).toMatchObject({ status: 'queued', estimated_max_cost: 2, job_id: expect.stringMatching(/^job_/) });
-    const jobs = await (await server.request('/v1/tools/jobs')).json();
+    const jobs = await json<ListBody<ToolJob>>(await server.request('/v1/tools/jobs'));
     expect(jobs.data[0]).toMatchObject({ job_id: firstResult.job_id, status: 'succeeded', cost: 0.04 });
   });
 });

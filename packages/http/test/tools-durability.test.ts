@@ -1,6 +1,16 @@
+import type { ToolJob } from '@fathom/core';
 import type { TestServer } from '@fathom/core/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFathom, type TestFathom } from './harness';
+import {
+  type AccountBody,
+  type ErrorBody,
+  type JobEnvelope,
+  json,
+  type ListBody,
+  type StartedJobBody,
+  startFathom,
+  type TestFathom,
+} from './harness';
 import { createFakeOsm, pollJob } from './tools-fakes';
 
 function ledgerRows(server: TestFathom, ref: string): Promise<Array<{ kind: string; amount_micros: number }>> {
@@ -30,7 +40,7 @@ describe('data tools: durable queue, restart, timeout and concurrency', () => {
     for (const query of ['bakery', 'hotel', 'cafe', 'bar']) {
       const response = await first.request('/v1/tools/maps', { method: 'POST', json: { query, location: 'Berlin', limit: 1 } });
       expect(response.status).toBe(202);
-      ids.push((await response.json()).data.job_id);
+      ids.push((await json<StartedJobBody>(response)).data.job_id);
     }
     // As a crash leaves them: one job mid-run with a retry left, one mid-run on its last attempt.
     await first.fathom.database.run(
@@ -41,20 +51,20 @@ describe('data tools: durable queue, restart, timeout and concurrency', () => {
       `UPDATE tool_jobs SET status = 'running', attempts = 2, lease_owner = 'gone', lease_until = 0 WHERE id = ?`,
       [ids[3]],
     );
-    expect((await (await first.request(`/v1/tools/jobs/${ids[0]}`)).json()).data.status).toBe('queued');
-    expect((await (await first.request('/v1/account')).json()).balance).toBe(92);
+    expect((await json<JobEnvelope>(await first.request(`/v1/tools/jobs/${ids[0]}`))).data.status).toBe('queued');
+    expect((await json<AccountBody>(await first.request('/v1/account'))).balance).toBe(92);
     await first.close({ keepData: true });
 
     const second = await startFathom({ env: osmEnv(osm), dataDir: first.dataDir });
     try {
       const jobs = await Promise.all(ids.map((id) => pollJob(second.request, `/v1/tools/jobs/${id}`)));
       expect(jobs.map((job) => job.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'failed']);
-      expect(jobs[3].error.code).toBe('job_interrupted');
+      expect(jobs[3]?.error?.code).toBe('job_interrupted');
       for (const [index, id] of ids.entries()) {
         const kinds = (await ledgerRows(second, id)).map((row) => row.kind);
         expect(kinds).toEqual(index === 3 ? ['reserve', 'release'] : ['reserve', 'release', 'charge']);
       }
-      const account = await (await second.request('/v1/account')).json();
+      const account = await json<AccountBody>(await second.request('/v1/account'));
       const charged = jobs.reduce((sum, job) => sum + (job.cost ?? 0), 0);
       expect(account.balance).toBeCloseTo(100 - charged, 6);
       expect(await second.fathom.accounts.ledgerSum(account.id)).toBeCloseTo(account.balance, 6);
@@ -77,9 +87,9 @@ describe('data tools: durable queue, restart, timeout and concurrency', () => {
     const server = await startFathom({ env: { ...osmEnv(slowOsm), FATHOM_TOOLS_JOB_TIMEOUT_MS: '200' } });
     try {
       const response = await server.request('/v1/tools/maps', { method: 'POST', json: { query: 'slow', location: 'Berlin' } });
-      const job = await pollJob(server.request, (await response.json()).data.poll_url);
+      const job = await pollJob(server.request, (await json<StartedJobBody>(response)).data.poll_url);
       expect(job).toMatchObject({ status: 'failed', cost: null, error: { code: 'timeout' } });
-      expect((await (await server.request('/v1/account')).json()).balance).toBe(100);
+      expect((await json<AccountBody>(await server.request('/v1/account'))).balance).toBe(100);
     } finally {
       await server.close({ keepData: false });
     }
@@ -103,12 +113,12 @@ describe('data tools: durable queue, restart, timeout and concurrency', () => {
       const statuses = responses.map((response) => response.status);
       expect(statuses.filter((status) => status === 202)).toHaveLength(10);
       expect(statuses.filter((status) => status === 402)).toHaveLength(40);
-      const bodies = await Promise.all(responses.map((response) => response.json()));
+      const bodies = await Promise.all(responses.map((response) => json<StartedJobBody | ErrorBody>(response)));
       expect((await server.fathom.accounts.get(account.id)).balance).toBe(0);
-      const jobs = await (await server.request('/v1/tools/jobs?limit=100', { apiKey: account.apiKey })).json();
+      const jobs = await json<ListBody<ToolJob>>(await server.request('/v1/tools/jobs?limit=100', { apiKey: account.apiKey }));
       expect(jobs.data).toHaveLength(10);
 
-      const accepted = bodies.filter((body) => body.data).map((body) => body.data.poll_url);
+      const accepted = bodies.flatMap((body) => ('data' in body ? [body.data.poll_url] : []));
       const finished = await Promise.all(accepted.map((url) => pollJob(server.request, url, account.apiKey, 20_000)));
       const charged = finished.reduce((sum, job) => sum + (job.cost ?? 0), 0);
       const balance = (await server.fathom.accounts.get(account.id)).balance;

@@ -1,4 +1,6 @@
+import type { ToolJob } from '@fathom/core';
 import { createTestServer, respond, type TestServer } from '@fathom/core/test';
+import { json, type JobEnvelope } from './harness';
 
 /** A small company website: homepage linking contact, imprint and team pages; robots.txt disallows /private. */
 export async function createFakeWebsite(): Promise<TestServer> {
@@ -186,18 +188,27 @@ export async function createFakeSocial(): Promise<TestServer> {
 
 /** Polls a job until it is terminal. */
 export async function pollJob(
-  request: (path: string, init?: any) => Promise<Response>,
+  request: (path: string, init?: { apiKey?: string }) => Promise<Response>,
   pollUrl: string,
   apiKey?: string,
   timeoutMs = 15_000,
-): Promise<any> {
+): Promise<ToolJob> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const response = await request(pollUrl, apiKey ? { apiKey } : undefined);
-    const body = (await response.json()) as any;
-    if (response.status !== 200) throw new Error(`poll ${pollUrl}: ${response.status} ${JSON.stringify(body)}`);
-    if (body.data.status === 'succeeded' || body.data.status === 'failed') return body.data;
-    if (Date.now() > deadline) throw new Error(`job still ${body.data.status}`);
+    if (response.status !== 200) throw new Error(`poll ${pollUrl}: ${response.status} ${await response.text()}`);
+    const { data } = await json<JobEnvelope>(response);
+    if (data.status === 'succeeded' || data.status === 'failed') return data;
+    if (Date.now() > deadline) throw new Error(`job still ${data.status}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * The result of a finished job as the fields the test reads (core types items as `unknown`: each tool
+ * has its own); a declaration, not a check. Throws when the job has no result (it did not succeed).
+ */
+export function resultOf<Result extends { items: unknown[] }>(job: ToolJob): Result {
+  if (!job.result) throw new Error(`job ${job.job_id} ended ${job.status} without a result: ${JSON.stringify(job.error)}`);
+  return job.result as Result;
 }

@@ -1,6 +1,6 @@
 import { createFakeOpenAIUpstream, createTestServer, respond, type FakeUpstream, type TestServer } from '@fathom/core/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFathom, type TestFathom } from './harness';
+import { type AccountBody, json, type StartedJobBody, startFathom, type TestFathom } from './harness';
 import { pollJob } from './tools-fakes';
 
 describe('nl-data: model plan, pages through the egress guard, items validated against the plan', () => {
@@ -74,14 +74,14 @@ describe('nl-data: model plan, pages through the egress guard, items validated a
       json: { description: 'Opening hours of the museums listed on this page', urls: [`${pages.url}/museums`] },
     });
     expect(response.status).toBe(202);
-    const job = await pollJob(server.request, (await response.json()).data.poll_url);
+    const job = await pollJob(server.request, (await json<StartedJobBody>(response)).data.poll_url);
     expect(job.status).toBe('succeeded');
-    expect(job.result.items).toEqual([
+    expect(job.result?.items).toEqual([
       { type: 'museum', value: 'Pergamon Museum', opening_hours: '10-18', source_url: `${pages.url}/museums` },
       { type: 'museum', value: 'Neues Museum', opening_hours: '10-20', source_url: `${pages.url}/museums` },
     ]);
-    expect(job.result.rejected_items).toBe(1);
-    expect(job.result.plan.item_type).toBe('museum');
+    expect(job.result?.rejected_items).toBe(1);
+    expect(job.result?.plan).toMatchObject({ item_type: 'museum' });
     expect(job.cost).toBeCloseTo(0.02 + (1500 / 1000) * 0.002, 6);
     expect(upstream.requests[0].model).toBe('fake-model');
   });
@@ -91,23 +91,23 @@ describe('nl-data: model plan, pages through the egress guard, items validated a
       method: 'POST',
       json: { description: 'Opening hours of Berlin museums', limit: 1 },
     });
-    const job = await pollJob(server.request, (await response.json()).data.poll_url);
+    const job = await pollJob(server.request, (await json<StartedJobBody>(response)).data.poll_url);
     expect(job.status).toBe('succeeded');
-    expect(job.result.items).toEqual([
+    expect(job.result?.items).toEqual([
       { type: 'museum', value: 'Pergamon Museum', opening_hours: '10-18', source_url: `${pages.url}/museums` },
     ]);
-    expect(job.result.pages).toEqual([{ url: `${pages.url}/museums`, status: 'read' }]);
+    expect(job.result?.pages).toEqual([{ url: `${pages.url}/museums`, status: 'read' }]);
   });
 
   it('fails with nothing billed when no page can be read through the egress guard', async () => {
-    const before = (await (await server.request('/v1/account')).json()).balance;
+    const before = (await json<AccountBody>(await server.request('/v1/account'))).balance;
     const response = await server.request('/v1/tools/nl-data', {
       method: 'POST',
       json: { description: 'Prices listed on the internal admin page', urls: ['http://10.0.0.1/admin'] },
     });
-    const job = await pollJob(server.request, (await response.json()).data.poll_url);
+    const job = await pollJob(server.request, (await json<StartedJobBody>(response)).data.poll_url);
     expect(job).toMatchObject({ status: 'failed', error: { code: 'no_pages' } });
-    expect(job.error.message).toContain('destination_not_allowed');
-    expect((await (await server.request('/v1/account')).json()).balance).toBe(before);
+    expect(job.error?.message).toContain('destination_not_allowed');
+    expect((await json<AccountBody>(await server.request('/v1/account'))).balance).toBe(before);
   });
 });
