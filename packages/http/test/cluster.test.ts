@@ -37,6 +37,9 @@ interface Node {
 let postgres: TestPostgres;
 let osm: TestServer;
 let slowOsm: TestServer;
+/** Overpass queries the held map source received, and what lets its first one answer. */
+let heldQueries = 0;
+let releaseHeld: () => void = () => {};
 const nodes: Node[] = [];
 
 async function startNode(extra: Record<string, string> = {}): Promise<Node> {
@@ -100,9 +103,15 @@ async function pollStatus(node: Node, pollUrl: string): Promise<string> {
 }
 
 function kill(node: Node): Promise<void> {
+  return stop(node, 'SIGKILL');
+}
+
+/** Stops a node (by default gracefully: it gives its leases back) and waits for its process to end. */
+function stop(node: Node, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (node.process.exitCode !== null || node.process.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     node.process.once('exit', () => resolve());
-    node.process.kill('SIGKILL');
+    node.process.kill(signal);
   });
 }
 
@@ -119,13 +128,15 @@ async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs =
 beforeAll(async () => {
   postgres = await startTestPostgres();
   osm = await createFakeOsm();
-  slowOsm = await createFakeOsm({ delayMs: 3000 });
+  // The first map query waits until the test lets it go (or its node dies): the job is surely running.
+  slowOsm = await createFakeOsm({ holdFirst: new Promise<void>((resolve) => (releaseHeld = resolve)), onQuery: () => heldQueries++ });
 }, 120_000);
 
 afterAll(async () => {
   await Promise.all(nodes.filter((node) => node.process.exitCode === null && node.process.signalCode === null).map((node) => kill(node)));
   for (const node of nodes) rmSync(node.dataDir, { recursive: true, force: true });
   await osm?.close();
+  releaseHeld();
   await slowOsm?.close();
   await postgres?.close();
 });
@@ -138,6 +149,11 @@ describe('two server processes on one PostgreSQL database', () => {
     a = await startNode();
     b = await startNode();
   }, 150_000);
+  // Stopped before the next scenario: its nodes are configured otherwise (another map source and
+  // embedder) and must not claim its work from the shared database.
+  afterAll(async () => {
+    await Promise.all([stop(a), stop(b)]);
+  });
 
   it('searches on one node a file uploaded and added on the other', async () => {
     const file = await a.client.files.create({
@@ -207,7 +223,8 @@ describe('two server processes on one PostgreSQL database', () => {
 
 describe('a node killed with SIGKILL loses nothing', () => {
   it('the other node finishes its ingestion and its job: nothing indexed twice, nothing charged twice', async () => {
-    // A slow embeddings service and a slow map source keep both pieces of work running when the node dies.
+    // A slow embeddings service and a map source that holds its first query keep both pieces of work
+    // running when the node dies.
     let embeddingCalls = 0;
     const embeddings = await createTestServer({
       'POST /v1/embeddings': async (request, response) => {
@@ -241,7 +258,7 @@ describe('a node killed with SIGKILL loses nothing', () => {
     const started = await json<StartedJobBody>(
       await doomed.request('/v1/tools/maps', { method: 'POST', json: { query: 'harbour cafe', location: 'Kiel', limit: 1 } }),
     );
-    await until(async () => embeddingCalls > 2);
+    await until(async () => embeddingCalls > 2 && heldQueries > 0);
     expect((await survivor.client.vectorStores.files.retrieve(file.id, { vector_store_id: store.id })).status).toBe('in_progress');
     expect(await pollStatus(survivor, started.data.poll_url)).toBe('running');
     await kill(doomed);

@@ -42,13 +42,28 @@ export async function createFakeWebsite(): Promise<TestServer> {
 }
 
 /** Nominatim + Overpass in one server: `/search` geocodes, `/api/interpreter` answers elements. */
-export async function createFakeOsm(options: { delayMs?: number; fail?: boolean } = {}): Promise<TestServer> {
+export async function createFakeOsm(
+  options: {
+    delayMs?: number;
+    fail?: boolean;
+    /** The first Overpass query waits for this (or for its client to go away); later ones answer at once. */
+    holdFirst?: Promise<void>;
+    /** Called as each Overpass query arrives. */
+    onQuery?: () => void;
+  } = {},
+): Promise<TestServer> {
+  let queries = 0;
   return createTestServer({
     'GET /search': (request, response) => {
       if (request.query.get('q') === 'Nowhere') return respond.json(response, 200, []);
       respond.json(response, 200, [{ lat: '52.5', lon: '13.4', display_name: `${request.query.get('q')}, Germany` }]);
     },
     'POST /api/interpreter': async (_, response) => {
+      options.onQuery?.();
+      if (options.holdFirst && queries++ === 0) {
+        await Promise.race([options.holdFirst, new Promise((resolve) => response.once('close', resolve))]);
+        if (response.destroyed) return;
+      }
       if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
       if (options.fail) return respond.text(response, 504, 'runtime error: query timed out');
       respond.json(response, 200, {
