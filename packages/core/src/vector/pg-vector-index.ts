@@ -10,7 +10,7 @@ import { PgChunkWrites } from './pg-chunk-writes';
 import { PgKeywordSearch, type PgKeywordPlan } from './pg-keywords';
 import { PgVectorSearch, type StoreScope, vectorLiteral } from './pg-vector-search';
 import { readSearchOptions } from './search-options';
-import type { IndexedChunk, SearchHit, StoreIndexInfo, StoreSearchOptions, VectorIndexContract, WriteFence } from './types';
+import type { FileChunksInput, SearchHit, StoreIndexInfo, StoreSearchOptions, VectorIndexContract } from './types';
 
 export interface PgVectorIndexOptions {
   /** A PostgreSQL client (pgvector installed; the vector schema migrated). */
@@ -99,14 +99,7 @@ export class PgVectorIndex implements VectorIndexContract {
     return meta ? { embedderId: meta.embedder_id, dimensions: meta.dimensions, chunks: meta.chunk_count } : null;
   }
 
-  async addFileChunks(input: {
-    storeId: string;
-    fileId: string;
-    filename: string;
-    attributes: Attributes;
-    chunks: IndexedChunk[];
-    fence?: WriteFence;
-  }): Promise<boolean> {
+  async addFileChunks(input: FileChunksInput): Promise<boolean> {
     const { storeId, fileId, chunks } = input;
     return this.exclusive(storeId, async () => {
       const meta = await this.adoptEmbedder(storeId);

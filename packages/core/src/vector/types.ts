@@ -68,6 +68,16 @@ export interface WriteFence {
   params: unknown[];
 }
 
+/** One file's chunks for one store, as `addFileChunks` takes them. */
+export interface FileChunksInput {
+  storeId: string;
+  fileId: string;
+  filename: string;
+  attributes: Record<string, string | number | boolean> | null;
+  chunks: IndexedChunk[];
+  fence?: WriteFence;
+}
+
 /**
  * The index contract between the Ingestor (documents/) and the index (vector/): chunks with their
  * vectors per store, keyword and vector rankings fused into one 0..1 score, filters on file
@@ -81,14 +91,7 @@ export interface VectorIndexContract {
    * With a `fence`, the write counts only while the fence holds; answers false (nothing of this write
    * stays) when it did not.
    */
-  addFileChunks(input: {
-    storeId: string;
-    fileId: string;
-    filename: string;
-    attributes: Record<string, string | number | boolean> | null;
-    chunks: IndexedChunk[];
-    fence?: WriteFence;
-  }): Promise<boolean>;
+  addFileChunks(input: FileChunksInput): Promise<boolean>;
   /** Removes a file's chunks from a store (no-op when absent). */
   removeFile(storeId: string, fileId: string): Promise<void>;
   /** Drops a whole store's chunks (and index files). */

@@ -8,7 +8,7 @@ import { ChunkWrites } from './chunk-writes';
 import { fuseScore } from './fuse-rankings';
 import { StoreGraphs } from './store-graphs';
 import { KeywordIndex, keywordCoverage, type KeywordIndexOptions, type KeywordPlan } from './keyword-index';
-import type { IndexedChunk, SearchHit, StoreIndexInfo, StoreSearchOptions, VectorIndexContract, WriteFence } from './types';
+import type { FileChunksInput, IndexedChunk, SearchHit, StoreIndexInfo, StoreSearchOptions, VectorIndexContract } from './types';
 import { readSearchOptions } from './search-options';
 import { blobToVector, dot, vectorToBlob } from './vector-blob';
 
@@ -155,14 +155,7 @@ export class VectorIndex implements VectorIndexContract {
     return meta ? { embedderId: meta.embedder_id, dimensions: meta.dimensions, chunks: meta.chunk_count } : null;
   }
 
-  async addFileChunks(input: {
-    storeId: string;
-    fileId: string;
-    filename: string;
-    attributes: Attributes;
-    chunks: IndexedChunk[];
-    fence?: WriteFence;
-  }): Promise<boolean> {
+  async addFileChunks(input: FileChunksInput): Promise<boolean> {
     const { storeId, fileId, chunks, fence } = input;
     return this.exclusive(storeId, async () => {
       await this.adoptEmbedder(storeId);
