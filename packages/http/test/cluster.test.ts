@@ -223,13 +223,19 @@ describe('two server processes on one PostgreSQL database', () => {
 
 describe('a node killed with SIGKILL loses nothing', () => {
   it('the other node finishes its ingestion and its job: nothing indexed twice, nothing charged twice', async () => {
-    // A slow embeddings service and a map source that holds its first query keep both pieces of work
-    // running when the node dies.
+    // An embeddings service and a map source that hold their calls until the node dies keep both pieces
+    // of work running there; the survivor's calls after the takeover are answered.
     let embeddingCalls = 0;
+    let releaseEmbeddings: () => void = () => {};
+    const embeddingsReleased = new Promise<void>((resolve) => (releaseEmbeddings = resolve));
     const embeddings = await createTestServer({
       'POST /v1/embeddings': async (request, response) => {
-        embeddingCalls++;
-        await new Promise((resolve) => setTimeout(resolve, 150));
+        // From the fourth call on, calls wait until the test lets them go (or their node dies).
+        if (++embeddingCalls > 3) {
+          await Promise.race([embeddingsReleased, new Promise((resolve) => response.once('close', resolve))]);
+          if (response.destroyed) return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
         const inputs = (request.json as { input: string[] }).input;
         const data = inputs.map((text, index) => ({
           object: 'embedding',
@@ -249,8 +255,8 @@ describe('a node killed with SIGKILL loses nothing', () => {
       FATHOM_EMBEDDING_BATCH_SIZE: '4',
       AGENT_EGRESS_ALLOW: '127.0.0.1',
     };
+    // Only the doomed node runs while the work is claimed, so both pieces surely run there.
     const doomed = await startNode(slow);
-    const survivor = await startNode(slow);
     const text = Array.from({ length: 4000 }, (_, i) => `Line ${i}: the harbour log records tide ${i % 17} and wind ${i % 9}.`).join('\n');
     const file = await doomed.client.files.create({ file: await toFile(Buffer.from(text), 'log.txt'), purpose: 'assistants' });
     const store = await doomed.client.vectorStores.create({ name: 'log' });
@@ -258,10 +264,13 @@ describe('a node killed with SIGKILL loses nothing', () => {
     const started = await json<StartedJobBody>(
       await doomed.request('/v1/tools/maps', { method: 'POST', json: { query: 'harbour cafe', location: 'Kiel', limit: 1 } }),
     );
-    await until(async () => embeddingCalls > 2 && heldQueries > 0);
+    await until(async () => embeddingCalls > 3 && heldQueries > 0);
+    const survivor = await startNode(slow);
     expect((await survivor.client.vectorStores.files.retrieve(file.id, { vector_store_id: store.id })).status).toBe('in_progress');
     expect(await pollStatus(survivor, started.data.poll_url)).toBe('running');
     await kill(doomed);
+    releaseEmbeddings();
+    releaseHeld();
 
     const storeFile = await until(async () => {
       const seen = await survivor.client.vectorStores.files.retrieve(file.id, { vector_store_id: store.id });
