@@ -3,7 +3,7 @@ import { ConflictError, InvalidRequestError } from '../errors';
 import type { Logger } from '../internal/logger';
 import type { SqlClient } from '../storage';
 import { matchesAttributeFilter, validateAttributeFilter, type Attributes } from './attribute-filter';
-import { fuseScore } from './fuse-rankings';
+import { BestCandidates } from './best-candidates';
 import { keywordCoverage } from './keyword-index';
 import type { KeywordPlanOptions } from './keyword-plan';
 import { PgChunkWrites } from './pg-chunk-writes';
@@ -160,7 +160,7 @@ export class PgVectorIndex implements VectorIndexContract {
     const scopes = await this.scopes(stores, options.filters);
     const searchable = scopes.filter((scope) => scope.files !== null);
     if (searchable.length === 0) return [];
-    const best = new Map<number, { score: number; row: CandidateRow }>();
+    const best = new BestCandidates<CandidateRow>({ mode, depth, hybridWeights: options.hybridWeights });
     for (const query of queries) {
       const vectors = new Map<string, Float32Array>();
       if (mode !== 'keyword') for (const scope of searchable) vectors.set(scope.meta.store_id, await this.embedQuery(scope.meta, query));
@@ -180,46 +180,22 @@ export class PgVectorIndex implements VectorIndexContract {
       const ids = [...new Set([...vectorList, ...keywordList])];
       if (ids.length === 0) continue;
       const rows = new Map((await this.candidates(ids, searchable, vectors)).map((row) => [row.id, row]));
-      const vectorRank = new Map(
-        vectorList
-          .filter((id) => rows.has(id))
-          .slice(0, depth)
-          .map((id, rank) => [id, rank]),
-      );
-      const keywordRank = new Map(keywordList.filter((id) => rows.has(id)).map((id, rank) => [id, rank]));
-      for (const row of rows.values()) {
-        if (!vectorRank.has(row.id) && !keywordRank.has(row.id)) continue;
-        const candidate = {
-          id: row.id,
-          vectorRank: vectorRank.get(row.id),
-          keywordRank: keywordRank.get(row.id),
-          similarity: row.similarity,
-          coverage: keywordCoverage(plan, row.text),
-        };
-        const score =
-          mode === 'vector'
-            ? Math.max(0, Math.min(1, row.similarity))
-            : fuseScore(candidate, {
-                depth,
-                keywordActive: plan.groups.length > 0,
-                vectorWeight: mode === 'keyword' ? 0 : options.hybridWeights?.embedding,
-                keywordWeight: options.hybridWeights?.text,
-              });
-        const previous = best.get(row.id);
-        if (!previous || score > previous.score) best.set(row.id, { score, row });
-      }
+      best.addQuery({
+        rows,
+        vectorList,
+        keywordList,
+        keywordActive: plan.groups.length > 0,
+        similarity: (row) => row.similarity,
+        coverage: (row) => keywordCoverage(plan, row.text),
+      });
     }
-    return [...best.values()]
-      .filter((entry) => entry.score >= threshold && entry.score > 0)
-      .sort((a, b) => b.score - a.score || a.row.id - b.row.id)
-      .slice(0, limit)
-      .map(({ score, row }) => ({
-        file_id: row.file_id,
-        filename: row.filename,
-        score: Math.round(score * 1e6) / 1e6,
-        attributes: row.attributes ? JSON.parse(row.attributes) : null,
-        content: [{ type: 'text' as const, text: row.text }],
-      }));
+    return best.top(threshold, limit).map(({ score, row }) => ({
+      file_id: row.file_id,
+      filename: row.filename,
+      score: Math.round(score * 1e6) / 1e6,
+      attributes: row.attributes ? JSON.parse(row.attributes) : null,
+      content: [{ type: 'text' as const, text: row.text }],
+    }));
   }
 
   /**

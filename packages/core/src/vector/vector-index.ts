@@ -5,7 +5,7 @@ import { ConflictError, InvalidRequestError } from '../errors';
 import type { Logger } from '../internal/logger';
 import { matchesAttributeFilter, validateAttributeFilter, type Attributes } from './attribute-filter';
 import { ChunkWrites } from './chunk-writes';
-import { fuseScore } from './fuse-rankings';
+import { BestCandidates } from './best-candidates';
 import { StoreGraphs } from './store-graphs';
 import { KeywordIndex, keywordCoverage, type KeywordIndexOptions, type KeywordPlan } from './keyword-index';
 import type { FileChunksInput, IndexedChunk, SearchHit, StoreIndexInfo, StoreSearchOptions, VectorIndexContract } from './types';
@@ -279,7 +279,7 @@ export class VectorIndex implements VectorIndexContract {
     const allowed = this.allowedFiles(stores, options.filters);
     const searchable = stores.filter((meta) => allowed.get(meta.store_id) !== null || !options.filters);
     const restricted = searchable.filter((meta) => allowed.get(meta.store_id));
-    const best = new Map<number, { score: number; row: CandidateRow }>();
+    const best = new BestCandidates<CandidateRow>({ mode, depth, hybridWeights: options.hybridWeights });
     if (mode !== 'keyword') await Promise.all(searchable.map((meta) => this.graphs.ensure(meta.store_id)));
     const searchedChunks = searchable.reduce((sum, meta) => sum + meta.chunk_count, 0);
     for (const query of queries) {
@@ -303,7 +303,8 @@ export class VectorIndex implements VectorIndexContract {
               searchedChunks >= plan.total,
             );
       const vectorList = await vectorPending;
-      const ids = [...new Set([...vectorList, ...keywordList.map((hit) => hit.id)])];
+      const keywordIds = keywordList.map((hit) => hit.id);
+      const ids = [...new Set([...vectorList, ...keywordIds])];
       if (ids.length === 0) continue;
       // Filters apply to the rows themselves; ranks are counted among the rows that pass.
       const passes = (row: CandidateRow) => {
@@ -318,41 +319,16 @@ export class VectorIndex implements VectorIndexContract {
           .filter(passes)
           .map((row) => [row.id, row]),
       );
-      const vectorRank = new Map(
-        vectorList
-          .filter((id) => rows.has(id))
-          .slice(0, depth)
-          .map((id, rank) => [id, rank]),
-      );
-      const keywordRank = new Map(keywordList.filter((hit) => rows.has(hit.id)).map((hit, rank) => [hit.id, rank]));
-      for (const row of rows.values()) {
-        if (!vectorRank.has(row.id) && !keywordRank.has(row.id)) continue;
-        const similarity = row.vector ? dot(vectors.get(row.store_id) ?? new Float32Array(0), blobToVector(row.vector)) : 0;
-        const candidate = {
-          id: row.id,
-          vectorRank: vectorRank.get(row.id),
-          keywordRank: keywordRank.get(row.id),
-          similarity,
-          coverage: keywordCoverage(plan, row.text),
-        };
-        const score =
-          mode === 'vector'
-            ? Math.max(0, Math.min(1, similarity))
-            : fuseScore(candidate, {
-                depth,
-                keywordActive: plan.groups.length > 0,
-                vectorWeight: mode === 'keyword' ? 0 : options.hybridWeights?.embedding,
-                keywordWeight: options.hybridWeights?.text,
-              });
-        const previous = best.get(row.id);
-        if (!previous || score > previous.score) best.set(row.id, { score, row });
-      }
+      best.addQuery({
+        rows,
+        vectorList,
+        keywordList: keywordIds,
+        keywordActive: plan.groups.length > 0,
+        similarity: (row) => (row.vector ? dot(vectors.get(row.store_id) ?? new Float32Array(0), blobToVector(row.vector)) : 0),
+        coverage: (row) => keywordCoverage(plan, row.text),
+      });
     }
-    return [...best.values()]
-      .filter((entry) => entry.score >= threshold && entry.score > 0)
-      .sort((a, b) => b.score - a.score || a.row.id - b.row.id)
-      .slice(0, limit)
-      .map(({ score, row }) => this.toHit(row, score));
+    return best.top(threshold, limit).map(({ score, row }) => this.toHit(row, score));
   }
 
   /**
