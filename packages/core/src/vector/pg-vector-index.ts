@@ -1,5 +1,5 @@
-import { HashEmbedder, type Embedder } from '../embeddings';
-import { ConflictError, InvalidRequestError } from '../errors';
+import type { Embedder } from '../embeddings';
+import { InvalidRequestError } from '../errors';
 import type { Logger } from '../internal/logger';
 import type { SqlClient } from '../storage';
 import { matchesAttributeFilter, validateAttributeFilter, type Attributes } from './attribute-filter';
@@ -10,6 +10,7 @@ import { PgChunkWrites } from './pg-chunk-writes';
 import { PgKeywordSearch, type PgKeywordPlan } from './pg-keywords';
 import { PgVectorSearch, type StoreScope, vectorLiteral } from './pg-vector-search';
 import { readSearchOptions } from './search-options';
+import { embedderMismatch, QueryEmbedders, REINDEX_MARK } from './store-embedders';
 import type { FileChunksInput, SearchHit, StoreIndexInfo, StoreSearchOptions, VectorIndexContract } from './types';
 
 export interface PgVectorIndexOptions {
@@ -48,8 +49,6 @@ interface CandidateRow {
   similarity: number;
 }
 
-const REINDEX_MARK = 'reindexing:';
-
 /**
  * Hybrid search on PostgreSQL: pgvector HNSW (cosine) for vectors, full text search (`tsvector` + GIN)
  * for keywords, fused into one 0..1 score exactly as the SQLite `VectorIndex` does (same keyword
@@ -66,13 +65,14 @@ export class PgVectorIndex implements VectorIndexContract {
   private readonly vectors: PgVectorSearch;
   private readonly writes: PgChunkWrites;
   private readonly locks = new Map<string, Promise<unknown>>();
-  private readonly queryEmbedders = new Map<string, Embedder>();
+  private readonly queryEmbedders: QueryEmbedders;
 
   constructor(options: PgVectorIndexOptions) {
     if (options?.db?.dialect !== 'postgres') throw new Error('PgVectorIndex needs a PostgreSQL database (options.db).');
     if (!options.embedder) throw new Error('PgVectorIndex needs an embedder (options.embedder).');
     this.db = options.db;
     this.embedder = options.embedder;
+    this.queryEmbedders = new QueryEmbedders(options.embedder);
     this.log = options.log;
     this.keywords = new PgKeywordSearch(this.db, options.keyword);
     this.writes = new PgChunkWrites(this.db);
@@ -163,7 +163,8 @@ export class PgVectorIndex implements VectorIndexContract {
     const best = new BestCandidates<CandidateRow>({ mode, depth, hybridWeights: options.hybridWeights });
     for (const query of queries) {
       const vectors = new Map<string, Float32Array>();
-      if (mode !== 'keyword') for (const scope of searchable) vectors.set(scope.meta.store_id, await this.embedQuery(scope.meta, query));
+      if (mode !== 'keyword')
+        for (const scope of searchable) vectors.set(scope.meta.store_id, await this.queryEmbedders.embed(scope.meta, query));
       const vectorList = mode === 'keyword' ? [] : await this.vectors.nearest(searchable, vectors, depth);
       const plan: PgKeywordPlan = mode === 'vector' ? { groups: [], match: null, total: 0 } : await this.keywords.plan(query);
       // Narrow in SQL only when every store is narrowed; otherwise rows are filtered below.
@@ -256,28 +257,15 @@ export class PgVectorIndex implements VectorIndexContract {
     );
     const meta = (await this.meta(storeId))!;
     if (meta.embedder_id === id) return meta;
-    if (meta.chunk_count > 0 || meta.embedder_id.startsWith(REINDEX_MARK)) throw mismatch(meta, id);
+    if (meta.chunk_count > 0 || meta.embedder_id.startsWith(REINDEX_MARK)) throw embedderMismatch(meta, id);
     await this.db.run('UPDATE vector_index_meta SET embedder_id = ?, dimensions = ? WHERE store_id = ? AND chunk_count = 0', [
       id,
       dimensions,
       storeId,
     ]);
     const adopted = (await this.meta(storeId))!;
-    if (adopted.embedder_id !== id) throw mismatch(adopted, id);
+    if (adopted.embedder_id !== id) throw embedderMismatch(adopted, id);
     return adopted;
-  }
-
-  /** The embedder that built the store: the current one, or a hash embedder re-created from its id. */
-  private async embedQuery(meta: MetaRow, query: string): Promise<Float32Array> {
-    let embedder: Embedder | undefined = meta.embedder_id === this.embedder.id ? this.embedder : this.queryEmbedders.get(meta.embedder_id);
-    if (!embedder) {
-      const hash = HashEmbedder.fromId(meta.embedder_id);
-      if (!hash) throw mismatch(meta, this.embedder.id);
-      this.queryEmbedders.set(meta.embedder_id, hash);
-      embedder = hash;
-    }
-    const { embeddings } = await embedder.embed({ values: [query] });
-    return embeddings[0]!;
   }
 
   /** Per store, the files a filter leaves (null = none, undefined = all) and how many chunks they hold. */
@@ -343,18 +331,4 @@ export class PgVectorIndex implements VectorIndexContract {
 
 function toMeta(row: MetaRow): MetaRow {
   return { ...row, dimensions: Number(row.dimensions), chunk_count: Number(row.chunk_count) };
-}
-
-function mismatch(meta: MetaRow, current: string): ConflictError {
-  if (meta.embedder_id.startsWith(REINDEX_MARK)) {
-    return new ConflictError(
-      `Vector store ${meta.store_id} is being re-indexed, or its re-indexing was interrupted. Run 'fathom reindex ${meta.store_id}' to finish it.`,
-      'reindex_required',
-    );
-  }
-  return new ConflictError(
-    `Vector store ${meta.store_id} was indexed with the embedder '${meta.embedder_id}', but this installation runs '${current}'. ` +
-      `Run 'fathom reindex ${meta.store_id}' to re-embed it with the current embedder, or start Fathom with the embedder that built it.`,
-    'reindex_required',
-  );
 }

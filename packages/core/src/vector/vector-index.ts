@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { SqliteDatabase } from '../storage';
-import { HashEmbedder, type Embedder } from '../embeddings';
-import { ConflictError, InvalidRequestError } from '../errors';
+import type { Embedder } from '../embeddings';
+import { InvalidRequestError } from '../errors';
 import type { Logger } from '../internal/logger';
 import { matchesAttributeFilter, validateAttributeFilter, type Attributes } from './attribute-filter';
 import { ChunkWrites } from './chunk-writes';
@@ -10,6 +10,7 @@ import { StoreGraphs } from './store-graphs';
 import { KeywordIndex, keywordCoverage, type KeywordIndexOptions, type KeywordPlan } from './keyword-index';
 import type { FileChunksInput, IndexedChunk, SearchHit, StoreIndexInfo, StoreSearchOptions, VectorIndexContract } from './types';
 import { readSearchOptions } from './search-options';
+import { embedderMismatch, QueryEmbedders, REINDEX_MARK } from './store-embedders';
 import { blobToVector, dot, vectorToBlob } from './vector-blob';
 
 export interface VectorIndexOptions {
@@ -52,8 +53,6 @@ interface CandidateRow {
   vector?: Buffer;
 }
 
-const REINDEX_MARK = 'reindexing:';
-
 /**
  * Hybrid search index: one HNSW graph per vector store (in a worker thread, persisted under the data
  * dir, rebuilt from SQLite when missing or stale) plus FTS5 BM25 over the chunk text, fused into one
@@ -69,7 +68,7 @@ export class VectorIndex implements VectorIndexContract {
   private readonly efSearch: number;
   private readonly exactSearchLimit: number;
   private readonly locks = new Map<string, Promise<unknown>>();
-  private readonly queryEmbedders = new Map<string, Embedder>();
+  private readonly queryEmbedders: QueryEmbedders;
   private readonly sql;
   private readonly writes: ChunkWrites;
 
@@ -80,6 +79,7 @@ export class VectorIndex implements VectorIndexContract {
     this.database = options.db;
     this.db = options.db.raw;
     this.embedder = options.embedder;
+    this.queryEmbedders = new QueryEmbedders(options.embedder);
     this.log = options.log;
     this.efSearch = options.hnsw?.efSearch ?? 800;
     this.exactSearchLimit = options.exactSearchLimit ?? 4096;
@@ -285,7 +285,7 @@ export class VectorIndex implements VectorIndexContract {
     for (const query of queries) {
       // Keyword-only scores ignore similarity (its weight is 0), so the query is not embedded.
       const vectors = new Map<string, Float32Array>();
-      if (mode !== 'keyword') for (const meta of searchable) vectors.set(meta.store_id, await this.embedQuery(meta, query));
+      if (mode !== 'keyword') for (const meta of searchable) vectors.set(meta.store_id, await this.queryEmbedders.embed(meta, query));
       // The HNSW searches are posted to the worker first, so they run while FTS5 works on this thread.
       const vectorPending = mode === 'keyword' ? Promise.resolve([]) : this.vectorCandidates(searchable, allowed, vectors, depth);
       const plan: KeywordPlan = mode === 'vector' ? { groups: [], match: null, total: 0 } : this.keywords.plan(query);
@@ -399,39 +399,12 @@ export class VectorIndex implements VectorIndexContract {
   /** Binds an empty store to the current embedder; refuses to mix vectors of two embedders in one store. */
   private async adoptEmbedder(storeId: string): Promise<void> {
     const meta = this.sql.meta.get(storeId);
-    if (meta && meta.chunk_count > 0 && meta.embedder_id !== this.embedder.id) throw this.mismatch(meta);
+    if (meta && meta.chunk_count > 0 && meta.embedder_id !== this.embedder.id) throw embedderMismatch(meta, this.embedder.id);
     if (meta && meta.embedder_id === this.embedder.id) return;
     if (meta) await this.graphs.drop(storeId);
     await this.database.immediate(() =>
       this.sql.upsertMeta.run(storeId, this.embedder.id, this.embedder.dimensions, meta?.generation ?? 0),
     );
-  }
-
-  private mismatch(meta: MetaRow): ConflictError {
-    if (meta.embedder_id.startsWith(REINDEX_MARK)) {
-      return new ConflictError(
-        `Vector store ${meta.store_id} is being re-indexed, or its re-indexing was interrupted. Run 'fathom reindex ${meta.store_id}' to finish it.`,
-        'reindex_required',
-      );
-    }
-    return new ConflictError(
-      `Vector store ${meta.store_id} was indexed with the embedder '${meta.embedder_id}', but this installation runs '${this.embedder.id}'. ` +
-        `Run 'fathom reindex ${meta.store_id}' to re-embed it with the current embedder, or start Fathom with the embedder that built it.`,
-      'reindex_required',
-    );
-  }
-
-  /** The embedder that built the store: the current one, or a hash embedder re-created from its id. */
-  private async embedQuery(meta: MetaRow, query: string): Promise<Float32Array> {
-    let embedder: Embedder | undefined = meta.embedder_id === this.embedder.id ? this.embedder : this.queryEmbedders.get(meta.embedder_id);
-    if (!embedder) {
-      const hash = HashEmbedder.fromId(meta.embedder_id);
-      if (!hash) throw this.mismatch(meta);
-      this.queryEmbedders.set(meta.embedder_id, hash);
-      embedder = hash;
-    }
-    const { embeddings } = await embedder.embed({ values: [query] });
-    return embeddings[0]!;
   }
 
   /** Per store: null = no file passes the filter, undefined = every file passes, else the allowed file ids. */
