@@ -6,26 +6,16 @@
  * (all its threads). Figures: req/s of each path, each proxy's throughput as a share of direct, CPU ms
  * per request, and Fathom / bare proxy (a ratio of the same run).
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { BENCH_KEY, runBareProxy, runFathom, runUpstream } from './gateway-processes';
+import { BENCH_KEY, forkRole, runBareProxy, runFathom, runUpstream } from './gateway-processes';
 import { processCpuMs, range } from './peers/stats';
+
+const script = fileURLToPath(import.meta.url);
 
 const REQUESTS = Number(process.env.REQUESTS ?? 3000);
 const CONCURRENCY = 64;
 const ROUNDS = 3;
-
-function start(role: string, ...args: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(fileURLToPath(import.meta.url), [role, ...args], {
-    execArgv: ['--conditions=fathom-source', '--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', (message: { port: number }) => resolve({ child, port: message.port }));
-    child.once('exit', (code) => reject(new Error(`${role} exited with ${code}`)));
-  });
-}
 
 interface Path {
   name: string;
@@ -65,9 +55,9 @@ async function load(path: Path, stream: boolean): Promise<{ rate: number; cpu: n
 }
 
 async function main(): Promise<void> {
-  const upstream = await start('upstream');
-  const fathom = await start('fathom', String(upstream.port));
-  const bare = await start('bare', String(upstream.port));
+  const upstream = await forkRole(script, ['upstream']);
+  const fathom = await forkRole(script, ['fathom', String(upstream.port)]);
+  const bare = await forkRole(script, ['bare', String(upstream.port)]);
   const pool = (port: number) => new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY });
   const paths: Path[] = [
     { name: 'direct', pid: upstream.child.pid!, pool: pool(upstream.port), headers: {}, model: 'm' },

@@ -3,6 +3,7 @@
  * OpenAI-compatible upstream and Fathom's HTTP server with one vendor `bench` pointed at it. Each
  * runs in its own child process and reports its port over IPC.
  */
+import { type ChildProcess, fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const BENCH_KEY = 'fth_bench_key';
+
+/**
+ * Runs `script` again in a child process as `args[0]` (its role) and resolves once the child reports
+ * its port over IPC. BENCH_CPU_PROF=<dir>: a CPU profile of the `fathom` role, written when it exits.
+ */
+export function forkRole(script: string, args: string[]): Promise<{ child: ChildProcess; port: number }> {
+  const profile = process.env.BENCH_CPU_PROF && args[0] === 'fathom' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = fork(script, args, {
+    execArgv: ['--conditions=fathom-source', '--import', 'tsx', '--expose-gc', ...profile],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (message: { port: number }) => resolve({ child, port: message.port }));
+    child.once('exit', (code) => reject(new Error(`child ${args[0]} exited with ${code}`)));
+  });
+}
 
 /** Text chunks of a `long` stream (model `long`); other models stream one chunk per word of the answer (14). */
 export const LONG_STREAM_CHUNKS = 140;

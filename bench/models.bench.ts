@@ -6,24 +6,14 @@
  * across waves of 1,000 concurrent slow streams.
  * Targets: added p50 < 1 ms, throughput >= 80% of direct, memory flat across the waves.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { BENCH_KEY as KEY, runFathom, runUpstream } from './gateway-processes';
+import { BENCH_KEY as KEY, forkRole, runFathom, runUpstream } from './gateway-processes';
+
+const script = fileURLToPath(import.meta.url);
 
 const role = process.argv[2];
-
-function start(args: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const profile = process.env.BENCH_CPU_PROF && args[0] === 'fathom' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = fork(fileURLToPath(import.meta.url), args, {
-    execArgv: ['--conditions=fathom-source', '--import', 'tsx', '--expose-gc', ...profile],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', (message: any) => resolve({ child, port: message.port }));
-    child.once('exit', (code) => reject(new Error(`child ${args[0]} exited with ${code}`)));
-  });
-}
 
 function ask<T>(child: ChildProcess, message: string): Promise<T> {
   return new Promise((resolve) => {
@@ -102,8 +92,8 @@ async function throughputPair(
 }
 
 async function main(): Promise<void> {
-  const upstream = await start(['upstream']);
-  const fathom = await start(['fathom', String(upstream.port)]);
+  const upstream = await forkRole(script, ['upstream']);
+  const fathom = await forkRole(script, ['fathom', String(upstream.port)]);
   const connections = 1100;
   const direct: Target = {
     pool: new Pool(`http://127.0.0.1:${upstream.port}`, { connections }),

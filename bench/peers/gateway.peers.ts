@@ -10,14 +10,14 @@
  *
  * Run: npm run bench:peers -- gateway   (REQUESTS=1000 REPEATS=1 for a quick run; PATHS=direct,Fathom for Fathom alone)
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { Pool } from 'undici';
-import { BENCH_KEY, LONG_STREAM_CHUNKS, runFathom, runUpstream } from '../gateway-processes';
+import { BENCH_KEY, forkRole, LONG_STREAM_CHUNKS, runFathom, runUpstream } from '../gateway-processes';
 import { machineLoad, processCpuMs, range } from './stats';
 
 const REQUESTS = Number(process.env.REQUESTS ?? 3000);
@@ -30,19 +30,6 @@ async function runLlmops(): Promise<void> {
   const { serve } = await import('@hono/node-server');
   const { default: app } = await import('@llmops/gateway');
   serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => process.send!({ port: info.port }));
-}
-
-function forkRole(args: string[]): Promise<{ child: ChildProcess; port: number }> {
-  // BENCH_CPU_PROF=<dir>: a CPU profile of the Fathom process, written when it exits.
-  const profile = process.env.BENCH_CPU_PROF && args[0] === 'fathom' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = fork(fileURLToPath(import.meta.url), args, {
-    execArgv: ['--conditions=fathom-source', '--import', 'tsx', '--expose-gc', ...profile],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', (message: any) => resolve({ child, port: message.port }));
-    child.once('exit', (code) => reject(new Error(`child ${args[0]} exited with ${code}`)));
-  });
 }
 
 async function freePort(): Promise<number> {
@@ -121,9 +108,9 @@ async function load(target: Target, stream: boolean, count: number, model?: stri
 
 async function main(): Promise<void> {
   console.log(`Gateway peers — ${cpus().length} cores (${cpus()[0]?.model}), Node ${process.version}, ${machineLoad()} at start`);
-  const upstream = await forkRole(['upstream']);
-  const fathom = await forkRole(['fathom', String(upstream.port)]);
-  const llmops = await forkRole(['llmops']);
+  const upstream = await forkRole(fileURLToPath(import.meta.url), ['upstream']);
+  const fathom = await forkRole(fileURLToPath(import.meta.url), ['fathom', String(upstream.port)]);
+  const llmops = await forkRole(fileURLToPath(import.meta.url), ['llmops']);
   const portkey = await startPortkey();
   const customHost = `http://127.0.0.1:${upstream.port}/v1`;
   const pool = (port: number) => new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY });

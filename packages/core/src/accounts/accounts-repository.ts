@@ -23,6 +23,16 @@ export interface LedgerRow {
 export type LedgerPageRow = Omit<LedgerRow, 'id'> & { id: string };
 
 /** Storage of accounts, keys and the ledger. Money rules (what may move when) live in `Accounts`. */
+/** One ledger row to write (amounts in micro-units, negative to take). */
+export interface LedgerInsert {
+  accountId: string;
+  kind: LedgerKind;
+  micros: number;
+  ref: string | null;
+  description: string | null;
+  createdAt: number;
+}
+
 export interface AccountsRepository extends Repository<AccountsRepository> {
   insertAccount(row: AccountRow): Promise<void>;
   account(id: string): Promise<AccountRow | undefined>;
@@ -35,14 +45,7 @@ export interface AccountsRepository extends Repository<AccountsRepository> {
   deleteKey(id: string): Promise<boolean>;
   /** Adds `micros` (negative to take) to the balance; false when the account does not exist or would go below 0. */
   addToBalance(accountId: string, micros: number): Promise<boolean>;
-  insertLedger(entry: {
-    accountId: string;
-    kind: LedgerKind;
-    micros: number;
-    ref: string | null;
-    description: string | null;
-    createdAt: number;
-  }): Promise<void>;
+  insertLedger(entry: LedgerInsert): Promise<void>;
   /** Micros reserved for `ref` (negative, as stored), if reserved. */
   reservation(accountId: string, ref: string): Promise<number | undefined>;
   /** Whether `ref` was already settled or released. */
@@ -114,14 +117,7 @@ export class SqlAccountsRepository implements AccountsRepository {
     return result.changes > 0;
   }
 
-  async insertLedger(entry: {
-    accountId: string;
-    kind: LedgerKind;
-    micros: number;
-    ref: string | null;
-    description: string | null;
-    createdAt: number;
-  }): Promise<void> {
+  async insertLedger(entry: LedgerInsert): Promise<void> {
     await this.db.run('INSERT INTO ledger (account_id, kind, amount_micros, ref, description, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
       entry.accountId,
       entry.kind,
