@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './wire';
 export * from './storage';
 export * from './config';
 export * from './accounts';

@@ -84,8 +84,8 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
   }
   const fastifyError = error as FastifyError & { validation?: SchemaIssue[] };
   if (fastifyError.validation) {
-    const { message, param } = describeSchemaIssues(fastifyError.validation);
-    reply.status(400).send(openAiError(message, 'invalid_request_error', param));
+    const { message, param, code } = describeSchemaIssues(fastifyError.validation);
+    reply.status(400).send(openAiError(message, code, param));
     return;
   }
   const known = describeFrameworkError(fastifyError, request);

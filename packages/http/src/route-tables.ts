@@ -10,9 +10,21 @@ import { responsesRoutes } from './routes/responses';
 import { searchRoutes } from './routes/search';
 import { toolsRoutes } from './routes/tools';
 
-/** Routes of a family, each with the family's body limit unless it sets its own. */
-function family(routes: readonly Route[], bodyLimit: number): Route[] {
-  return routes.map((route) => ({ ...route, bodyLimit: route.bodyLimit ?? bodyLimit }));
+/** What a family says about its routes in the OpenAPI document: its tag, and whether OpenAI has such operations. */
+interface FamilyInfo {
+  tag: string;
+  /** Fathom's own operations, with no OpenAI counterpart. */
+  extension?: boolean;
+}
+
+/** Routes of a family, each with the family's body limit unless it sets its own, and the family's tag. */
+function family(routes: readonly Route[], bodyLimit: number, info: FamilyInfo): Route[] {
+  return routes.map((route) => ({
+    ...route,
+    bodyLimit: route.bodyLimit ?? bodyLimit,
+    tag: route.tag ?? info.tag,
+    extension: route.extension ?? info.extension ?? false,
+  }));
 }
 
 /** Which routes a listener serves: `platform` (all but agents), `agents`, or `all`. */
@@ -21,18 +33,18 @@ export type Surface = 'all' | 'platform' | 'agents';
 /** Every route a server with this surface registers, with its body limit. */
 export function routeTables(surface: Surface = 'all'): Route[] {
   return [
-    ...family(accountRoutes, BODY_LIMITS.admin),
+    ...family(accountRoutes, BODY_LIMITS.admin, { tag: 'Account', extension: true }),
     ...(surface !== 'agents'
       ? [
-          ...family(adminRoutes, BODY_LIMITS.admin),
-          ...family(documentsRoutes, BODY_LIMITS.documents),
-          ...family(searchRoutes, BODY_LIMITS.documents),
-          ...family(modelsRoutes, BODY_LIMITS.chat),
-          ...family(responsesRoutes, BODY_LIMITS.chat),
-          ...family(assistantsRoutes, BODY_LIMITS.assistants),
-          ...family(toolsRoutes, BODY_LIMITS.tools),
+          ...family(adminRoutes, BODY_LIMITS.admin, { tag: 'Admin', extension: true }),
+          ...family(documentsRoutes, BODY_LIMITS.documents, { tag: 'Files and vector stores' }),
+          ...family(searchRoutes, BODY_LIMITS.documents, { tag: 'Files and vector stores' }),
+          ...family(modelsRoutes, BODY_LIMITS.chat, { tag: 'Models' }),
+          ...family(responsesRoutes, BODY_LIMITS.chat, { tag: 'Responses' }),
+          ...family(assistantsRoutes, BODY_LIMITS.assistants, { tag: 'Assistants' }),
+          ...family(toolsRoutes, BODY_LIMITS.tools, { tag: 'Data tools', extension: true }),
         ]
       : []),
-    ...(surface !== 'platform' ? family(agentsRoutes, BODY_LIMITS.agents) : []),
+    ...(surface !== 'platform' ? family(agentsRoutes, BODY_LIMITS.agents, { tag: 'Agents', extension: true }) : []),
   ];
 }

@@ -1,5 +1,6 @@
 import { InvalidRequestError, type Account, type Fathom } from '@fathom/core';
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { Static, TSchema } from '@fathom/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateAccount, authenticateAdmin } from './auth';
 import type { FromSchema } from './schema-types';
 
@@ -23,17 +24,37 @@ export type QueryValues = { readonly [name: string]: string | string[] | undefin
 /** A JSON object body: the router refuses any other body, and gives `{}` when there is none. */
 export type JsonObject = { [key: string]: unknown };
 
+/** The value a schema admits: TypeBox's static type, or (routes not yet declared with TypeBox) read from a literal JSON Schema. */
+type Validated<S> = S extends TSchema ? Static<S> : FromSchema<S>;
+
 /** The body a handler receives: typed from `schema.body` when the route has one (fastify checked it). */
-export type RouteBody<Schema> = Schema extends { readonly body: infer Body } ? FromSchema<Body> : JsonObject;
+export type RouteBody<Schema> = Schema extends { readonly body: infer Body } ? Validated<Body> : JsonObject;
 
 /** The query a handler receives: typed from `schema.querystring` when the route has one. */
-export type RouteQuery<Schema> = Schema extends { readonly querystring: infer Query } ? FromSchema<Query> : QueryValues;
+export type RouteQuery<Schema> = Schema extends { readonly querystring: infer Query } ? Validated<Query> : QueryValues;
+
+/**
+ * What a route declares about its request and answer. `body` and `querystring` are validated by fastify
+ * before the handler runs (a query string is coerced to the schema's types: `limit=5` is the integer 5);
+ * `response` is the answer of a successful call: it is not used to serialize (handlers return objects
+ * as core builds them) but documents the route in `/v1/openapi.json`, and the test suite checks every
+ * answer against it. `stream` names the schema of the events of a server-sent-event answer.
+ */
+export interface RouteSchema {
+  body?: unknown;
+  querystring?: unknown;
+  params?: unknown;
+  response?: TSchema;
+  stream?: TSchema;
+  /** The fields of a multipart/form-data body (uploads), which the route reads itself: documentation only. */
+  form?: TSchema;
+}
 
 /**
  * What a handler receives: the parsed request and the Fathom instance, plus the caller's account on
  * `auth: 'account'` routes only (admin and public routes have no account to read).
  */
-export type RouteContext<Path extends string = string, Schema = FastifySchema, Auth extends RouteAuth = 'account'> = {
+export type RouteContext<Path extends string = string, Schema = RouteSchema, Auth extends RouteAuth = 'account'> = {
   request: FastifyRequest;
   reply: FastifyReply;
   fathom: Fathom;
@@ -43,7 +64,7 @@ export type RouteContext<Path extends string = string, Schema = FastifySchema, A
 } & ([Auth] extends ['account'] ? { account: Account } : unknown);
 
 /** A route as written in a route table; `defineRoute` turns it into a `Route`. */
-export interface RouteDefinition<Path extends string, Schema extends FastifySchema, Auth extends RouteAuth> {
+export interface RouteDefinition<Path extends string, Schema extends RouteSchema, Auth extends RouteAuth> {
   method: RouteMethod;
   /** A fastify path: `:name` segments become `params.name`, a trailing `*` becomes `params['*']`. */
   path: Path;
@@ -53,6 +74,16 @@ export interface RouteDefinition<Path extends string, Schema extends FastifySche
   auth?: Auth;
   /** Validated once by fastify before the handler runs; `body` and `querystring` type the handler's context. */
   schema?: Schema;
+  /** One line for the OpenAPI document. */
+  summary?: string;
+  /** The OpenAPI `operationId`; default derived from the method and path. */
+  operationId?: string;
+  /** The answer is not JSON: a file's bytes (`application/octet-stream`), or a server-sent-event stream when `schema.stream` is set. */
+  produces?: 'json' | 'bytes';
+  /** The OpenAPI tag (the route family, e.g. `Vector stores`); set by the route tables. */
+  tag?: string;
+  /** A Fathom operation with no OpenAI counterpart (agents, data tools, admin…); set by the route tables. */
+  extension?: boolean;
   /** Status of a successful answer; default 200. */
   status?: number;
   /** Largest request body in bytes (413 above it); default the route family's limit, see `route-tables.ts`. */
@@ -69,7 +100,7 @@ export interface RouteRequest {
 }
 
 /** A route as data: validation from `schema` happens once in the router, `handle` calls the handler. */
-export interface Route extends Omit<RouteDefinition<string, FastifySchema, RouteAuth>, 'handler'> {
+export interface Route extends Omit<RouteDefinition<string, RouteSchema, RouteAuth>, 'handler'> {
   /** Runs the handler with its context; the answer as `handler` returns it. */
   handle: (request: RouteRequest) => unknown;
 }
@@ -80,7 +111,7 @@ export interface Route extends Omit<RouteDefinition<string, FastifySchema, Route
  */
 export function defineRoute<
   const Path extends string,
-  const Schema extends FastifySchema = Record<never, never>,
+  const Schema extends RouteSchema = Record<never, never>,
   Auth extends RouteAuth = 'account',
 >(definition: RouteDefinition<Path, Schema, Auth>): Route {
   const { handler, ...rest } = definition;
@@ -112,10 +143,13 @@ export function defineRoute<
 export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: readonly Route[]): void {
   for (const route of routes) {
     const auth = route.auth ?? 'account';
+    // fastify validates the request parts; the answer schemas are documentation and test checks, not serializers.
+    const { response: _response, stream: _stream, form: _form, ...requestSchema } = route.schema ?? {};
     app.route({
       method: route.method,
       url: route.path,
-      schema: route.schema,
+      schema: requestSchema,
+      config: { fathomRoute: route },
       ...(route.bodyLimit !== undefined ? { bodyLimit: route.bodyLimit } : {}),
       onRequest: async (request) => {
         if (auth === 'account') request.account = await authenticateAccount(fathom, request);

@@ -7,8 +7,11 @@ import { MAX_UPLOAD_BYTES } from './body-limits';
 import { registerConsole } from './console';
 import { handleError, handleNotFound, openAiError } from './errors';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-body';
+import { checkAnswers } from './answer-check';
 import { registerRoutes } from './route';
+import { openApiRoutes } from './routes/openapi';
 import { routeTables } from './route-tables';
+import { compileValidator } from './validators';
 
 export { MAX_UPLOAD_BYTES } from './body-limits';
 
@@ -26,6 +29,11 @@ export interface CreateServerOptions {
   logger?: FastifyServerOptions['logger'];
   /** Build directory of the console served at /console/; default `packages/console/dist`; false = no console. */
   consoleDir?: string | false;
+  /**
+   * Check every JSON answer against its route's declared schema and answer 500 on a mismatch (the test
+   * suite turns this on, so every answer it sees is checked against `/v1/openapi.json`); default false.
+   */
+  checkAnswers?: boolean;
 }
 
 /**
@@ -58,7 +66,6 @@ export async function createServer(fathom: Fathom, options: CreateServerOptions 
     // Each route family sets its own limit (route-tables.ts); this one covers anything else.
     bodyLimit: 1024 * 1024,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: true } },
     forceCloseConnections: true,
     frameworkErrors: handleError,
     clientErrorHandler: answerClientError,
@@ -80,12 +87,15 @@ export async function createServer(fathom: Fathom, options: CreateServerOptions 
       done(null, value);
     });
   });
+  app.setValidatorCompiler(compileValidator);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
   // Busboy truncates an oversized file and flags it; the files route checks the flag and answers 413.
   await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10 } });
 
-  registerRoutes(app, fathom, routeTables(surface));
+  if (options.checkAnswers) checkAnswers(app);
+  const routes = routeTables(surface);
+  registerRoutes(app, fathom, [...routes, ...openApiRoutes(routes)]);
   app.get('/health', async () => ({ status: 'ok' }));
   if (surface !== 'agents' && options.consoleDir !== false) registerConsole(app, options.consoleDir);
   return app;

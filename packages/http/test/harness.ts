@@ -71,7 +71,7 @@ export async function startFathom(options: StartOptions = {}): Promise<TestFatho
     FATHOM_ADMIN_KEY: adminKey,
   };
   const fathom = await Fathom.open({ env, logger: silentLogger, embedder: options.embedder, start: options.start });
-  const app = await createServer(fathom);
+  const app = await createServer(fathom, { checkAnswers: true });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;

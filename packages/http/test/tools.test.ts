@@ -179,7 +179,7 @@ describe('data tools: catalog, start, poll, billing and cache', () => {
     expect(error.message).toMatch(/'limit'.*100/);
 
     const wrongType = await json<ErrorBody>(await start('website-contacts', { websites: 'acme.test' }));
-    expect(wrongType.error.message).toContain("Invalid type for 'websites': expected array");
+    expect(wrongType.error.message).toContain("Invalid type for 'websites': expected an array");
     const none = await json<ErrorBody>(await start('pronet-profile', { limit: 5 }));
     expect(none.error.message).toContain("provide at least one of 'query', 'job_title', 'company'");
     const empty = await server.request('/v1/tools/maps', { method: 'POST' });

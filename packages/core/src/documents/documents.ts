@@ -15,13 +15,13 @@ import { type FileInput, type FileObject, FileStore, type StagedUpload } from '.
 import { type FileToAdd, type PreparedFile, prepareFiles, readBatchEntries } from './files-to-add';
 import { IngestionQueue } from './ingestion-queue';
 import { Ingestor } from './ingestor';
-import { checkLengths, FIELD_LIMITS } from '../internal/field-limits';
 import { mergeChunks } from './merge-chunks';
 import { lexicalRewrite, type QueryRewriter } from './query-rewrite';
 import { StoreSearch, type StoreSearchResult } from './store-search';
 import { parseStatusFilter, type StoreFileObject, toStoreFileObject } from './store-files';
 import { validateAttributes } from './validate';
 import { type VectorStoreObject, VectorStores } from './vector-stores';
+import type { VectorStoreCreateParams, VectorStoreUpdateParams } from './wire/vector-stores';
 
 export interface DocumentsOptions {
   db: SqlDatabase;
@@ -34,9 +34,6 @@ export interface DocumentsOptions {
   /** Storage; default SQL over `db` (file bytes on disk for SQLite, in the database for PostgreSQL). */
   repositories?: DocumentsRepositories;
 }
-
-/** Caps of a vector store's text fields (characters). */
-const STORE_TEXT_LIMITS = { name: FIELD_LIMITS.name, description: FIELD_LIMITS.description };
 
 /**
  * Document search over one database: files, vector stores, store files, file batches, the durable
@@ -172,22 +169,15 @@ export class Documents implements StoreSearcher {
   // ---- vector stores ----
 
   /** Creates a store; `file_ids` (at most 500) are added with `chunking_strategy`. */
-  async createStore(accountId: string, body: Record<string, unknown>): Promise<VectorStoreObject> {
-    checkLengths(body, STORE_TEXT_LIMITS);
-    const fileIds = body.file_ids;
-    if (fileIds !== undefined && (!Array.isArray(fileIds) || !fileIds.every((id) => typeof id === 'string'))) {
-      throw new InvalidRequestError("Invalid 'file_ids': expected an array of file ids.", 'file_ids');
-    }
-    if (Array.isArray(fileIds) && fileIds.length > 500) {
-      throw new InvalidRequestError("Invalid 'file_ids': at most 500 files can be added at creation.", 'file_ids');
-    }
-    const chunking = resolveChunking(body.chunking_strategy, this.embedder.maxInputTokens);
-    for (const id of (fileIds as string[] | undefined) ?? []) await this.files.row(accountId, id, 'file_ids');
-    const row = this.stores.build(accountId, body, this.embedder.id);
+  async createStore(accountId: string, params: VectorStoreCreateParams): Promise<VectorStoreObject> {
+    const fileIds = params.file_ids ?? [];
+    const chunking = resolveChunking(params.chunking_strategy, this.embedder.maxInputTokens);
+    for (const id of fileIds) await this.files.row(accountId, id, 'file_ids');
+    const row = this.stores.build(accountId, params, this.embedder.id);
     await this.db.transaction(async (tx) => {
       const repos = inTransaction(this.repos, tx);
       await repos.stores.insert(row);
-      const files = [...new Set((fileIds as string[] | undefined) ?? [])].map((fileId) => ({ fileId, attributes: null, chunking }));
+      const files = [...new Set(fileIds)].map((fileId) => ({ fileId, attributes: null, chunking }));
       await this.enqueue(repos, accountId, row.id, files);
     });
     this.queue.wake();
@@ -225,9 +215,8 @@ export class Documents implements StoreSearcher {
     return this.stores.list(accountId, query);
   }
 
-  async updateStore(accountId: string, storeId: string, body: Record<string, unknown>): Promise<VectorStoreObject> {
-    checkLengths(body, STORE_TEXT_LIMITS);
-    return this.stores.toObject(await this.stores.update(accountId, storeId, body));
+  async updateStore(accountId: string, storeId: string, params: VectorStoreUpdateParams): Promise<VectorStoreObject> {
+    return this.stores.toObject(await this.stores.update(accountId, storeId, params));
   }
 
   async deleteStore(accountId: string, storeId: string): Promise<{ id: string; object: 'vector_store.deleted'; deleted: true }> {

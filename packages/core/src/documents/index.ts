@@ -15,3 +15,4 @@ export type { VectorStoreObject, FileCounts } from './vector-stores';
 export type { StoreFileObject, StoreFileStatus } from './store-files';
 export type { FileBatchObject } from './file-batches';
 export { DocumentFileContents } from './file-contents';
+export * from './wire/vector-stores';

@@ -1,49 +1,28 @@
-import { InvalidRequestError, NotFoundError } from '../errors';
+import { NotFoundError } from '../errors';
 import { newId, nowSeconds } from '../internal/ids';
 import type { ListPage, ListQuery } from '../internal/pagination';
-import { validateExpiresAfter, validateMetadata } from './validate';
-import type { FileCounts, StoreRow, StoreUsage, VectorStoresRepository } from './vector-stores-repository';
+import type { StoreRow, StoreUsage, VectorStoresRepository } from './vector-stores-repository';
+import type { VectorStore, VectorStoreCreateParams, VectorStoreUpdateParams } from './wire/vector-stores';
 
 export type { FileCounts, StoreRow } from './vector-stores-repository';
 
 /** A vector store object as the SDK types it. */
-export interface VectorStoreObject {
-  id: string;
-  object: 'vector_store';
-  created_at: number;
-  name: string | null;
-  description: string | null;
-  usage_bytes: number;
-  file_counts: FileCounts;
-  status: 'expired' | 'in_progress' | 'completed';
-  expires_after: { anchor: 'last_active_at'; days: number } | null;
-  expires_at: number | null;
-  last_active_at: number;
-  metadata: Record<string, string> | null;
-}
+export type VectorStoreObject = VectorStore;
 
 /** Vector store rules: validation of create/update bodies, ownership, expiry, the object shape. */
 export class VectorStores {
   constructor(private readonly repo: VectorStoresRepository) {}
 
-  /** A new store row from a create body (validated; 400 naming the field). Not stored yet. */
-  build(accountId: string, body: Record<string, unknown>, embedderId: string): StoreRow {
-    if (body.name !== undefined && body.name !== null && typeof body.name !== 'string') {
-      throw new InvalidRequestError("Invalid 'name': expected a string.", 'name');
-    }
-    if (body.description !== undefined && body.description !== null && typeof body.description !== 'string') {
-      throw new InvalidRequestError("Invalid 'description': expected a string.", 'description');
-    }
-    const metadata = validateMetadata(body.metadata);
-    const expires = validateExpiresAfter(body.expires_after);
+  /** A new store row from create params. Not stored yet. */
+  build(accountId: string, params: VectorStoreCreateParams, embedderId: string): StoreRow {
     const now = nowSeconds();
     return {
       id: newId('vs_'),
       account_id: accountId,
-      name: (body.name as string | undefined) ?? null,
-      description: (body.description as string | undefined) ?? null,
-      metadata: metadata ? JSON.stringify(metadata) : null,
-      expires_after_days: expires?.days ?? null,
+      name: params.name ?? null,
+      description: params.description ?? null,
+      metadata: params.metadata ? JSON.stringify(params.metadata) : null,
+      expires_after_days: params.expires_after?.days ?? null,
       embedder: embedderId,
       last_active_at: now,
       created_at: now,
@@ -57,18 +36,14 @@ export class VectorStores {
     return row;
   }
 
-  async update(accountId: string, id: string, body: Record<string, unknown>): Promise<StoreRow> {
+  /** Applies update params: a field present (`null` included) replaces the stored value, an absent one keeps it. */
+  async update(accountId: string, id: string, params: VectorStoreUpdateParams): Promise<StoreRow> {
     const row = await this.row(accountId, id);
-    if ('name' in body && body.name !== null && typeof body.name !== 'string') {
-      throw new InvalidRequestError("Invalid 'name': expected a string.", 'name');
-    }
-    const metadata = 'metadata' in body ? validateMetadata(body.metadata) : undefined;
-    const expires = 'expires_after' in body ? validateExpiresAfter(body.expires_after) : undefined;
     const next: StoreRow = {
       ...row,
-      name: 'name' in body ? ((body.name as string | null) ?? null) : row.name,
-      metadata: metadata === undefined ? row.metadata : metadata ? JSON.stringify(metadata) : null,
-      expires_after_days: expires === undefined ? row.expires_after_days : (expires?.days ?? null),
+      name: params.name !== undefined ? params.name : row.name,
+      metadata: params.metadata !== undefined ? (params.metadata ? JSON.stringify(params.metadata) : null) : row.metadata,
+      expires_after_days: params.expires_after !== undefined ? (params.expires_after?.days ?? null) : row.expires_after_days,
       last_active_at: nowSeconds(),
     };
     await this.repo.update(next);
@@ -100,7 +75,7 @@ export class VectorStores {
       usage_bytes: usageBytes,
       file_counts: counts,
       status: this.isExpired(row) ? 'expired' : counts.in_progress > 0 ? 'in_progress' : 'completed',
-      expires_after: row.expires_after_days === null ? null : { anchor: 'last_active_at', days: row.expires_after_days },
+      ...(row.expires_after_days === null ? {} : { expires_after: { anchor: 'last_active_at' as const, days: row.expires_after_days } }),
       expires_at: row.expires_after_days === null ? null : row.last_active_at + row.expires_after_days * 86_400,
       last_active_at: row.last_active_at,
       metadata: row.metadata ? JSON.parse(row.metadata) : {},

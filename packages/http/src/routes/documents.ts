@@ -1,5 +1,13 @@
 // Files, vector stores, store files and file batches over fathom.documents (parse, call core, serialize).
-import { parseListQuery } from '@fathom/core';
+import {
+  parseListQuery,
+  VectorStore,
+  VectorStoreCreateParams,
+  VectorStoreDeleted,
+  VectorStoreListParams,
+  VectorStorePage,
+  VectorStoreUpdateParams,
+} from '@fathom/core';
 import type { FastifyReply } from 'fastify';
 import { contentDisposition } from '../content-disposition';
 import { defineRoute, type Route } from '../route';
@@ -65,18 +73,25 @@ export const documentsRoutes: Route[] = [
   defineRoute({
     method: 'POST',
     path: '/v1/vector_stores',
-    schema: OBJECT_BODY,
+    summary: 'Create a vector store.',
+    operationId: 'createVectorStore',
+    schema: { body: VectorStoreCreateParams, response: VectorStore },
     handler: ({ fathom, account, body }) => fathom.documents.createStore(account.id, body),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/vector_stores',
-    schema: LIST_QUERY({}),
-    handler: ({ fathom, account, query }) => fathom.documents.listStores(account.id, parseListQuery(query)),
+    summary: 'List vector stores.',
+    operationId: 'listVectorStores',
+    schema: { querystring: VectorStoreListParams, response: VectorStorePage },
+    handler: ({ fathom, account, query }) => fathom.documents.listStores(account.id, query),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/vector_stores/:id',
+    summary: 'Retrieve a vector store.',
+    operationId: 'retrieveVectorStore',
+    schema: { response: VectorStore },
     handler: ({ fathom, account, params, reply }) => {
       pollable(reply);
       return fathom.documents.getStore(account.id, params.id);
@@ -85,12 +100,17 @@ export const documentsRoutes: Route[] = [
   defineRoute({
     method: 'POST',
     path: '/v1/vector_stores/:id',
-    schema: OBJECT_BODY,
+    summary: 'Modify a vector store.',
+    operationId: 'updateVectorStore',
+    schema: { body: VectorStoreUpdateParams, response: VectorStore },
     handler: ({ fathom, account, params, body }) => fathom.documents.updateStore(account.id, params.id, body),
   }),
   defineRoute({
     method: 'DELETE',
     path: '/v1/vector_stores/:id',
+    summary: 'Delete a vector store.',
+    operationId: 'deleteVectorStore',
+    schema: { response: VectorStoreDeleted },
     handler: ({ fathom, account, params }) => fathom.documents.deleteStore(account.id, params.id),
   }),
 

@@ -1,0 +1,80 @@
+import { Ajv } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { VectorStoreCreateParams } from '../documents/wire/vector-stores';
+import { describeSchemaIssues, type SchemaIssue } from './describe-schema-issues';
+
+// The options the HTTP server validates bodies with (packages/http/src/validators.ts).
+const ajv = new Ajv({ allErrors: true, verbose: true, discriminator: true, allowUnionTypes: true, coerceTypes: false });
+const validate = ajv.compile(VectorStoreCreateParams);
+
+function errorOf(body: unknown) {
+  expect(validate(body)).toBe(false);
+  return describeSchemaIssues(validate.errors as SchemaIssue[]);
+}
+
+describe('describeSchemaIssues over TypeBox schemas', () => {
+  it('accepts a valid body, nulls included, and code points up to the limit', () => {
+    expect(validate({ name: null, expires_after: null, chunking_strategy: { type: 'auto' }, metadata: { k: '😀'.repeat(512) } })).toBe(
+      true,
+    );
+  });
+
+  it('names a nullable field with one expectation', () => {
+    expect(errorOf({ name: 5 })).toEqual({
+      message: "Invalid type for 'name': expected a string or null.",
+      param: 'name',
+      code: 'invalid_type',
+    });
+  });
+
+  it('reports the inner field of a nullable object instead of the union', () => {
+    expect(errorOf({ expires_after: { anchor: 'last_active_at', days: 0 } })).toMatchObject({
+      message: "Invalid 'expires_after.days': expected an integer between 1 and 365.",
+      param: 'expires_after.days',
+    });
+    expect(errorOf({ expires_after: 'soon' })).toMatchObject({
+      message: "Invalid type for 'expires_after': expected an object or null.",
+      param: 'expires_after',
+    });
+  });
+
+  it('names the tag of a tagged union and the values it takes, or the branch field', () => {
+    expect(errorOf({ chunking_strategy: { type: 'bogus' } })).toMatchObject({
+      message: "Invalid value for 'chunking_strategy.type': 'bogus'. Supported values are: 'auto', 'static'.",
+      param: 'chunking_strategy.type',
+    });
+    expect(errorOf({ chunking_strategy: {} })).toMatchObject({
+      message: "Missing required parameter: 'chunking_strategy.type'.",
+      code: 'missing_required_parameter',
+    });
+    expect(
+      errorOf({ chunking_strategy: { type: 'static', static: { max_chunk_size_tokens: 50, chunk_overlap_tokens: 0 } } }),
+    ).toMatchObject({
+      message: "Invalid 'chunking_strategy.static.max_chunk_size_tokens': expected an integer between 100 and 4096.",
+      param: 'chunking_strategy.static.max_chunk_size_tokens',
+    });
+  });
+
+  it('words length limits as OpenAI does, counting code points', () => {
+    expect(errorOf({ name: 'x'.repeat(257) })).toEqual({
+      message: "Invalid 'name': string too long. Expected a string with maximum length 256, but got a string with length 257 instead.",
+      param: 'name',
+      code: 'string_above_max_length',
+    });
+    expect(errorOf({ metadata: { k: '😀'.repeat(513) } })).toMatchObject({ param: 'metadata.k', code: 'string_above_max_length' });
+    expect(errorOf({ file_ids: Array.from({ length: 501 }, (_, i) => `file-${i}`) })).toMatchObject({
+      param: 'file_ids',
+      code: 'array_above_max_length',
+    });
+    expect(errorOf({ metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])) })).toMatchObject({
+      message: "Invalid 'metadata': at most 16 keys are allowed.",
+      param: 'metadata',
+    });
+  });
+
+  it('reports every problem of a body at once', () => {
+    const { message, param } = errorOf({ name: 1, file_ids: 'x' });
+    expect(message).toBe("Invalid type for 'name': expected a string or null. Invalid type for 'file_ids': expected an array.");
+    expect(param).toBe('name');
+  });
+});

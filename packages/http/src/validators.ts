@@ -1,0 +1,30 @@
+import type { FastifySchemaCompiler } from 'fastify';
+import { Ajv, type Options } from 'ajv';
+
+/**
+ * The validators of request parts. Bodies are JSON and are checked as they are (no coercion: `"5"` is
+ * not a number); a query string has only strings, so it is coerced to its schema's types (`limit=5` is
+ * the integer 5, `include=a` is `['a']` where a list is expected). Every error is reported at once
+ * (the bodies' sizes and the schemas' `maxItems` bound the work), with the schema beside it so an error
+ * message can say what was expected.
+ */
+const COMMON: Options = {
+  allErrors: true,
+  verbose: true,
+  removeAdditional: false,
+  useDefaults: true,
+  discriminator: true,
+  allowUnionTypes: true,
+  // Schemas compiled for routes are not registered by `$id` (several routes share schema objects).
+  addUsedSchema: false,
+};
+
+const bodies = new Ajv({ ...COMMON, coerceTypes: false });
+const queries = new Ajv({ ...COMMON, coerceTypes: 'array' });
+
+/** fastify's validator compiler: queries coerce, everything else is checked strictly. */
+export const compileValidator: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
+  (httpPart === 'querystring' ? queries : bodies).compile(schema as object);
+
+/** A strict validator for answers (the test suite's check of every answer against its route's schema). */
+export const answers = new Ajv({ ...COMMON, coerceTypes: false, useDefaults: false });
