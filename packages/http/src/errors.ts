@@ -1,6 +1,9 @@
 import { describeSchemaIssues, FathomError, type SchemaIssue } from '@fathom/core';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
+/** The header every answer carries: browsers must not guess a type other than the one declared. */
+export const NO_SNIFF = ['x-content-type-options', 'nosniff'] as const;
+
 /** The error object inside OpenAI's envelope `{error: {...}}`. */
 export interface OpenAiErrorObject {
   message: string;
@@ -76,6 +79,8 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
     request.log.error({ err: error }, 'error after the response started');
     return;
   }
+  // Errors raised before routing (a malformed URL) skip the onRequest hook that sets it.
+  reply.header(...NO_SNIFF);
   if (error instanceof FathomError) {
     if (error.status >= 500) request.log.warn({ err: error }, error.message);
     const { status, error: body } = errorObjectOf(error);

@@ -5,7 +5,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { MAX_UPLOAD_BYTES } from './body-limits';
 import { registerConsole } from './console';
-import { handleError, handleNotFound, openAiError } from './errors';
+import { handleError, handleNotFound, NO_SNIFF, openAiError } from './errors';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-body';
 import { registerRoutes } from './route';
 import { routeTables } from './route-tables';
@@ -44,7 +44,8 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   const body = JSON.stringify(openAiError(message, status === 431 ? 'request_header_fields_too_large' : 'bad_request'));
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\n` +
+        `${NO_SNIFF[0]}: ${NO_SNIFF[1]}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(error);
@@ -79,6 +80,13 @@ export async function createServer(fathom: Fathom, options: CreateServerOptions 
       }
       done(null, value);
     });
+  });
+  // Every answer forbids MIME sniffing: set on the raw response before any hook or handler runs, so answers
+  // written past fastify (server-sent events, hijacked replies) carry it too; errors raised before routing
+  // get it from the error handler.
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.raw.setHeader(...NO_SNIFF);
+    done();
   });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);

@@ -11,8 +11,8 @@ const errorShape = {
 /** A JSON array nested `depth` levels deep: `[[[...]]]`. */
 const nestedArrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
-/** Sends a raw HTTP request (any head, any body) and reads status and body. */
-function rawRequest(port: number, head: string, body = ''): Promise<{ status: number; body: string }> {
+/** Sends a raw HTTP request (any head, any body) and reads status, headers and body. */
+function rawRequest(port: number, head: string, body = ''): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
     const [requestLine, ...headerLines] = head.split('\r\n');
     const [method, path] = requestLine!.split(' ');
@@ -21,7 +21,7 @@ function rawRequest(port: number, head: string, body = ''): Promise<{ status: nu
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, body: text }));
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: text }));
     });
     call.on('error', reject);
     call.end(body);
@@ -209,6 +209,32 @@ describe('hardening at the HTTP edge', () => {
       });
       expect(response.status).not.toBe(413);
       expect(response.status).toBeLessThan(500);
+    });
+  });
+
+  describe('x-content-type-options: nosniff on every answer', () => {
+    it('is sent with JSON answers, errors of every kind and file downloads', async () => {
+      const file = await server.client.files.create({ file: await toFile(Buffer.from('<html>'), 'page.html'), purpose: 'assistants' });
+      const answers = [
+        await server.request('/v1/files'),
+        await server.request(`/v1/files/${file.id}/content`),
+        await server.request('/v1/files', { apiKey: 'wrong' }),
+        await server.request('/v1/no/such/route'),
+        await server.request('/v1/files/%E0%A4%A'),
+        await server.request('/v1/vector_stores', { method: 'POST', json: { name: 42 } }),
+        await server.request('/v1/admin/accounts', {
+          method: 'POST',
+          apiKey: server.adminKey,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'x'.repeat(BODY_LIMITS.admin) }),
+        }),
+        await fetch(`${server.url}/health`),
+      ];
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 401, 404, 400, 400, 413, 200]);
+      for (const answer of answers) expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+      const refusedHead = await rawRequest(port, `GET /v1/files/${'x'.repeat(20_000)} HTTP/1.1`);
+      expect(refusedHead.status).toBe(431);
+      expect(refusedHead.headers['x-content-type-options']).toBe('nosniff');
     });
   });
 

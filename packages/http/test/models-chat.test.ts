@@ -94,6 +94,7 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
       json: { model: 'fake/m', messages: [{ role: 'user', content: 'x' }], stream: true },
     });
     expect(raw.headers.get('content-type')).toMatch(/text\/event-stream/);
+    expect(raw.headers.get('x-content-type-options')).toBe('nosniff');
     const text = await raw.text();
     expect(text.startsWith('data: {')).toBe(true);
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
