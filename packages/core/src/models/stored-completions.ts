@@ -2,7 +2,7 @@ import { InvalidRequestError, NotFoundError } from '../errors';
 import { validateMetadata } from '../internal/metadata';
 import type { ListPage } from '../internal/pagination';
 import { type Repository, type Schema, type SqlClient, toPage } from '../storage';
-import type { ChatMessage } from './types';
+import type { ChatLogprobs, ChatMessage, ChatStreamPart } from './types';
 
 /** Chat completions kept with `store: true`: the completion object, its request messages and metadata. */
 export const storedCompletionsSchema: Schema = {
@@ -225,6 +225,7 @@ export class CompletionAccumulator {
   #text = '';
   #calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> = [];
   #finish: string | null = null;
+  #logprobs: ChatLogprobs | null = null;
   #usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | undefined;
 
   constructor(
@@ -233,9 +234,15 @@ export class CompletionAccumulator {
     private readonly created: number,
   ) {}
 
-  add(part: import('./types').ChatStreamPart): void {
-    if (part.type === 'text-delta') this.#text += part.text;
-    else if (part.type === 'tool-call-delta') {
+  add(part: ChatStreamPart): void {
+    if (part.type === 'text-delta') {
+      this.#text += part.text;
+      if (part.logprobs) {
+        const logprobs = (this.#logprobs ??= { content: null, refusal: null });
+        if (part.logprobs.content) (logprobs.content ??= []).push(...part.logprobs.content);
+        if (part.logprobs.refusal) (logprobs.refusal ??= []).push(...part.logprobs.refusal);
+      }
+    } else if (part.type === 'tool-call-delta') {
       const call = (this.#calls[part.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
       if (part.id) call.id = part.id;
       if (part.name) call.function.name += part.name;
@@ -262,7 +269,7 @@ export class CompletionAccumulator {
             refusal: null,
             ...(calls.length ? { tool_calls: calls } : {}),
           },
-          logprobs: null,
+          logprobs: this.#logprobs,
           finish_reason: this.#finish ?? 'stop',
         },
       ],

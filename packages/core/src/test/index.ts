@@ -2,6 +2,7 @@
 export { createTestServer, respond, type TestServer, type TestHandler, type RecordedRequest } from './test-server';
 export {
   createFakeOpenAIUpstream,
+  fakeTokenLogprob,
   type FakeTurn,
   type FakeScript,
   type FakeUpstream,
