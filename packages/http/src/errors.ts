@@ -34,8 +34,8 @@ export function errorObjectOf(error: unknown): { status: number; error: OpenAiEr
   return { status: 500, error: INTERNAL };
 }
 
-/** `1048576` -> `1 MiB`, `65536` -> `64 KiB`. */
-function formatBytes(bytes: number): string {
+/** `1048576` -> `1 MiB`, `65536` -> `64 KiB`: how 413 messages and docs/api.md state body limits. */
+export function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / 1024 / 1024} MiB`;
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} bytes`;

@@ -10,7 +10,7 @@ import { responsesRoutes } from './routes/responses';
 import { searchRoutes } from './routes/search';
 import { toolsRoutes } from './routes/tools';
 
-/** Routes of a family, each with the family's body limit unless it sets its own. */
+/** Routes of a file, each with the file's body limit unless it sets its own (the few that carry more). */
 function family(routes: readonly Route[], bodyLimit: number): Route[] {
   return routes.map((route) => ({ ...route, bodyLimit: route.bodyLimit ?? bodyLimit }));
 }
@@ -27,8 +27,9 @@ export function routeTables(surface: Surface = 'all'): Route[] {
           ...family(adminRoutes, BODY_LIMITS.admin),
           ...family(documentsRoutes, BODY_LIMITS.documents),
           ...family(searchRoutes, BODY_LIMITS.documents),
-          ...family(modelsRoutes, BODY_LIMITS.chat),
-          ...family(responsesRoutes, BODY_LIMITS.chat),
+          // Mixed files: chat completions, responses and conversation items set the chat limit themselves.
+          ...family(modelsRoutes, BODY_LIMITS.default),
+          ...family(responsesRoutes, BODY_LIMITS.default),
           ...family(assistantsRoutes, BODY_LIMITS.assistants),
           ...family(toolsRoutes, BODY_LIMITS.tools),
         ]

@@ -3,7 +3,7 @@ import type { Fathom } from '@fathom/core';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { MAX_UPLOAD_BYTES } from './body-limits';
+import { BODY_LIMITS, MAX_UPLOAD_BYTES } from './body-limits';
 import { registerConsole } from './console';
 import { handleError, handleNotFound, NO_SNIFF, openAiError } from './errors';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-body';
@@ -57,7 +57,7 @@ export async function createServer(fathom: Fathom, options: CreateServerOptions 
   const app = Fastify({
     logger: options.logger ?? false,
     // Each route family sets its own limit (route-tables.ts); this one covers anything else.
-    bodyLimit: 1024 * 1024,
+    bodyLimit: BODY_LIMITS.default,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: true } },
     forceCloseConnections: true,

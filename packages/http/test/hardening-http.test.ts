@@ -191,6 +191,28 @@ describe('hardening at the HTTP edge', () => {
       expect(error.message).toContain(limit >= 1024 * 1024 ? `${limit / 1024 / 1024} MiB` : `${limit / 1024} KiB`);
     });
 
+    it('keeps metadata updates, cancels and deletes beside the chat routes at the default 1 MiB', async () => {
+      const conversation = await json<{ id: string }>(await server.request('/v1/conversations', { method: 'POST', json: {} }));
+      for (const path of [`/v1/conversations/${conversation.id}`, '/v1/responses/resp_x/cancel', '/v1/chat/completions/chatcmpl-x']) {
+        const response = await server.request(path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ metadata: { note: 'x'.repeat(BODY_LIMITS.default) } }),
+        });
+        expect(response.status, path).toBe(413);
+        expect((await json<ErrorBody>(response)).error.message).toContain('1 MiB');
+      }
+      // Conversation items carry images inline like responses: they keep the chat limit.
+      const items = await server.request(`/v1/conversations/${conversation.id}/items`, {
+        method: 'POST',
+        json: {
+          items: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }],
+          pad: 'x'.repeat(2 * 1024 * 1024),
+        },
+      });
+      expect(items.status).toBe(200);
+    });
+
     it('refuses a 30 MiB vector store body (it used to be stored as a 30 MB name)', async () => {
       const response = await server.request('/v1/vector_stores', {
         method: 'POST',
