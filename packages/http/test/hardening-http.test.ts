@@ -1,7 +1,8 @@
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_LIMITS } from '../src/body-limits';
+import { DISCARD_LIMIT } from '../src/unread-body';
 import { type ErrorBody, json, startFathom, type TestFathom } from './harness';
 
 const errorShape = {
@@ -211,6 +212,42 @@ describe('hardening at the HTTP edge', () => {
         },
       });
       expect(items.status).toBe(200);
+    });
+
+    it('reads and discards the rest of a refused body and keeps the connection; a body declared over 64 MiB is not read', async () => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const post = (path: string, body: Buffer | null, declared = body?.length ?? 0) =>
+        new Promise<{ status: number; connection: unknown; reused: boolean }>((resolve, reject) => {
+          const call = httpRequest(
+            {
+              host: '127.0.0.1',
+              port,
+              method: 'POST',
+              path,
+              agent,
+              headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json', 'content-length': declared },
+            },
+            (response) => {
+              response.resume();
+              response.on('end', () =>
+                resolve({ status: response.statusCode!, connection: response.headers.connection, reused: call.reusedSocket }),
+              );
+            },
+          );
+          call.on('error', reject);
+          if (body) call.end(body);
+          else call.flushHeaders();
+        });
+      const twoMiB = Buffer.from(JSON.stringify({ metadata: { note: 'x'.repeat(2 * 1024 * 1024) } }));
+      const refused = await post('/v1/conversations/conv_missing', twoMiB);
+      expect(refused.status).toBe(413);
+      expect(refused.connection).not.toBe('close');
+      // The same connection serves the next request: nothing of the refused body was left unread on it.
+      const next = await post('/v1/conversations', Buffer.from('{}'));
+      expect(next).toMatchObject({ status: 200, reused: true });
+      const huge = await post('/v1/conversations/conv_missing', null, DISCARD_LIMIT + 1);
+      expect(huge).toMatchObject({ status: 413, connection: 'close' });
+      agent.destroy();
     });
 
     it('refuses a 30 MiB vector store body (it used to be stored as a 30 MB name)', async () => {
