@@ -15,6 +15,7 @@ export * from './webhooks';
 export * from './agents';
 export { Fathom, FATHOM_SCHEMAS, type FathomOptions } from './fathom';
 export { parseListQuery, type ListPage, type ListQuery } from './internal/pagination';
+export { FIELD_LIMITS } from './internal/field-limits';
 export { newId, nowSeconds } from './internal/ids';
 export { consoleLogger, silentLogger, type Logger } from './internal/logger';
 export { migrateData, type MigrationReport } from './migrate-data';

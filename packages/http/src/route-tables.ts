@@ -17,7 +17,10 @@ interface FamilyInfo {
   extension?: boolean;
 }
 
-/** Routes of a family, each with the family's body limit unless it sets its own, and the family's tag. */
+/**
+ * Routes of a file, each with the file's body limit unless it sets its own (the few that carry more), and
+ * the family's tag.
+ */
 function family(routes: readonly Route[], bodyLimit: number, info: FamilyInfo): Route[] {
   return routes.map((route) => ({
     ...route,
@@ -39,8 +42,9 @@ export function routeTables(surface: Surface = 'all'): Route[] {
           ...family(adminRoutes, BODY_LIMITS.admin, { tag: 'Admin', extension: true }),
           ...family(documentsRoutes, BODY_LIMITS.documents, { tag: 'Files and vector stores' }),
           ...family(searchRoutes, BODY_LIMITS.documents, { tag: 'Files and vector stores' }),
-          ...family(modelsRoutes, BODY_LIMITS.chat, { tag: 'Models' }),
-          ...family(responsesRoutes, BODY_LIMITS.chat, { tag: 'Responses' }),
+          // Mixed files: chat completions, responses and conversation items set the chat limit themselves.
+          ...family(modelsRoutes, BODY_LIMITS.default, { tag: 'Models' }),
+          ...family(responsesRoutes, BODY_LIMITS.default, { tag: 'Responses' }),
           ...family(assistantsRoutes, BODY_LIMITS.assistants, { tag: 'Assistants' }),
           ...family(toolsRoutes, BODY_LIMITS.tools, { tag: 'Data tools', extension: true }),
         ]

@@ -68,6 +68,30 @@ describe('accounts, keys and the admin API', () => {
     ]);
   });
 
+  it('refuses a credit or an initial balance that rounds to zero at the ledger precision, naming the field', async () => {
+    const account = await json<CreatedAccountBody>(
+      await server.request('/v1/admin/accounts', { method: 'POST', apiKey: server.adminKey, json: { name: 'tiny', balance: 1 } }),
+    );
+    for (const amount of [1e-9, 1e-12]) {
+      const credit = await server.request(`/v1/admin/accounts/${account.id}/credit`, {
+        method: 'POST',
+        apiKey: server.adminKey,
+        json: { amount },
+      });
+      expect(credit.status).toBe(400);
+      expect((await json<ErrorBody>(credit)).error).toMatchObject({ type: 'invalid_request_error', param: 'amount' });
+      const created = await server.request('/v1/admin/accounts', {
+        method: 'POST',
+        apiKey: server.adminKey,
+        json: { name: 'dust', balance: amount },
+      });
+      expect(created.status).toBe(400);
+      expect((await json<ErrorBody>(created)).error).toMatchObject({ param: 'balance' });
+    }
+    const ledger = await json<LedgerBody>(await server.request('/v1/account/ledger', { apiKey: account.api_key }));
+    expect(ledger.data.map((entry) => entry.amount)).toEqual([1]);
+  });
+
   it('names each missing or invalid field of an admin request', async () => {
     const response = await server.request('/v1/admin/accounts', { method: 'POST', apiKey: server.adminKey, json: { balance: 'x' } });
     expect(response.status).toBe(400);

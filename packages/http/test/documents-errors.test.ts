@@ -21,24 +21,26 @@ describe('documents: limits, validation, bad files and ownership', () => {
   const upload = async (data: Uint8Array | string, name: string) =>
     client.files.create({ file: await toFile(Buffer.from(data), name), purpose: 'assistants' });
 
-  it('answers 413 file_too_large to an upload over 25 MB and keeps no bytes', async () => {
+  it('answers 413 file_too_large to an upload over 25 MB (25,000,000 bytes, as the spec says) and keeps no bytes', async () => {
     const before = storedFiles();
     const form = new FormData();
     form.append('purpose', 'assistants');
-    form.append('file', new Blob([new Uint8Array(25 * 1024 * 1024 + 1)]), 'huge.txt');
+    form.append('file', new Blob([new Uint8Array(25_000_001)]), 'huge.txt');
     const response = await server.request('/v1/files', { method: 'POST', body: form });
     expect(response.status).toBe(413);
-    expect((await json<ErrorBody>(response)).error).toMatchObject({ code: 'file_too_large', param: 'file', type: 'invalid_request_error' });
+    const { error } = await json<ErrorBody>(response);
+    expect(error).toMatchObject({ code: 'file_too_large', param: 'file', type: 'invalid_request_error' });
+    expect(error.message).toBe('File exceeds the maximum size of 25 MB (25,000,000 bytes).');
     expect(storedFiles()).toEqual(before);
     expect(readdirSync(join(server.dataDir, 'files', '.tmp'))).toEqual([]);
     expect((await client.files.list()).data.find((f) => f.filename === 'huge.txt')).toBeUndefined();
     // Exactly 25 MB is accepted.
     const exact = new FormData();
     exact.append('purpose', 'assistants');
-    exact.append('file', new Blob([new Uint8Array(25 * 1024 * 1024)]), 'exact.bin');
+    exact.append('file', new Blob([new Uint8Array(25_000_000)]), 'exact.bin');
     const ok = await server.request('/v1/files', { method: 'POST', body: exact });
     expect(ok.status).toBe(200);
-    expect((await json<OpenAI.FileObject>(ok)).bytes).toBe(25 * 1024 * 1024);
+    expect((await json<OpenAI.FileObject>(ok)).bytes).toBe(25_000_000);
   });
 
   it('answers 400 naming a missing file or purpose, a bad purpose, or a non-multipart body', async () => {

@@ -1,7 +1,13 @@
-import { createFakeAnthropicUpstream, createFakeOpenAIUpstream, createTestServer, type FakeUpstream } from '@fathom/core/test';
+import {
+  createFakeAnthropicUpstream,
+  createFakeOpenAIUpstream,
+  createTestServer,
+  type FakeUpstream,
+  fakeTokenLogprob,
+} from '@fathom/core/test';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFathom, type TestFathom } from './harness';
+import { type ErrorBody, json, startFathom, type TestFathom } from './harness';
 
 const weatherTool = {
   type: 'function' as const,
@@ -94,6 +100,7 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
       json: { model: 'fake/m', messages: [{ role: 'user', content: 'x' }], stream: true },
     });
     expect(raw.headers.get('content-type')).toMatch(/text\/event-stream/);
+    expect(raw.headers.get('x-content-type-options')).toBe('nosniff');
     const text = await raw.text();
     expect(text.startsWith('data: {')).toBe(true);
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
@@ -355,5 +362,87 @@ describe('Anthropic vendor through /v1/chat/completions', () => {
       { type: 'text', text: 'Let me look. ' },
       { type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: { city: 'Kyoto' } },
     ]);
+  });
+});
+
+describe('logprobs and top_logprobs', () => {
+  const pieces = ['Tides ', 'turn ', 'twice.'];
+  const expected = (top: number) => pieces.map((piece, index) => fakeTokenLogprob(piece, index, top));
+
+  it('passes them to OpenAI-compatible upstreams and returns choices[].logprobs, streaming and not', async () => {
+    openai.push({ content: pieces.join('') }, { content: pieces.join('') });
+    const completion = await server.client.chat.completions.create({
+      model: 'fake/gpt-test',
+      messages: [{ role: 'user', content: 'Tides?' }],
+      logprobs: true,
+      top_logprobs: 2,
+    });
+    expect(openai.requests.at(-1)).toMatchObject({ logprobs: true, top_logprobs: 2 });
+    expect(completion.choices[0]!.logprobs).toEqual({ content: expected(2), refusal: null });
+
+    const stream = await server.client.chat.completions.create({
+      model: 'fake/gpt-test',
+      messages: [{ role: 'user', content: 'Tides?' }],
+      logprobs: true,
+      stream: true,
+      store: true,
+    });
+    const tokens: OpenAI.Chat.ChatCompletionTokenLogprob[] = [];
+    let id = '';
+    for await (const chunk of stream) {
+      id = chunk.id;
+      tokens.push(...(chunk.choices[0]?.logprobs?.content ?? []));
+    }
+    expect(openai.requests.at(-1)).toMatchObject({ logprobs: true, stream: true });
+    expect(tokens).toEqual(expected(0));
+    // The stored completion of a streamed answer keeps them too.
+    expect((await server.client.chat.completions.retrieve(id)).choices[0]!.logprobs).toEqual({ content: expected(0), refusal: null });
+  });
+
+  it('answers logprobs: null when they were not asked for, and refuses bad values naming the field', async () => {
+    openai.push({ content: 'Plain.' });
+    const plain = await server.client.chat.completions.create({ model: 'fake/gpt-test', messages: [{ role: 'user', content: 'x' }] });
+    expect(plain.choices[0]!.logprobs).toBeNull();
+    expect(openai.requests.at(-1)).not.toHaveProperty('logprobs');
+    for (const [body, param] of [
+      [{ logprobs: true, top_logprobs: 21 }, 'top_logprobs'],
+      [{ top_logprobs: 3 }, 'top_logprobs'],
+      [{ logprobs: 'yes' }, 'logprobs'],
+    ] as const) {
+      const response = await server.request('/v1/chat/completions', {
+        method: 'POST',
+        json: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'x' }], ...body },
+      });
+      expect(response.status).toBe(400);
+      expect((await json<ErrorBody>(response)).error).toMatchObject({ type: 'invalid_request_error', param });
+    }
+  });
+
+  it('refuses them for an Anthropic vendor, naming the field, streaming or not', async () => {
+    for (const stream of [false, true]) {
+      for (const [body, param] of [
+        [{ logprobs: true }, 'logprobs'],
+        [{ logprobs: true, top_logprobs: 3 }, 'logprobs'],
+      ] as const) {
+        const response = await server.request('/v1/chat/completions', {
+          method: 'POST',
+          json: { model: 'claude/claude-test', messages: [{ role: 'user', content: 'x' }], stream, ...body },
+        });
+        expect(response.status).toBe(400);
+        const { error } = await json<ErrorBody>(response);
+        expect(error).toMatchObject({ type: 'invalid_request_error', param });
+        expect(error.message).toContain('log probabilities');
+      }
+    }
+    // Not asking for them is fine.
+    anthropic.push({ content: 'Fine.' });
+    const answer = await server.client.chat.completions.create({
+      model: 'claude/claude-test',
+      messages: [{ role: 'user', content: 'x' }],
+      logprobs: false,
+      top_logprobs: 0,
+    });
+    expect(answer.choices[0]!.message.content).toBe('Fine.');
+    expect(answer.choices[0]!.logprobs).toBeNull();
   });
 });

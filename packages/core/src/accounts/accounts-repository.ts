@@ -162,7 +162,14 @@ export class SqlAccountsRepository implements AccountsRepository {
   }
 
   accountsPage(query: ListQuery): Promise<ListPage<AccountRow>> {
-    return paginate<AccountRow, AccountRow>(this.db, { table: 'accounts', where: '1 = 1', params: [], query, map: (row) => row });
+    return paginate<AccountRow, AccountRow>(this.db, {
+      table: 'accounts',
+      columns: 'id, name, balance_micros, created_at',
+      where: '1 = 1',
+      params: [],
+      query,
+      map: (row) => row,
+    });
   }
 
   keysOf(accountId: string): Promise<Array<{ id: string; key_hint: string; created_at: number }>> {

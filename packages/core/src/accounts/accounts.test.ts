@@ -56,6 +56,12 @@ describe.each(testBackends())('Accounts on %s', (backend) => {
     for (const amount of [1e300, Number.POSITIVE_INFINITY, Number.NaN, 0, -1, 0.0000001, 1.0000005, '5' as unknown as number]) {
       await expect(accounts.credit(account.id, amount)).rejects.toThrow(InvalidRequestError);
     }
+    // Amounts that round to zero micro-units would answer success and change nothing.
+    for (const amount of [1e-9, 1e-10, 4e-7, Number.MIN_VALUE]) {
+      await expect(accounts.credit(account.id, amount)).rejects.toMatchObject({ param: 'amount', status: 400 });
+      await expect(accounts.create({ name: 'b', balance: amount })).rejects.toMatchObject({ param: 'balance', status: 400 });
+    }
+    expect((await accounts.get(account.id)).balance).toBe(0);
     expect((await accounts.credit(account.id, 0.000001)).balance).toBe(0.000001);
     expect((await accounts.credit(account.id, 1_000_000_000)).balance).toBe(1_000_000_000.000001);
     expect(await accounts.ledgerSum(account.id)).toBe(1_000_000_000.000001);

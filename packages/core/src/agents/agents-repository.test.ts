@@ -3,6 +3,7 @@ import { Accounts, accountsSchema } from '../accounts';
 import { silentLogger } from '../internal/logger';
 import type { ChatAdapterContract } from '../models/types';
 import type { SqlDatabase } from '../storage';
+import { meterReads } from '../test/metered-sql-client';
 import { closeTestPostgres, openTestDatabase, testBackends } from '../test/postgres';
 import type { AgentWebhooks } from './agent-deps';
 import { Agents, INTERRUPTED_RUN_ERROR } from './agents';
@@ -78,6 +79,30 @@ describe.each(testBackends())('agents repository on %s', (backend) => {
     expect(await repository.publishedWorkflow(agent.id, 3)).toEqual(workflow());
     expect(await repository.getVersion(agent.id, 3)).toMatchObject({ id: `${agent.id}@3`, version: 3, name: 'a', workflow: workflow() });
     expect(await repository.getVersion(agent.id, 6)).toBeUndefined();
+    await db.close();
+  });
+
+  it('lists versions and agents without reading the published workflows', async () => {
+    const { db, account } = await setup();
+    const metered = meterReads(db);
+    const repository = new SqlAgentsRepository(metered);
+    const big = workflow('p'.repeat(500_000));
+    const agents = [];
+    for (let i = 0; i < 3; i++) {
+      const agent = await repository.createAgent(account.id, `a${i}`, big);
+      for (let v = 0; v < 3; v++) await db.transaction((tx) => repository.in(tx).publish(account.id, agent.id));
+      agents.push(agent);
+    }
+    await repository.updateDraft(account.id, agents[1]!.id, { workflow: workflow('changed') });
+    metered.reset();
+    const versions = await repository.listVersions(agents[0]!.id, { limit: 2 });
+    expect(versions.data.map((version) => version.version)).toEqual([3, 2]);
+    expect(metered.bytesRead).toBeLessThan(2_000);
+    metered.reset();
+    const listed = await repository.listAgents(account.id, { order: 'asc' });
+    expect(listed.data.map((agent) => agent.has_unpublished_changes)).toEqual([false, true, false]);
+    // The drafts it returns (two of 500 KB, one small), not the published versions beside them.
+    expect(metered.bytesRead).toBeLessThan(1_100_000);
     await db.close();
   });
 

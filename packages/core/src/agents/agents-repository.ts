@@ -37,6 +37,8 @@ interface RunRow {
   completed_at: number | null;
 }
 
+const RUN_COLUMNS = 'id, agent_id, account_id, version, status, message, variables_json, output, error, created_at, completed_at';
+
 interface StepRow {
   id: string;
   node_id: string;
@@ -125,6 +127,7 @@ export class SqlAgentsRepository implements AgentsRepository {
   async listAgents(accountId: string, query: ListQuery): Promise<ListPage<AgentObject>> {
     const page = await paginate<AgentRow, AgentRow & { id: string }>(this.db, {
       table: 'agents',
+      columns: 'id, account_id, name, draft_json, published_version, created_at, updated_at',
       where: 'account_id = ?',
       params: [accountId],
       query,
@@ -194,7 +197,8 @@ export class SqlAgentsRepository implements AgentsRepository {
     if (query.after) cursor(query.after, order === 'desc' ? '<' : '>');
     if (query.before) cursor(query.before, order === 'desc' ? '>' : '<');
     const rows = await this.db.all<VersionRow>(
-      `SELECT * FROM agent_versions WHERE ${conditions.join(' AND ')} ORDER BY version ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`,
+      // Not `workflow_json`: a version list shows names and numbers only.
+      `SELECT agent_id, version, name, created_at FROM agent_versions WHERE ${conditions.join(' AND ')} ORDER BY version ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`,
       [...params, limit + 1],
     );
     return toPage(rows, limit, toVersion);
@@ -277,7 +281,14 @@ export class SqlAgentsRepository implements AgentsRepository {
   }
 
   listRuns(agentId: string, query: ListQuery): Promise<ListPage<AgentRunSummary>> {
-    return paginate<RunRow, AgentRunSummary>(this.db, { table: 'agent_runs', where: 'agent_id = ?', params: [agentId], query, map: toRun });
+    return paginate<RunRow, AgentRunSummary>(this.db, {
+      table: 'agent_runs',
+      columns: RUN_COLUMNS,
+      where: 'agent_id = ?',
+      params: [agentId],
+      query,
+      map: toRun,
+    });
   }
 
   queue(): LeaseQueue<LeasedTask> {
@@ -290,33 +301,33 @@ export class SqlAgentsRepository implements AgentsRepository {
     });
   }
 
-  /** Agent objects of rows, with `has_unpublished_changes` from their published versions (one query for all). */
+  /**
+   * Agent objects of rows, with `has_unpublished_changes` from their published versions (one query for
+   * all). The database compares draft and version, so the versions' workflows are not read.
+   */
   async #toAgents(rows: AgentRow[]): Promise<AgentObject[]> {
     const published = rows.filter((row) => row.published_version !== null);
-    const versions = new Map<string, { name: string; workflow_json: string }>();
+    const unchanged = new Set<string>();
     if (published.length > 0) {
-      const found = await this.db.all<{ agent_id: string; name: string; workflow_json: string }>(
-        `SELECT v.agent_id, v.name, v.workflow_json FROM agent_versions v JOIN agents a ON a.id = v.agent_id AND a.published_version = v.version
-         WHERE v.agent_id IN ${placeholders(published.length)}`,
+      const found = await this.db.all<{ agent_id: string }>(
+        `SELECT v.agent_id FROM agent_versions v JOIN agents a ON a.id = v.agent_id AND a.published_version = v.version
+         WHERE v.agent_id IN ${placeholders(published.length)} AND v.workflow_json = a.draft_json AND v.name = a.name`,
         published.map((row) => row.id),
       );
-      for (const version of found) versions.set(version.agent_id, version);
+      for (const version of found) unchanged.add(version.agent_id);
     }
-    return rows.map((row) => {
-      const version = versions.get(row.id);
-      return {
-        id: row.id,
-        object: 'agent',
-        account_id: row.account_id,
-        name: row.name,
-        status: row.published_version === null ? 'draft' : 'published',
-        version: row.published_version,
-        has_unpublished_changes: !version || version.workflow_json !== row.draft_json || version.name !== row.name,
-        workflow: JSON.parse(row.draft_json) as Workflow,
-        created_at: row.created_at,
-        updated_at: row.updated_at,
-      };
-    });
+    return rows.map((row) => ({
+      id: row.id,
+      object: 'agent',
+      account_id: row.account_id,
+      name: row.name,
+      status: row.published_version === null ? 'draft' : 'published',
+      version: row.published_version,
+      has_unpublished_changes: !unchanged.has(row.id),
+      workflow: JSON.parse(row.draft_json) as Workflow,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    }));
   }
 }
 

@@ -43,6 +43,7 @@ export class SqlAssistantsRepository implements AssistantsRepository {
   list(accountId: string, query: ListQuery): Promise<ListPage<Assistant>> {
     return paginate<{ data: string }, Assistant>(this.db, {
       table: 'assistants',
+      columns: 'data',
       where: 'account_id = ?',
       params: [accountId],
       query,

@@ -1,4 +1,5 @@
 import { InvalidRequestError } from '../errors';
+import { validateMetadata } from '../internal/metadata';
 import type { AssistantTool, FileSearchToolOptions, Metadata, ToolResources } from './types';
 
 /** Fathom's cap on passages per file_search call (spec: at most 8). */
@@ -111,19 +112,9 @@ export function normalizeToolResources(value: unknown, param = 'tool_resources')
   return out;
 }
 
-/** Metadata: at most 16 string pairs, keys up to 64 and values up to 512 characters. */
+/** Metadata: at most 16 string pairs, keys up to 64 and values up to 512 characters (the one rule, `validateMetadata`). */
 export function normalizeMetadata(value: unknown, param = 'metadata'): Metadata | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'object' || Array.isArray(value))
-    throw new InvalidRequestError(`Invalid '${param}': expected an object of strings.`, param);
-  const entries = Object.entries(value as Record<string, unknown>);
-  if (entries.length > 16) throw new InvalidRequestError(`Invalid '${param}': at most 16 keys.`, param);
-  for (const [key, item] of entries) {
-    if (key.length > 64 || typeof item !== 'string' || item.length > 512) {
-      throw new InvalidRequestError(`Invalid '${param}.${key}': keys up to 64 characters, string values up to 512.`, `${param}.${key}`);
-    }
-  }
-  return value as Metadata;
+  return validateMetadata(value, param);
 }
 
 /** Optional number in a range, or null. */

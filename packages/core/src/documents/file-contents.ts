@@ -5,9 +5,7 @@ import { extname, join } from 'node:path';
 import { InvalidRequestError, NotFoundError } from '../errors';
 import type { Documents } from './documents';
 import { ExtractionError } from './extract/extraction-error';
-
-/** Largest inline `file_data` a response may carry, bytes (the upload limit). */
-const MAX_INLINE_BYTES = 25 * 1024 * 1024;
+import { MAX_FILE_BYTES } from './file-store';
 
 const IMAGE_TYPES: Record<string, string> = {
   '.png': 'image/png',
@@ -38,7 +36,10 @@ export class DocumentFileContents {
 
   async dataText(filename: string, data: Uint8Array, param: string): Promise<string> {
     if (data.byteLength === 0) throw new InvalidRequestError(`Invalid '${param}': the file data is empty or not base64.`, param);
-    if (data.byteLength > MAX_INLINE_BYTES) throw new InvalidRequestError(`Invalid '${param}': inline files are limited to 25 MB.`, param);
+    // Inline `file_data` has the upload limit.
+    if (data.byteLength > MAX_FILE_BYTES) {
+      throw new InvalidRequestError(`Invalid '${param}': inline files are limited to ${MAX_FILE_BYTES / 1_000_000} MB.`, param);
+    }
     const path = join(tmpdir(), `fathom-inline-${randomBytes(8).toString('hex')}${extname(filename)}`);
     await writeFile(path, data);
     try {

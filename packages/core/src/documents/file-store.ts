@@ -11,6 +11,12 @@ import type { DocumentsRepositories } from './documents-repositories';
 import type { FileRow } from './files-repository';
 import { validateFileExpiresAfter } from './validate';
 
+/**
+ * Largest file Fathom stores or reads inline, in bytes: 25 MB (decimal, as the spec states the
+ * `POST /v1/files` limit). Uploads past it answer 413 `file_too_large`; inline `file_data` past it, 400.
+ */
+export const MAX_FILE_BYTES = 25_000_000;
+
 /** Purposes OpenAI accepts for `POST /v1/files`. */
 export const FILE_PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals'] as const;
 

@@ -8,7 +8,7 @@ export { Ingestor, type IngestorOptions, type IngestInput, type IngestResult } f
 export { chunkText, resolveChunking, AUTO_CHUNKING, type StaticChunking, type TextChunk } from './chunking';
 export { extractText as extractDocumentText } from './extract/extract-text';
 export { ExtractionError, type IngestionErrorCode } from './extract/extraction-error';
-export { FILE_PURPOSES, type FileInput, type FileObject, type StagedUpload } from './file-store';
+export { FILE_PURPOSES, MAX_FILE_BYTES, type FileInput, type FileObject, type StagedUpload } from './file-store';
 export { parseSearchRequest } from './validate';
 export { lexicalRewrite, modelQueryRewriter, rewritePrompt, type QueryRewriter, type RewriteMessage } from './query-rewrite';
 export type { VectorStoreObject, FileCounts } from './vector-stores';

@@ -1,4 +1,6 @@
 import { InvalidRequestError } from '../errors';
+import { FIELD_LIMITS } from '../internal/field-limits';
+import { longerThan } from '../internal/metadata';
 import type { AttributeFilter, StoreSearchOptions } from '../vector';
 
 export type Attributes = Record<string, string | number | boolean>;
@@ -7,22 +9,24 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 
 export { validateMetadata } from '../internal/metadata';
 
-/** `attributes`: at most 16 keys up to 64 characters; values strings (<= 512), numbers or booleans. */
+const { metadataKeys, metadataKey, metadataValue } = FIELD_LIMITS;
+
+/** `attributes`: at most 16 keys up to 64 characters; values strings (<= 512 characters), numbers or booleans. */
 export function validateAttributes(raw: unknown, param = 'attributes'): Attributes | null {
   if (raw === undefined || raw === null) return null;
   if (!isObject(raw)) throw new InvalidRequestError(`Invalid '${param}': expected an object.`, param);
   const entries = Object.entries(raw);
-  if (entries.length > 16) throw new InvalidRequestError(`Invalid '${param}': at most 16 keys are allowed.`, param);
+  if (entries.length > metadataKeys) throw new InvalidRequestError(`Invalid '${param}': at most ${metadataKeys} keys are allowed.`, param);
   for (const [key, value] of entries) {
-    if (key.length > 64)
-      throw new InvalidRequestError(`Invalid '${param}': key '${key.slice(0, 20)}…' is longer than 64 characters.`, param);
+    if (longerThan(key, metadataKey))
+      throw new InvalidRequestError(`Invalid '${param}': key '${key.slice(0, 20)}…' is longer than ${metadataKey} characters.`, param);
     const ok =
-      (typeof value === 'string' && value.length <= 512) ||
+      (typeof value === 'string' && !longerThan(value, metadataValue)) ||
       typeof value === 'boolean' ||
       (typeof value === 'number' && Number.isFinite(value));
     if (!ok) {
       throw new InvalidRequestError(
-        `Invalid '${param}.${key}': expected a string of at most 512 characters, a number or a boolean.`,
+        `Invalid '${param}.${key}': expected a string of at most ${metadataValue} characters, a number or a boolean.`,
         `${param}.${key}`,
       );
     }

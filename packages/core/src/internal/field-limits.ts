@@ -2,7 +2,8 @@ import { InvalidRequestError } from '../errors';
 
 /**
  * OpenAI's caps on text fields, in characters (Unicode code points). Core checks them where the field
- * enters, so an app embedding `@fathom/core` gets the same 400 as an HTTP client.
+ * enters, so an app embedding `@fathom/core` gets the same 400 as an HTTP client. docs/api.md's limits
+ * table is checked against these values (packages/http/test/limits-docs.test.ts).
  */
 export const FIELD_LIMITS = {
   /** `name` of vector stores, assistants and agents. */
@@ -13,10 +14,16 @@ export const FIELD_LIMITS = {
   instructions: 256_000,
   /** A message's `content` (the text of all its parts together); an agent run's `message`. */
   content: 256_000,
+  /** Keys of a `metadata` object (and of store-file `attributes`). */
+  metadataKeys: 16,
+  /** Length of one `metadata` / `attributes` key. */
+  metadataKey: 64,
+  /** Length of one `metadata` value (and of a string `attributes` value). */
+  metadataValue: 512,
 } as const;
 
-/** Code points of `text` (a surrogate pair counts once). */
-function codePoints(text: string): number {
+/** Code points of `text` (a surrogate pair counts once): what every limit in characters counts. */
+export function codePoints(text: string): number {
   let pairs = 0;
   for (let i = 0; i < text.length - 1; i++) {
     const code = text.charCodeAt(i);

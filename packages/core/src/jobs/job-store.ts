@@ -154,6 +154,8 @@ export class SqlJobsRepository implements JobsRepository {
   list(accountId: string, query: ListQuery, tool?: string): Promise<ListPage<ToolJob>> {
     return paginate<JobRow, ToolJob>(this.db, {
       table: 'tool_jobs',
+      // Not `input` (up to the tools body limit each): the job object does not show it.
+      columns: 'id, tool, status, ceiling_micros, cost_micros, cached, result, error_code, error_message, created_ms, finished_ms',
       where: tool ? 'account_id = ? AND tool = ?' : 'account_id = ?',
       params: tool ? [accountId, tool] : [accountId],
       query,

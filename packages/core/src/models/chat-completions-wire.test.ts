@@ -35,7 +35,9 @@ describe('readChatCompletionsBody', () => {
 
   it.each([
     [{ n: 2 }, 'n'],
-    [{ logprobs: true }, 'logprobs'],
+    [{ logprobs: 'yes' }, 'logprobs'],
+    [{ logprobs: true, top_logprobs: 21 }, 'top_logprobs'],
+    [{ logprobs: true, top_logprobs: 1.5 }, 'top_logprobs'],
     [{ top_logprobs: 3 }, 'top_logprobs'],
     [{ modalities: ['text', 'audio'] }, 'modalities'],
     [{ functions: [{ name: 'f' }] }, 'functions'],
@@ -51,6 +53,12 @@ describe('readChatCompletionsBody', () => {
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect((error as InvalidRequestError).param).toBe(param);
   });
+});
+
+it('reads logprobs and top_logprobs into the request (they reach OpenAI-compatible upstreams)', () => {
+  const call = readChatCompletionsBody({ ...base, logprobs: true, top_logprobs: 5 });
+  expect(call.request).toMatchObject({ logprobs: true, top_logprobs: 5 });
+  expect(call.request.extra).toBeUndefined();
 });
 
 describe('chat.completion encoding', () => {
@@ -101,6 +109,11 @@ describe('chat.completion encoding', () => {
       { type: 'text-delta', text: 'plain' },
       { type: 'text-delta', text: 'quotes " \\ newline \n tab \t unicode é 🌊 \u2028 nul \u0000' },
       { type: 'text-delta', text: '' },
+      {
+        type: 'text-delta',
+        text: 'Hi',
+        logprobs: { content: [{ token: 'Hi', logprob: -0.5, bytes: [72, 105], top_logprobs: [] }], refusal: null },
+      },
       { type: 'tool-call-delta', index: 1, id: 'call_1', name: 'lookup', argumentsDelta: '{"q":' },
       { type: 'tool-call-delta', index: 1, argumentsDelta: '1}' },
       { type: 'finish', finishReason: 'tool_calls', usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } },

@@ -17,6 +17,8 @@ const KNOWN = new Set([
   'response_format',
   'seed',
   'user',
+  'logprobs',
+  'top_logprobs',
   'n',
   'stream',
   'stream_options',
@@ -24,7 +26,7 @@ const KNOWN = new Set([
   'metadata',
 ]);
 /** Parameters whose results Fathom's answer cannot carry: refused rather than silently dropped. */
-const REFUSED = ['logprobs', 'top_logprobs', 'audio', 'modalities', 'functions', 'function_call'] as const;
+const REFUSED = ['audio', 'modalities', 'functions', 'function_call'] as const;
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 
 /** A `/v1/chat/completions` body read into a ChatRequest, with the stream and storage settings. */
@@ -86,6 +88,14 @@ export function readChatCompletionsBody(raw: Record<string, unknown>): ChatCompl
       throw new InvalidRequestError(`Missing required parameter: 'messages[${index}].tool_call_id'.`, `messages[${index}].tool_call_id`);
     }
   });
+  if (body.logprobs !== undefined && typeof body.logprobs !== 'boolean')
+    throw new InvalidRequestError(`Invalid type for 'logprobs': expected a boolean.`, 'logprobs');
+  if (body.top_logprobs !== undefined) {
+    if (!Number.isInteger(body.top_logprobs) || body.top_logprobs < 0 || body.top_logprobs > 20)
+      throw new InvalidRequestError(`Invalid 'top_logprobs': expected an integer from 0 to 20.`, 'top_logprobs');
+    if (body.top_logprobs > 0 && body.logprobs !== true)
+      throw new InvalidRequestError(`Invalid 'top_logprobs': it needs 'logprobs' set to true.`, 'top_logprobs');
+  }
   if (body.store !== undefined && typeof body.store !== 'boolean')
     throw new InvalidRequestError(`Invalid type for 'store': expected a boolean.`, 'store');
   const metadata = validateMetadata(body.metadata) ?? {};
@@ -112,6 +122,8 @@ export function readChatCompletionsBody(raw: Record<string, unknown>): ChatCompl
     response_format: body.response_format,
     seed: body.seed,
     user: body.user,
+    logprobs: body.logprobs,
+    top_logprobs: body.top_logprobs,
     ...(Object.keys(extra).length ? { extra } : {}),
   };
   return {
@@ -130,7 +142,9 @@ export function toChatCompletion(result: ChatResult, created = nowSeconds()) {
     object: 'chat.completion' as const,
     created,
     model: result.model,
-    choices: [{ index: 0, message: { ...result.message, refusal: null }, logprobs: null, finish_reason: result.finishReason }],
+    choices: [
+      { index: 0, message: { ...result.message, refusal: null }, logprobs: result.logprobs ?? null, finish_reason: result.finishReason },
+    ],
     usage: result.usage,
   };
 }
@@ -161,7 +175,7 @@ export class ChatCompletionChunks {
 
   of(part: ChatStreamPart) {
     if (part.type === 'text-delta')
-      return { ...this.base, choices: [{ index: 0, delta: { content: part.text }, logprobs: null, finish_reason: null }] };
+      return { ...this.base, choices: [{ index: 0, delta: { content: part.text }, logprobs: part.logprobs ?? null, finish_reason: null }] };
     if (part.type === 'tool-call-delta') {
       const call = {
         index: part.index,
@@ -179,7 +193,7 @@ export class ChatCompletionChunks {
    * parts) is the shared prefix plus the escaped text, with no object built or walked per chunk.
    */
   json(part: ChatStreamPart): string {
-    if (part.type !== 'text-delta') return JSON.stringify(this.of(part));
+    if (part.type !== 'text-delta' || part.logprobs) return JSON.stringify(this.of(part));
     return `${this.deltaPrefix}{"content":${JSON.stringify(part.text)}},"logprobs":null,"finish_reason":null}]}`;
   }
 

@@ -14,5 +14,7 @@ export {
   type StoredCompletionsRepository,
   type ChatCompletionObject,
   type StoredCompletionsQuery,
+  type StoredCompletion,
+  type StoredMessage,
 } from './stored-completions';
 export { readChatCompletionsBody, toChatCompletion, ChatCompletionChunks, type ChatCompletionsCall } from './chat-completions-wire';

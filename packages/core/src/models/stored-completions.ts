@@ -2,7 +2,7 @@ import { InvalidRequestError, NotFoundError } from '../errors';
 import { validateMetadata } from '../internal/metadata';
 import type { ListPage } from '../internal/pagination';
 import { type Repository, type Schema, type SqlClient, toPage } from '../storage';
-import type { ChatMessage } from './types';
+import type { ChatLogprobs, ChatMessage, ChatStreamPart } from './types';
 
 /** Chat completions kept with `store: true`: the completion object, its request messages and metadata. */
 export const storedCompletionsSchema: Schema = {
@@ -44,14 +44,28 @@ export interface StoredCompletionsQuery {
   metadata?: Record<string, string>;
 }
 
-interface Row {
+interface CompletionRow {
   id: string;
   metadata: string;
   completion: string;
-  messages: string;
 }
 
-/** Storage of stored chat completions. */
+/** A completion as reads other than its messages see it: the object and its metadata. */
+export interface StoredCompletion {
+  completion: ChatCompletionObject;
+  metadata: Record<string, string>;
+}
+
+/** One request message of a stored completion with its position in `messages`. */
+export interface StoredMessage {
+  index: number;
+  message: ChatMessage;
+}
+
+/**
+ * Storage of stored chat completions. Reads take only what they return: a completion without its
+ * request messages, a list page filtered and cut in the database, a page of messages without the rest.
+ */
 export interface StoredCompletionsRepository extends Repository<StoredCompletionsRepository> {
   insert(entry: {
     accountId: string;
@@ -59,20 +73,38 @@ export interface StoredCompletionsRepository extends Repository<StoredCompletion
     metadata: Record<string, string>;
     messages: ChatMessage[];
   }): Promise<void>;
-  get(
-    accountId: string,
-    id: string,
-  ): Promise<{ completion: ChatCompletionObject; metadata: Record<string, string>; messages: ChatMessage[] } | undefined>;
+  /** The completion and its metadata (not its messages), or undefined (also for another account's id). */
+  get(accountId: string, id: string): Promise<StoredCompletion | undefined>;
   setMetadata(accountId: string, id: string, metadata: Record<string, string>): Promise<boolean>;
   delete(accountId: string, id: string): Promise<boolean>;
   page(accountId: string, query: StoredCompletionsQuery): Promise<ListPage<ChatCompletionObject>>;
+  /**
+   * Up to `limit` request messages after position `after` (before it with `order: 'desc'`), or undefined
+   * when the account has no such completion.
+   */
+  messages(
+    accountId: string,
+    id: string,
+    query: { limit: number; order: 'asc' | 'desc'; after?: number },
+  ): Promise<StoredMessage[] | undefined>;
 }
 
 export class SqlStoredCompletionsRepository implements StoredCompletionsRepository {
   readonly #order: string;
+  /** A row whose metadata has key `?` with value `?`, decided by the database. */
+  readonly #metadataMatches: string;
+  /** `(idx, message)` rows of the `messages` array of the completion `c`, idx from 0, message as JSON text. */
+  readonly #messageRows: string;
 
   constructor(private readonly db: SqlClient) {
-    this.#order = db.dialect === 'sqlite' ? 'rowid' : 'seq';
+    const sqlite = db.dialect === 'sqlite';
+    this.#order = sqlite ? 'rowid' : 'seq';
+    this.#metadataMatches = sqlite
+      ? 'EXISTS (SELECT 1 FROM json_each(metadata) m WHERE m.key = ? AND m.value = ?)'
+      : '(metadata::jsonb ->> ?::text) = ?::text';
+    this.#messageRows = sqlite
+      ? 'SELECT CAST(m.key AS INTEGER) AS idx, m.value AS message FROM chat_completions c, json_each(c.messages) m'
+      : 'SELECT m.ordinality - 1 AS idx, m.value::text AS message FROM chat_completions c, jsonb_array_elements(c.messages::jsonb) WITH ORDINALITY m';
   }
 
   in(tx: SqlClient): StoredCompletionsRepository {
@@ -99,14 +131,12 @@ export class SqlStoredCompletionsRepository implements StoredCompletionsReposito
     );
   }
 
-  async get(accountId: string, id: string) {
-    const row = await this.db.get<Row>('SELECT id, metadata, completion, messages FROM chat_completions WHERE id = ? AND account_id = ?', [
+  async get(accountId: string, id: string): Promise<StoredCompletion | undefined> {
+    const row = await this.db.get<CompletionRow>('SELECT id, metadata, completion FROM chat_completions WHERE id = ? AND account_id = ?', [
       id,
       accountId,
     ]);
-    return row
-      ? { completion: JSON.parse(row.completion), metadata: JSON.parse(row.metadata), messages: JSON.parse(row.messages) }
-      : undefined;
+    return row ? { completion: JSON.parse(row.completion), metadata: JSON.parse(row.metadata) } : undefined;
   }
 
   async setMetadata(accountId: string, id: string, metadata: Record<string, string>): Promise<boolean> {
@@ -127,25 +157,44 @@ export class SqlStoredCompletionsRepository implements StoredCompletionsReposito
     const order = query.order ?? 'asc';
     const conditions = ['account_id = ?'];
     const params: unknown[] = [accountId];
-    if (query.model) conditions.push('model = ?'), params.push(query.model);
+    if (query.model) {
+      conditions.push('model = ?');
+      params.push(query.model);
+    }
     if (query.after) {
       conditions.push(
         `${this.#order} ${order === 'desc' ? '<' : '>'} (SELECT ${this.#order} FROM chat_completions WHERE id = ? AND account_id = ?)`,
       );
       params.push(query.after, accountId);
     }
-    const wanted = Object.entries(query.metadata ?? {});
-    // Metadata is matched in JS (at most 16 keys per completion); read ahead so a page stays full.
-    const rows = await this.db.all<Row>(
-      `SELECT id, metadata, completion, messages FROM chat_completions WHERE ${conditions.join(' AND ')}
-       ORDER BY ${this.#order} ${order === 'desc' ? 'DESC' : 'ASC'}${wanted.length ? '' : ' LIMIT ?'}`,
-      wanted.length ? params : [...params, limit + 1],
+    // Each metadata pair is matched in SQL, so the page reads at most `limit + 1` rows, and never `messages`.
+    for (const [key, value] of Object.entries(query.metadata ?? {})) {
+      conditions.push(this.#metadataMatches);
+      params.push(key, value);
+    }
+    const rows = await this.db.all<CompletionRow>(
+      `SELECT id, metadata, completion FROM chat_completions WHERE ${conditions.join(' AND ')}
+       ORDER BY ${this.#order} ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`,
+      [...params, limit + 1],
     );
-    const matching = rows.filter((row) => {
-      const metadata = JSON.parse(row.metadata) as Record<string, string>;
-      return wanted.every(([key, value]) => metadata[key] === value);
-    });
-    return toPage(matching.slice(0, limit + 1), limit, (row) => ({ ...JSON.parse(row.completion), metadata: JSON.parse(row.metadata) }));
+    return toPage(rows, limit, (row) => ({ ...JSON.parse(row.completion), metadata: JSON.parse(row.metadata) }));
+  }
+
+  async messages(
+    accountId: string,
+    id: string,
+    query: { limit: number; order: 'asc' | 'desc'; after?: number },
+  ): Promise<StoredMessage[] | undefined> {
+    const exists = await this.db.get('SELECT 1 AS found FROM chat_completions WHERE id = ? AND account_id = ?', [id, accountId]);
+    if (!exists) return undefined;
+    const after = query.after === undefined ? '' : ` WHERE idx ${query.order === 'desc' ? '<' : '>'} ?`;
+    // The database walks the array and hands over one page: the other messages never reach JavaScript.
+    const rows = await this.db.all<{ idx: number; message: string }>(
+      `SELECT idx, message FROM (${this.#messageRows} WHERE c.id = ? AND c.account_id = ?) page${after}
+       ORDER BY idx ${query.order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`,
+      [id, accountId, ...(query.after === undefined ? [] : [query.after]), query.limit],
+    );
+    return rows.map((row) => ({ index: Number(row.idx), message: JSON.parse(row.message) as ChatMessage }));
   }
 }
 
@@ -191,10 +240,21 @@ export class StoredCompletions {
     return { id, object: 'chat.completion.deleted', deleted: true };
   }
 
-  /** The request messages of a stored completion, each with an id (`<completion id>-<index>`). */
+  /**
+   * The request messages of a stored completion, each with an id (`<completion id>-<index>`), a page at
+   * a time. An `after` that is not a message id of this completion gives an empty page.
+   */
   async messages(accountId: string, id: string, query: { limit?: number; order?: 'asc' | 'desc'; after?: string }) {
-    const stored = await this.#get(accountId, id);
-    let all = stored.messages.map((message, index) => ({
+    const limit = query.limit ?? 20;
+    const order = query.order ?? 'asc';
+    let after: number | undefined;
+    if (query.after !== undefined) {
+      const position = query.after.startsWith(`${id}-`) ? query.after.slice(id.length + 1) : '';
+      after = /^\d{1,15}$/.test(position) ? Number(position) : order === 'desc' ? -1 : Number.MAX_SAFE_INTEGER;
+    }
+    const rows = await this.#repository.messages(accountId, id, { limit: limit + 1, order, after });
+    if (!rows) throw new NotFoundError('chat completion', id);
+    return toPage(rows, limit, ({ index, message }) => ({
       id: `${id}-${index}`,
       role: message.role,
       content: typeof message.content === 'string' || message.content === null ? message.content : textOf(message.content),
@@ -203,13 +263,9 @@ export class StoredCompletions {
       ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}),
       ...(message.tool_call_id ? { tool_call_id: message.tool_call_id } : {}),
     }));
-    if (query.order === 'desc') all = all.reverse();
-    if (query.after) all = all.slice(all.findIndex((message) => message.id === query.after) + 1);
-    const limit = query.limit ?? 20;
-    return toPage(all.slice(0, limit + 1), limit, (message) => message);
   }
 
-  async #get(accountId: string, id: string) {
+  async #get(accountId: string, id: string): Promise<StoredCompletion> {
     const stored = await this.#repository.get(accountId, id);
     if (!stored) throw new NotFoundError('chat completion', id);
     return stored;
@@ -225,6 +281,7 @@ export class CompletionAccumulator {
   #text = '';
   #calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> = [];
   #finish: string | null = null;
+  #logprobs: ChatLogprobs | null = null;
   #usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | undefined;
 
   constructor(
@@ -233,9 +290,15 @@ export class CompletionAccumulator {
     private readonly created: number,
   ) {}
 
-  add(part: import('./types').ChatStreamPart): void {
-    if (part.type === 'text-delta') this.#text += part.text;
-    else if (part.type === 'tool-call-delta') {
+  add(part: ChatStreamPart): void {
+    if (part.type === 'text-delta') {
+      this.#text += part.text;
+      if (part.logprobs) {
+        const logprobs = (this.#logprobs ??= { content: null, refusal: null });
+        if (part.logprobs.content) (logprobs.content ??= []).push(...part.logprobs.content);
+        if (part.logprobs.refusal) (logprobs.refusal ??= []).push(...part.logprobs.refusal);
+      }
+    } else if (part.type === 'tool-call-delta') {
       const call = (this.#calls[part.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
       if (part.id) call.id = part.id;
       if (part.name) call.function.name += part.name;
@@ -262,7 +325,7 @@ export class CompletionAccumulator {
             refusal: null,
             ...(calls.length ? { tool_calls: calls } : {}),
           },
-          logprobs: null,
+          logprobs: this.#logprobs,
           finish_reason: this.#finish ?? 'stop',
         },
       ],

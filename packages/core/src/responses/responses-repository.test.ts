@@ -53,6 +53,11 @@ describe.each(testBackends())('responses and conversations storage on %s', (back
     expect((await responses.chainItems(b, 'rb')).map((item) => item.id)).toEqual(['in_rb', 'out_rb']);
     expect(await responses.findItem(a, 'out_r2')).toMatchObject({ id: 'out_r2' });
     expect(await responses.findItem(b, 'out_r2')).toBeUndefined();
+    expect([await responses.exists(a, 'r2'), await responses.exists(b, 'r2'), await responses.exists(a, 'r9')]).toEqual([
+      true,
+      false,
+      false,
+    ]);
     await db.close();
   });
 

@@ -53,6 +53,8 @@ export interface ResponsesRepository extends Repository<ResponsesRepository> {
   insert(response: StoredResponse & { createdAt: number }): Promise<void>;
   /** The response of this account, or undefined (also for another account's id). */
   get(accountId: string, id: string): Promise<StoredResponse | undefined>;
+  /** Whether the account has this response, without reading its body (lists of its items check it). */
+  exists(accountId: string, id: string): Promise<boolean>;
   /**
    * Writes the response object while it is not finished (a cancelled response stays cancelled); with an
    * `owner`, only while that process holds its lease. False when nothing was written.
@@ -108,6 +110,10 @@ export class SqlResponsesRepository implements ResponsesRepository {
   async get(accountId: string, id: string): Promise<StoredResponse | undefined> {
     const row = await this.db.get<ResponseRowSql>('SELECT * FROM responses WHERE id = ? AND account_id = ?', [id, accountId]);
     return row ? toStored(row) : undefined;
+  }
+
+  async exists(accountId: string, id: string): Promise<boolean> {
+    return (await this.db.get('SELECT 1 AS found FROM responses WHERE id = ? AND account_id = ?', [id, accountId])) !== undefined;
   }
 
   async update(id: string, status: ResponseStatus, body: ResponseObject, owner?: string): Promise<boolean> {

@@ -189,7 +189,7 @@ export class Responses {
 
   /** `GET /v1/responses/{id}/input_items`. */
   async inputItems(accountId: string, id: string, query: ListQuery, include: readonly string[] = []): Promise<ListPage<StoredItem>> {
-    await this.#get(accountId, id);
+    if (!(await this.#repository.exists(accountId, id))) throw new NotFoundError('response', id);
     const page = await this.#repository.inputItemsPage(id, query);
     return { ...page, data: page.data.map((item) => viewItem(item, include)) };
   }

@@ -61,6 +61,7 @@ export const modelsRoutes: Route[] = [
   defineRoute({
     method: 'POST',
     path: '/v1/chat/completions',
+    bodyLimit: BODY_LIMITS.chat,
     schema: {
       body: {
         type: 'object',
