@@ -1,20 +1,14 @@
-export { AssistantRunner, type AssistantRunnerOptions, type RunOptions } from './assistant-runner';
+// The assistants capability: `fathom.assistants` and `fathom.threads` (with `.messages`, `.runs`, `.runs.steps`), and their wire format.
+export type { Assistants } from './assistants';
+export type { Threads } from './threads';
+export type { ThreadMessages } from './messages';
+export type { ThreadRuns } from './runs';
+export type { RunSteps } from './run-steps';
+export type { RunRequestOptions } from './create-run';
 export { assistantsSchema } from './schema';
-export type { AssistantInput } from './assistant-input';
-export type { MessageInput, ThreadInput } from './thread-input';
-export type { RunInput, ThreadAndRunInput } from './create-run';
-export type { ThreadStores } from './thread-stores';
-export { threadStoresOf, type DocumentsForThreads } from './documents-thread-stores';
-export {
-  FILE_SEARCH_CONTENT_INCLUDE,
-  type Assistant,
-  type AssistantStreamEvent,
-  type AssistantTool,
-  type FileCitationAnnotation,
-  type Message,
-  type MessageAttachment,
-  type Run,
-  type RunStatus,
-  type RunStep,
-  type Thread,
-} from './types';
+export * from './wire/assistants';
+export * from './wire/messages';
+export * from './wire/threads';
+export * from './wire/runs';
+export * from './wire/run-steps';
+export * from './wire/stream-events';
