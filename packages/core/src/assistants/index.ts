@@ -6,9 +6,47 @@ export type { ThreadRuns } from './runs';
 export type { RunSteps } from './run-steps';
 export type { RunRequestOptions } from './create-run';
 export { assistantsSchema } from './schema';
-export * from './wire/assistants';
-export * from './wire/messages';
-export * from './wire/threads';
-export * from './wire/runs';
-export * from './wire/run-steps';
-export * from './wire/stream-events';
+export {
+  Assistant,
+  AssistantCreateParams,
+  AssistantDeleted,
+  AssistantListParams,
+  AssistantsPage,
+  AssistantTool,
+  AssistantToolParam,
+  AssistantUpdateParams,
+  ToolResources,
+} from './wire/assistants';
+export {
+  type FileCitationAnnotation,
+  Message,
+  type MessageAttachment,
+  MessageCreateParams,
+  MessageDeleted,
+  MessageDeltaEvent,
+  MessageListParams,
+  MessagesPage,
+  MessageUpdateParams,
+} from './wire/messages';
+export { Thread, ThreadCreateAndRunParams, ThreadCreateParams, ThreadDeleted, ThreadUpdateParams } from './wire/threads';
+export {
+  RequiredActionFunctionToolCall,
+  Run,
+  RunCreateParams,
+  RunCreateQuery,
+  RunListParams,
+  RunsPage,
+  RunStatus,
+  RunSubmitToolOutputsParams,
+  RunUpdateParams,
+} from './wire/runs';
+export {
+  FILE_SEARCH_CONTENT_INCLUDE,
+  RunStep,
+  RunStepDeltaEvent,
+  RunStepInclude,
+  RunStepsPage,
+  StepListParams,
+  StepRetrieveParams,
+} from './wire/run-steps';
+export { AssistantStreamEvent } from './wire/stream-events';
