@@ -1,12 +1,12 @@
 import { newId, nowSeconds } from '../internal/ids';
 import { type AssistantsContext, requireAssistant, requireThread, assertNoActiveRun, threadBusy } from './assistants-context';
-import { toResponseFormat, toToolChoice, toToolResources, toTools } from './normalize-input';
+import { toResponseFormat, toToolChoice, toTools } from './normalize-input';
 import { emitRun } from './run-context';
 import { emptyRunState } from './run-state';
 import { attachMessages } from './thread-attachments';
 import { newClientMessage } from './thread-input';
 import type { Assistant, AssistantStreamEvent, Run, Thread } from './types';
-import type { ToolResourcesParam } from './wire/assistants';
+import type { ToolResources } from './wire/assistants';
 import type { RunStepInclude } from './wire/run-steps';
 import type { RunCreateParams } from './wire/runs';
 
@@ -23,8 +23,16 @@ export function includeOf(options: RunRequestOptions): RunStepInclude[] {
   return [...new Set([...(options['include[]'] ?? []), ...(options.include ?? [])])];
 }
 
-/** What starts a run: a run request, or `createAndRun`'s (whose `tool_resources` replaces the assistant's stores). */
-export type RunStart = RunCreateParams & { tool_resources?: ToolResourcesParam | null };
+/** What starts a run: a run request, or `createAndRun`'s (with no additional messages). */
+export type RunStart = RunCreateParams;
+
+/** What `createAndRun` adds to a run start. */
+export interface RunStartExtras {
+  /** The thread created for the run, announced first on its stream (`thread.created`). */
+  created?: Thread;
+  /** `createAndRun`'s `tool_resources`, already checked: replaces the assistant's stores for this run. */
+  toolResources?: ToolResources | null;
+}
 
 /** A run and, for a streaming call, its events (ending with `done`). */
 export interface StartedRun {
@@ -80,7 +88,7 @@ class ThreadBusy extends Error {}
  * Creates a run on a saved thread and executes it in this process: its additional messages (attachments
  * put into the thread's store) and the run are written in one transaction, refused when the thread has
  * an active run. With `stream`, the run's events are collected from before it is written; a thread
- * created for it (`created`) is announced first.
+ * created for it (`extras.created`) is announced first. Only the declared fields of `params` are read.
  */
 export async function startRun(
   context: AssistantsContext,
@@ -89,8 +97,9 @@ export async function startRun(
   params: RunStart,
   options: RunRequestOptions,
   stream: boolean,
-  created?: Thread,
+  extras: RunStartExtras = {},
 ): Promise<StartedRun> {
+  const { created } = extras;
   const { deps } = context;
   await requireThread(context, accountId, threadId);
   await assertNoActiveRun(context, threadId, 'create a run on');
@@ -99,7 +108,7 @@ export async function startRun(
   const additional = (params.additional_messages ?? []).map((message) => newClientMessage(threadId, message));
   const state = emptyRunState();
   state.include = includeOf(options);
-  state.toolResources = params.tool_resources ? toToolResources(params.tool_resources) : undefined;
+  state.toolResources = extras.toolResources ?? undefined;
   await attachMessages(
     context.stores,
     deps.threads,

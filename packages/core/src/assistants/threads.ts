@@ -85,13 +85,15 @@ export class Threads {
     checkMessagesContent(params.thread ?? {}, 'thread.');
     checkModel(this.#context.deps.chat, params.model);
     await requireAssistant(this.#context, accountId, params.assistant_id, 'assistant_id');
-    if (params.tool_resources) {
-      await checkToolResources(this.#context.stores, accountId, toToolResources(params.tool_resources), 'tool_resources');
-    }
-    const { thread: threadParams, ...runParams } = params;
+    const toolResources = toToolResources(params.tool_resources);
+    await checkToolResources(this.#context.stores, accountId, toolResources, 'tool_resources');
+    const { thread: threadParams, tool_resources: _toolResources, ...runParams } = params;
     const thread = await this.#create(accountId, threadParams ?? {}, 'thread.');
     try {
-      return await startRun(this.#context, accountId, thread.id, runParams, options, stream, stream ? thread : undefined);
+      return await startRun(this.#context, accountId, thread.id, runParams, options, stream, {
+        created: stream ? thread : undefined,
+        toolResources,
+      });
     } catch (error) {
       await this.delete(accountId, thread.id);
       throw error;
