@@ -125,10 +125,17 @@ describe('assistants with file_search over real vector stores', () => {
       score: expect.any(Number),
     });
 
-    // runs.stream on an existing thread works the same way.
+    expect(search.tool_calls[0].file_search.results[0].content).toBeUndefined();
+
+    // runs.stream on an existing thread works the same way; include[] (a query parameter) adds the passages' text to its steps.
     const thread = await client.beta.threads.create({ messages: [{ role: 'user', content: 'and refunds again?' }] });
-    const again = await client.beta.threads.runs.stream(thread.id, { assistant_id: assistant.id }).finalRun();
-    expect(again.status).toBe('completed');
+    const again = client.beta.threads.runs.stream(thread.id, { assistant_id: assistant.id, include: [CONTENT_INCLUDE] });
+    expect((await again.finalRun()).status).toBe('completed');
+    const included = (await again.finalRunSteps()).find((step) => step.type === 'tool_calls')!.step_details as any;
+    expect(included.tool_calls[0].file_search.results[0].content[0]).toMatchObject({
+      type: 'text',
+      text: expect.stringContaining('Refund'),
+    });
   });
 
   it("searches the thread's stores together with the assistant's", async () => {
