@@ -131,8 +131,9 @@ describe('assistants with file_search over real vector stores', () => {
     const thread = await client.beta.threads.create({ messages: [{ role: 'user', content: 'and refunds again?' }] });
     const again = client.beta.threads.runs.stream(thread.id, { assistant_id: assistant.id, include: [CONTENT_INCLUDE] });
     expect((await again.finalRun()).status).toBe('completed');
-    const included = (await again.finalRunSteps()).find((step) => step.type === 'tool_calls')!.step_details as any;
-    expect(included.tool_calls[0].file_search.results[0].content[0]).toMatchObject({
+    const included = (await again.finalRunSteps()).find((step) => step.type === 'tool_calls')!.step_details;
+    if (included.type !== 'tool_calls' || included.tool_calls[0]!.type !== 'file_search') throw new Error('expected a file_search call');
+    expect(included.tool_calls[0]!.file_search.results![0]!.content![0]).toMatchObject({
       type: 'text',
       text: expect.stringContaining('Refund'),
     });
