@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { Accounts, accountsSchema, bootstrapAccounts, type BootstrapResult } from './accounts';
-import { AssistantRunner, assistantsSchema, threadStoresOf } from './assistants';
+import { type Assistants, assistantsSchema, type Threads } from './assistants';
+import { type AssistantsCapability, createAssistants } from './assistants/create-assistants';
+import { threadStoresOf } from './assistants/documents-thread-stores';
 import { Agents, agentsSchema } from './agents';
 import { loadConfig, type FathomConfig } from './config';
 import { openDatabase, SqliteDatabase, type SqlDatabase } from './storage';
@@ -60,13 +62,18 @@ export class Fathom {
   readonly vectorIndex: VectorIndexContract;
   readonly documents: Documents;
   readonly chat: ChatAdapter;
-  readonly assistants: AssistantRunner;
+  /** Assistants (OpenAI's `beta.assistants`). */
+  readonly assistants: Assistants;
+  /** Threads with their `messages`, `runs` and `runs.steps` (OpenAI's `beta.threads`). */
+  readonly threads: Threads;
   readonly responses: Responses;
   readonly storedCompletions: StoredCompletions;
   readonly conversations: Conversations;
   readonly jobs: JobEngine;
   readonly webhooks: WebhookToolkit;
   readonly agents: Agents;
+  /** The background execution of assistant runs (started and closed with the rest). */
+  readonly #assistantRuns: Pick<AssistantsCapability, 'start' | 'close'>;
 
   private constructor(config: FathomConfig, log: Logger, embedder: Embedder, database: SqlDatabase, bootstrap: BootstrapResult) {
     this.config = config;
@@ -89,7 +96,7 @@ export class Fathom {
         )
       : undefined;
     this.documents = new Documents({ db: database, config, embedder, vectorIndex: this.vectorIndex, log, rewriteQuery });
-    this.assistants = new AssistantRunner({
+    const assistants = createAssistants({
       db: database,
       chat: this.chat,
       searcher: this.documents,
@@ -97,6 +104,9 @@ export class Fathom {
       log,
       leaseMs: config.leaseSeconds * 1000,
     });
+    this.assistants = assistants.assistants;
+    this.threads = assistants.threads;
+    this.#assistantRuns = assistants;
     this.responses = new Responses({
       db: database,
       chat: this.chat,
@@ -139,7 +149,7 @@ export class Fathom {
   /** Resumes durable queues: interrupted ingestion, runs and jobs reach a terminal state. */
   start(): void {
     this.documents.start();
-    this.assistants.start();
+    this.#assistantRuns.start();
     this.responses.start();
     this.jobs.start();
     this.agents.start();
@@ -153,7 +163,7 @@ export class Fathom {
       ['agents', () => this.agents.close()],
       ['webhooks', () => this.webhooks.close()],
       ['jobs', () => this.jobs.close()],
-      ['assistants', () => this.assistants.close()],
+      ['assistants', () => this.#assistantRuns.close()],
       ['responses', () => this.responses.close()],
       ['documents', () => this.documents.close()],
       ['vector index', () => this.vectorIndex.close()],

@@ -169,6 +169,8 @@ export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: rea
         if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body))) {
           throw new InvalidRequestError('The request body must be a JSON object.', null, 'invalid_request_error');
         }
+        // No body is an empty object (the SDK sends none to cancel a run): its schema then names what is missing.
+        if (body === undefined && route.schema?.body !== undefined && !route.multipart) request.body = {};
       },
       handler: async (request, reply) => {
         const result = await route.handle({ request, reply, fathom });

@@ -61,4 +61,18 @@ describe('GET /v1/openapi.json', () => {
   it('names the vector store objects once, as components', () => {
     expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['VectorStore', 'VectorStoreCreateParams', 'Error']));
   });
+
+  it('declares the assistants family: its objects as components, its streams, include[] as a query array', () => {
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining(['Assistant', 'Thread', 'Message', 'Run', 'RunStep', 'AssistantStreamEvent', 'ThreadCreateAndRunParams']),
+    );
+    const createAndRun = document.paths['/v1/threads/runs']!.post!;
+    expect(createAndRun.operationId).toBe('createThreadAndRun');
+    expect(Object.keys(createAndRun.responses['200']!.content!)).toEqual(['application/json', 'text/event-stream']);
+    expect(document.paths['/v1/threads/{thread_id}/runs/{run_id}/submit_tool_outputs']?.post?.operationId).toBe('submitToolOuputsToRun');
+    const steps = document.paths['/v1/threads/{thread_id}/runs/{run_id}/steps']!.get! as Operation & {
+      parameters: Array<{ name: string; in: string; schema: { type?: string } }>;
+    };
+    expect(steps.parameters.find((parameter) => parameter.name === 'include[]')).toMatchObject({ in: 'query', schema: { type: 'array' } });
+  });
 });

@@ -54,7 +54,7 @@ describe.each(testBackends())('assistants repositories on %s', (backend) => {
     const stored = thread('thread_1');
     await threads.insertThread(ACCOUNT, stored);
     for (const text of ['one', 'two', 'three'])
-      await threads.insertMessage(ACCOUNT, newClientMessage('thread_1', { role: 'user', content: text }, ''));
+      await threads.insertMessage(ACCOUNT, newClientMessage('thread_1', { role: 'user', content: text }));
     expect((await threads.allMessages('thread_1')).map((m) => m.content[0]!.text.value)).toEqual(['one', 'two', 'three']);
     const page = await threads.listMessages('thread_1', { limit: 2 });
     expect(page.data.map((m) => m.content[0]!.text.value)).toEqual(['three', 'two']);

@@ -2,7 +2,7 @@ import type { ListPage, ListQuery } from '../internal/pagination';
 import { paginate, type Repository, type SqlClient } from '../storage';
 import type { Assistant } from './types';
 
-/** Storage of assistants: OpenAI's `assistant` objects of each account. Rules live in `AssistantRunner`. */
+/** Storage of assistants: OpenAI's `assistant` objects of each account. Rules live in `Assistants` (`assistants.ts`). */
 export interface AssistantsRepository extends Repository<AssistantsRepository> {
   insert(accountId: string, assistant: Assistant): Promise<void>;
   get(accountId: string, id: string): Promise<Assistant | undefined>;

@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { VectorStoreCreateParams } from '../documents/wire/vector-stores';
+import { OptionalNullable, Type, Unsupported } from '../wire';
 import { describeSchemaIssues, type SchemaIssue } from './describe-schema-issues';
 
 // The options the HTTP server validates bodies with (packages/http/src/validators.ts).
@@ -70,6 +71,23 @@ describe('describeSchemaIssues over TypeBox schemas', () => {
       message: "Invalid 'metadata': at most 16 keys are allowed.",
       param: 'metadata',
     });
+  });
+
+  it('words the range of a nullable integer and a field Fathom does not offer', () => {
+    const check = ajv.compile(
+      Type.Object({
+        budget: OptionalNullable(Type.Integer({ minimum: 256 })),
+        legacy: Type.Optional(Unsupported('Use the new field instead.')),
+      }),
+    );
+    expect(check({ budget: 100, legacy: 1 })).toBe(false);
+    expect(describeSchemaIssues(check.errors as SchemaIssue[])).toEqual({
+      message: "Invalid 'budget': expected an integer >= 256. Unsupported parameter: 'legacy'. Use the new field instead.",
+      param: 'budget',
+      code: 'invalid_value',
+    });
+    expect(check({ legacy: null })).toBe(false);
+    expect(describeSchemaIssues(check.errors as SchemaIssue[])).toMatchObject({ param: 'legacy', code: 'unsupported_parameter' });
   });
 
   it('reports every problem of a body at once', () => {

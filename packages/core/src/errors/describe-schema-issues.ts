@@ -45,7 +45,8 @@ function typeNames(type: unknown): string {
 /** What a range keyword's schema asks for: `an integer between 1 and 100`, `a number >= 0`. */
 function rangeOf(issue: SchemaIssue): string {
   const schema = issue.parentSchema ?? {};
-  const kind = schema.type === 'integer' ? 'an integer' : 'a number';
+  // A nullable field's type is a list (`['integer', 'null']`).
+  const kind = (Array.isArray(schema.type) ? schema.type : [schema.type]).includes('integer') ? 'an integer' : 'a number';
   const { minimum, maximum } = schema;
   if (typeof minimum === 'number' && typeof maximum === 'number') return `${kind} between ${minimum} and ${maximum}`;
   const limit = issue.params.limit;
@@ -117,6 +118,10 @@ export function describeSchemaIssue(issue: SchemaIssue): DescribedIssue {
         `Invalid '${param}': empty array. Expected an array with minimum length ${String(issue.params.limit)}, but got an array with length ${Array.isArray(data) ? data.length : 0} instead.`,
         'empty_array',
       );
+    case 'not': {
+      const instead = issue.parentSchema?.description;
+      return invalid(`Unsupported parameter: '${param}'.${instead ? ` ${instead}` : ''}`, 'unsupported_parameter');
+    }
     case 'maxProperties':
       return invalid(`Invalid '${param}': at most ${String(issue.params.limit)} keys are allowed.`, 'object_above_max_properties');
     case 'pattern':

@@ -45,3 +45,12 @@ export function TaggedUnion<const Branches extends readonly TSchema[]>(
 export function OptionalNullable<T extends TSchema>(schema: T) {
   return Type.Optional(Nullable(schema));
 }
+
+/**
+ * A field of OpenAI's format that Fathom does not offer (`{not: {}}`: any value is refused, with a 400
+ * `unsupported_parameter` naming the field and saying what to do instead). Its static type is `never`,
+ * so typed callers cannot send it either.
+ */
+export function Unsupported(instead: string): TUnsafe<never> {
+  return Type.Unsafe<never>({ not: {}, description: instead });
+}

@@ -1,4 +1,4 @@
 // The wire format's building blocks: TypeBox (JSON Schema with static types) and the shapes every capability shares.
 export { type Static, type TSchema, Type } from '@sinclair/typebox';
-export { Nullable, OptionalNullable, StringEnum, TaggedUnion } from './builders';
+export { Nullable, OptionalNullable, StringEnum, TaggedUnion, Unsupported } from './builders';
 export { Deleted, ErrorEnvelope, ListOrder, ListPage, ListQuery, type ListQueryParams, Metadata } from './common';
