@@ -12,6 +12,7 @@ import { type BuiltInTool, builtInTools } from './built-in-tools';
 import { previewWorkflowTools, type WorkflowToolsPreview } from './preview-tools';
 import { checkVariables } from './render-variables';
 import { validateWorkflow } from './validate-workflow';
+import { checkWorkflowLimits } from './workflow-limits';
 import { maskWorkflowSecrets, restoreWorkflowSecrets } from './workflow-secrets';
 import type { StartNode, Workflow } from './workflow-types';
 
@@ -87,6 +88,8 @@ export class Agents {
 
   async create(accountId: string, input: { name: string; workflow: unknown }): Promise<AgentObject> {
     checkLength(input?.name, 'name', FIELD_LIMITS.name);
+    // The size limits come before the copy that puts secrets back, so an oversized workflow costs only its parse.
+    checkWorkflowLimits(input.workflow);
     const workflow = validateWorkflow(restoreWorkflowSecrets(input.workflow, undefined));
     return masked(await this.#store.createAgent(accountId, input.name, workflow));
   }
@@ -113,6 +116,7 @@ export class Agents {
    */
   async update(accountId: string, id: string, input: { name?: string; workflow?: unknown }): Promise<AgentObject> {
     checkLength(input?.name, 'name', FIELD_LIMITS.name);
+    checkWorkflowLimits(input.workflow);
     const current = await this.#find(accountId, id);
     const workflow = input.workflow === undefined ? undefined : validateWorkflow(restoreWorkflowSecrets(input.workflow, current.workflow));
     const agent = await this.#store.updateDraft(accountId, id, { name: input.name, workflow });

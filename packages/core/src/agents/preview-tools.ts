@@ -2,10 +2,12 @@ import type { FathomError } from '../errors';
 import type { Logger } from '../internal/logger';
 import type { ChatToolDefinition } from '../models/types';
 import type { AgentWebhooks } from './agent-deps';
-import { agentTools } from './agent-tools';
+import { type AgentTool, agentTools } from './agent-tools';
 import type { BuiltInTool } from './built-in-tools';
-import { validateWorkflow } from './validate-workflow';
-import { visibleCards } from './visible-cards';
+import { checkSeenTools, compiledCards } from './seen-tools';
+import { checkWorkflow } from './validate-workflow';
+import { WorkflowGraph } from './workflow-graph';
+import { checkWorkflowLimits } from './workflow-limits';
 import type { AgentNode, Workflow } from './workflow-types';
 
 /** What one agent node of a workflow would offer its model. */
@@ -32,24 +34,36 @@ export interface WorkflowToolsPreview {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
+/** `items` itself when every element is an object (a workflow that passes the schema), else its objects. */
+const objectsOf = (items: unknown): Record<string, unknown>[] =>
+  Array.isArray(items) ? (items.every(isRecord) ? items : items.filter(isRecord)) : [];
+
 /**
  * Compiles a (possibly unfinished) workflow the way a run does: for each agent node, the built-ins
  * and the routes of the cards it sees, through the same compiler and `tools_filter`. Used by the
  * console's live tool preview; nothing is saved or called.
+ *
+ * One graph and one compilation per card serve validation and every agent node, so the work grows
+ * with the workflow plus what the answer lists. A workflow past `WORKFLOW_LIMITS` (counts, or the tools
+ * its agents see together) is refused with a 400 before any of that work, like a save.
  */
 export function previewWorkflowTools(workflow: unknown, webhooks: AgentWebhooks, builtIns: BuiltInTool[]): WorkflowToolsPreview {
+  checkWorkflowLimits(workflow);
+  const view = {
+    nodes: objectsOf(isRecord(workflow) ? workflow.nodes : undefined),
+    edges: objectsOf(isRecord(workflow) ? workflow.edges : undefined),
+  } as unknown as Workflow;
+  const graph = new WorkflowGraph(view);
+  const compile = compiledCards((cards) => webhooks.compile(cards));
+  checkSeenTools(graph, compile);
   let validation_error: WorkflowToolsPreview['validation_error'] = null;
   try {
-    validateWorkflow(workflow);
+    checkWorkflow(workflow, { compile, graph });
   } catch (error) {
     const failure = error as FathomError;
     validation_error = { message: failure.message, param: failure.param ?? null, code: failure.code ?? 'invalid_workflow' };
   }
-  const graph: Workflow = {
-    nodes: isRecord(workflow) && Array.isArray(workflow.nodes) ? workflow.nodes.filter(isRecord) : [],
-    edges: isRecord(workflow) && Array.isArray(workflow.edges) ? workflow.edges.filter(isRecord) : [],
-  } as unknown as Workflow;
-  const agents = graph.nodes
+  const agents = view.nodes
     .filter((node): node is AgentNode => node.type === 'agent' && typeof node.id === 'string' && isRecord(node.data))
     .map((node) => {
       const warnings: string[] = [];
@@ -63,16 +77,10 @@ export function previewWorkflowTools(workflow: unknown, webhooks: AgentWebhooks,
           warnings.push(`${message.replace(/^agent preview: /, '')}${collisions}`);
         },
       };
-      const cards = visibleCards(graph, node).filter((card) => isRecord(card.data));
-      const sources: Record<string, string> = {};
-      let definitions: ChatToolDefinition[] = [];
+      const cards = graph.visibleCards(node).filter((card) => isRecord(card.data));
+      let tools: AgentTool[] = [];
       try {
-        const tools = agentTools({ agentId: 'preview', node, cards, builtIns, webhooks, accountId: 'preview', log });
-        for (const tool of builtIns) sources[tool.definition.function.name] = 'built-in';
-        for (const card of cards) {
-          for (const compiled of webhooks.compile([card.data]).tools) sources[compiled.name] = card.id;
-        }
-        definitions = [...tools.values()].map((tool) => tool.definition);
+        tools = [...agentTools({ agentId: 'preview', node, cards, builtIns, webhooks, accountId: 'preview', log, compile }).values()];
       } catch (error) {
         // An unfinished card (e.g. `routes` not a list yet) cannot compile; the validation error says why.
         warnings.push(`the tools could not be compiled: ${(error as Error).message}`);
@@ -81,8 +89,8 @@ export function previewWorkflowTools(workflow: unknown, webhooks: AgentWebhooks,
         node_id: node.id,
         name: typeof node.data.name === 'string' ? node.data.name : '',
         model: typeof node.data.model === 'string' ? node.data.model : '',
-        tools: definitions,
-        sources: Object.fromEntries(definitions.map((definition) => [definition.function.name, sources[definition.function.name]!])),
+        tools: tools.map((tool) => tool.definition),
+        sources: Object.fromEntries(tools.map((tool) => [tool.definition.function.name, tool.source])),
         cards: cards.map((card) => card.id),
         warnings,
       };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { visibleCards } from './visible-cards';
+import { visibleCards } from './workflow-graph';
 import type { AgentNode, Workflow } from './workflow-types';
 
 const card = (id: string) => ({ id, type: 'webhook' as const, data: { name: id, config: { baseUrl: 'https://x.example', routes: [] } } });
