@@ -2,11 +2,10 @@ import type { Logger } from '../internal/logger';
 import type { ChatAdapterContract } from '../models/types';
 import type { AgentWebhooks } from './agent-deps';
 import type { AgentRunEvent, NewAgentRunStep } from './agent-objects';
-import { agentTools } from './agent-tools';
+import { agentTools, compiledCards } from './agent-tools';
 import type { BuiltInTool } from './built-in-tools';
 import { renderVariables } from './render-variables';
 import { runAgentNode } from './run-agent-node';
-import { compiledCards } from './seen-tools';
 import { WorkflowGraph } from './workflow-graph';
 import type { StartNode, Workflow } from './workflow-types';
 

@@ -2,6 +2,7 @@ import { ConflictError, InvalidRequestError, NotFoundError } from '../errors';
 import { checkLength, FIELD_LIMITS } from '../internal/field-limits';
 import { LeasedWorker, type LeasedTask, type TaskContext, TaskStopped } from '../internal/leased-worker';
 import type { Logger } from '../internal/logger';
+import { yieldToEventLoop } from '../internal/time-slices';
 import type { ListPage, ListQuery } from '../internal/pagination';
 import { parseModelId } from '../models/model-id';
 import type { AgentsOptions } from './agent-deps';
@@ -90,8 +91,14 @@ export class Agents {
     checkLength(input?.name, 'name', FIELD_LIMITS.name);
     // The size limits come before the copy that puts secrets back, so an oversized workflow costs only its parse.
     checkWorkflowLimits(input.workflow);
+    // Parsing the body, validating, storing and answering each walk the whole workflow once: a turn of the
+    // event loop between them keeps the largest allowed workflow from holding the server for long.
+    await yieldToEventLoop();
     const workflow = validateWorkflow(restoreWorkflowSecrets(input.workflow, undefined));
-    return masked(await this.#store.createAgent(accountId, input.name, workflow));
+    await yieldToEventLoop();
+    const agent = await this.#store.createAgent(accountId, input.name, workflow);
+    await yieldToEventLoop();
+    return masked(agent);
   }
 
   async list(accountId: string, query: ListQuery = {}): Promise<ListPage<AgentObject>> {
@@ -118,9 +125,12 @@ export class Agents {
     checkLength(input?.name, 'name', FIELD_LIMITS.name);
     checkWorkflowLimits(input.workflow);
     const current = await this.#find(accountId, id);
+    await yieldToEventLoop();
     const workflow = input.workflow === undefined ? undefined : validateWorkflow(restoreWorkflowSecrets(input.workflow, current.workflow));
+    await yieldToEventLoop();
     const agent = await this.#store.updateDraft(accountId, id, { name: input.name, workflow });
     if (!agent) throw new NotFoundError('agent', id);
+    await yieldToEventLoop();
     return masked(agent);
   }
 
@@ -147,16 +157,20 @@ export class Agents {
    * The tools each agent node of a workflow (saved or not, finished or not) would give its model, and
    * whether the workflow would pass validation. Masked secrets are never compiled into definitions.
    */
-  previewTools(workflow: unknown): WorkflowToolsPreview {
+  previewTools(workflow: unknown): Promise<WorkflowToolsPreview> {
     return previewWorkflowTools(workflow, this.#options.webhooks, this.#builtIns);
   }
 
   /** Snapshots the draft as the next published version. */
   async publish(accountId: string, id: string): Promise<AgentObject> {
-    const workflow = validateWorkflow((await this.#find(accountId, id)).workflow);
+    const draft = await this.#find(accountId, id);
+    await yieldToEventLoop();
+    const workflow = validateWorkflow(draft.workflow);
     this.#checkModels(workflow);
+    await yieldToEventLoop();
     const version = await this.#options.db.transaction((tx) => this.#store.in(tx).publish(accountId, id));
     if (version === undefined) throw new NotFoundError('agent', id);
+    await yieldToEventLoop();
     return this.get(accountId, id);
   }
 

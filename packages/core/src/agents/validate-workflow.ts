@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { InvalidRequestError } from '../errors';
-import { compileCards, placeholderNames, sanitizeToolName } from '../webhooks';
-import { type CompileCard, checkSeenTools, compiledCards } from './seen-tools';
+import { placeholderNames, sanitizeToolName } from '../webhooks';
+import { checkSeenTools } from './seen-tools';
 import { isSlotEdge, SLOT_HANDLE, WorkflowGraph } from './workflow-graph';
 import { checkWorkflowLimits } from './workflow-limits';
 import { agentDataSchema, endDataSchema, startDataSchema, webhookDataSchema, workflowEnvelopeSchema } from './workflow-schema';
@@ -129,21 +129,17 @@ function checkRoutes(node: WebhookNode, index: number, seenRoutes: Map<string, s
  * data, then the card rules, the graph (one start, an end reachable from it, no cycles, edges between
  * known nodes) and the tools its agents see. Throws `InvalidRequestError` (400) whose `code` is a
  * `WorkflowErrorCode` and whose message names the node, route or field. Linear in the size of the
- * workflow: its graph is built once and each card compiled once.
+ * workflow: its graph is built once and every check is one pass.
  */
 export function validateWorkflow(input: unknown): Workflow {
-  return checkWorkflow(input, { compile: compiledCards(compileCards) });
+  return checkWorkflow(input);
 }
 
-export interface CheckWorkflowContext {
-  /** Compiles a card (once per request, shared with the caller's own use of the cards). */
-  compile: CompileCard;
-  /** The graph the caller already built of these very `nodes` and `edges` arrays; built here otherwise. */
-  graph?: WorkflowGraph;
-}
-
-/** `validateWorkflow` for callers that compile cards or hold the graph themselves (the tool preview). */
-export function checkWorkflow(input: unknown, context: CheckWorkflowContext): Workflow {
+/**
+ * `validateWorkflow` for a caller that already built the graph (the tool preview): `graph` is used when
+ * it was built of these very `nodes` and `edges` arrays, and built here otherwise.
+ */
+export function checkWorkflow(input: unknown, graph?: WorkflowGraph): Workflow {
   checkWorkflowLimits(input);
   if (!checkEnvelope(input)) {
     const { message, param } = describe(checkEnvelope.errors ?? [], 'workflow');
@@ -173,10 +169,10 @@ export function checkWorkflow(input: unknown, context: CheckWorkflowContext): Wo
   });
   const seenRoutes = new Map<string, string>();
   workflow.nodes.forEach((node, index) => node.type === 'webhook' && checkRoutes(node, index, seenRoutes));
-  const { graph } = context;
-  const built = graph && graph.workflow.nodes === workflow.nodes && graph.workflow.edges === workflow.edges ? graph : new WorkflowGraph(workflow);
+  const built =
+    graph && graph.workflow.nodes === workflow.nodes && graph.workflow.edges === workflow.edges ? graph : new WorkflowGraph(workflow);
   checkGraph(workflow, built);
-  checkSeenTools(built, context.compile);
+  checkSeenTools(built);
   return workflow;
 }
 

@@ -20,7 +20,7 @@ export const WORKFLOW_LIMITS = {
    * five agents (its own slot and four down a pipeline) counts five times. It bounds the tool preview,
    * which lists every agent's tools. See `seenToolChars`.
    */
-  seenToolChars: 4_000_000,
+  seenToolChars: 2_000_000,
 } as const;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
@@ -42,8 +42,10 @@ function arrayTooLong(param: string, max: number, length: number): InvalidReques
 export function checkWorkflowLimits(workflow: unknown): void {
   if (!isRecord(workflow)) return;
   const { nodes, edges } = workflow;
-  if (Array.isArray(nodes) && nodes.length > WORKFLOW_LIMITS.nodes) throw arrayTooLong('workflow.nodes', WORKFLOW_LIMITS.nodes, nodes.length);
-  if (Array.isArray(edges) && edges.length > WORKFLOW_LIMITS.edges) throw arrayTooLong('workflow.edges', WORKFLOW_LIMITS.edges, edges.length);
+  if (Array.isArray(nodes) && nodes.length > WORKFLOW_LIMITS.nodes)
+    throw arrayTooLong('workflow.nodes', WORKFLOW_LIMITS.nodes, nodes.length);
+  if (Array.isArray(edges) && edges.length > WORKFLOW_LIMITS.edges)
+    throw arrayTooLong('workflow.edges', WORKFLOW_LIMITS.edges, edges.length);
   if (!Array.isArray(nodes)) return;
   let routes = 0;
   nodes.forEach((node, index) => {
