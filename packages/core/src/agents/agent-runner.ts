@@ -1,4 +1,5 @@
 import type { Logger } from '../internal/logger';
+import { yieldToEventLoop } from '../internal/time-slices';
 import type { ChatAdapterContract } from '../models/types';
 import type { AgentWebhooks } from './agent-deps';
 import type { AgentRunEvent, NewAgentRunStep } from './agent-objects';
@@ -65,6 +66,8 @@ export async function* runWorkflow(options: RunWorkflowOptions): AsyncGenerator<
           accountId: options.accountId,
           log: options.log,
         });
+        // Building a large node's tools and serializing its model request are two steps, not one.
+        await yieldToEventLoop();
         const answer = yield* runAgentNode({
           chat: options.chat,
           nodeId: node.id,

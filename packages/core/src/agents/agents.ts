@@ -8,7 +8,7 @@ import { parseModelId } from '../models/model-id';
 import type { AgentsOptions } from './agent-deps';
 import type { AgentObject, AgentRunEvent, AgentRunObject, AgentVersionObject } from './agent-objects';
 import { runWorkflow } from './agent-runner';
-import { type AgentRunSummary, type AgentsRepository, SqlAgentsRepository } from './agents-repository';
+import { type AgentHead, type AgentRunSummary, type AgentsRepository, SqlAgentsRepository } from './agents-repository';
 import { type BuiltInTool, builtInTools } from './built-in-tools';
 import { previewWorkflowTools, type WorkflowToolsPreview } from './preview-tools';
 import { checkVariables } from './render-variables';
@@ -117,6 +117,13 @@ export class Agents {
     return agent;
   }
 
+  /** The agent's id and published version, for paths that do not read its workflow (404 as `#find`). */
+  async #head(accountId: string, id: string): Promise<AgentHead> {
+    const agent = await this.#store.getAgentHead(accountId, id);
+    if (!agent) throw new NotFoundError('agent', id);
+    return agent;
+  }
+
   /**
    * Changes the draft (validated again); the published version is untouched until the next publish.
    * Masked secrets in the new workflow keep the draft's stored values.
@@ -141,13 +148,13 @@ export class Agents {
 
   /** The published versions of an agent, newest first; pages with `after`/`before` (version ids or numbers). */
   async listVersions(accountId: string, agentId: string, query: ListQuery = {}): Promise<ListPage<AgentVersionObject>> {
-    await this.#find(accountId, agentId);
+    await this.#head(accountId, agentId);
     return this.#store.listVersions(agentId, query);
   }
 
   /** One published version with its workflow (secrets masked). */
   async getVersion(accountId: string, agentId: string, version: number): Promise<AgentVersionObject & { workflow: Workflow }> {
-    await this.#find(accountId, agentId);
+    await this.#head(accountId, agentId);
     const found = Number.isInteger(version) ? await this.#store.getVersion(agentId, version) : undefined;
     if (!found) throw new NotFoundError('agent version', `${agentId}@${version}`);
     return { ...found, workflow: maskWorkflowSecrets(found.workflow) };
@@ -199,7 +206,7 @@ export class Agents {
    * required variables), stores the run leased to this process and returns it with its event stream.
    */
   async startRun(accountId: string, id: string, input: RunAgentInput): Promise<StartedRun> {
-    const agent = await this.#find(accountId, id);
+    const agent = await this.#head(accountId, id);
     if (agent.version === null) {
       throw new ConflictError(
         `Agent '${id}' has no published version yet; publish it (POST /v1/agents/${id}/publish) before running it.`,
@@ -235,7 +242,7 @@ export class Agents {
   }
 
   async getRun(accountId: string, agentId: string, runId: string): Promise<AgentRunObject> {
-    await this.#find(accountId, agentId);
+    await this.#head(accountId, agentId);
     const run = await this.#store.getRun(accountId, agentId, runId);
     if (!run) throw new NotFoundError('agent run', runId);
     return run;
@@ -243,7 +250,7 @@ export class Agents {
 
   /** Runs of an agent (without steps), newest first; pages with `after`/`before` (run ids). */
   async listRuns(accountId: string, agentId: string, query: ListQuery = {}): Promise<ListPage<AgentRunSummary>> {
-    await this.#find(accountId, agentId);
+    await this.#head(accountId, agentId);
     return this.#store.listRuns(agentId, query);
   }
 
@@ -253,7 +260,7 @@ export class Agents {
    * only while the lease is held.
    */
   async *#execute(
-    agent: AgentObject,
+    agent: AgentHead,
     run: AgentRunObject,
     workflow: Workflow,
     input: RunAgentInput,
