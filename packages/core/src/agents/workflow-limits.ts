@@ -18,7 +18,7 @@ export const WORKFLOW_LIMITS = {
   /**
    * Characters of tool definitions the agent nodes see, summed over the agent nodes: a card seen by
    * five agents (its own slot and four down a pipeline) counts five times. It bounds the tool preview,
-   * which lists every agent's tools. See `seenToolChars`.
+   * which lists every agent's tools. See `checkSeenTools` (seen-tools.ts).
    */
   seenToolChars: 2_000_000,
 } as const;
