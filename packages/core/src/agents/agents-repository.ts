@@ -64,9 +64,14 @@ export type AgentRunResult = { status: 'completed'; output: string } | { status:
  * Storage of agents, their published versions, and runs with their steps. A run in progress is leased:
  * its steps and its end are written only by the process holding the lease.
  */
+/** What identifies an agent and its published version, without its workflow. */
+export type AgentHead = Pick<AgentObject, 'id' | 'account_id' | 'version'>;
+
 export interface AgentsRepository extends Repository<AgentsRepository> {
   createAgent(accountId: string, name: string, workflow: Workflow): Promise<AgentObject>;
   getAgent(accountId: string, id: string): Promise<AgentObject | undefined>;
+  /** The agent's id and published version, without reading its workflow (runs, versions and lists of runs need no more). */
+  getAgentHead(accountId: string, id: string): Promise<AgentHead | undefined>;
   listAgents(accountId: string, query: ListQuery): Promise<ListPage<AgentObject>>;
   updateDraft(accountId: string, id: string, changes: { name?: string; workflow?: Workflow }): Promise<AgentObject | undefined>;
   deleteAgent(accountId: string, id: string): Promise<boolean>;
@@ -80,7 +85,7 @@ export interface AgentsRepository extends Repository<AgentsRepository> {
   getVersion(agentId: string, version: number): Promise<(AgentVersionObject & { workflow: Workflow }) | undefined>;
   /** Stores a run `in_progress`, leased to the process that executes it. */
   createRun(
-    agent: AgentObject,
+    agent: AgentHead,
     version: number,
     message: string,
     variables: Record<string, unknown>,
@@ -122,6 +127,14 @@ export class SqlAgentsRepository implements AgentsRepository {
   async getAgent(accountId: string, id: string): Promise<AgentObject | undefined> {
     const row = await this.db.get<AgentRow>('SELECT * FROM agents WHERE id = ? AND account_id = ?', [id, accountId]);
     return row && (await this.#toAgents([row]))[0];
+  }
+
+  async getAgentHead(accountId: string, id: string): Promise<AgentHead | undefined> {
+    const row = await this.db.get<{ id: string; account_id: string; published_version: number | null }>(
+      'SELECT id, account_id, published_version FROM agents WHERE id = ? AND account_id = ?',
+      [id, accountId],
+    );
+    return row && { id: row.id, account_id: row.account_id, version: row.published_version };
   }
 
   async listAgents(accountId: string, query: ListQuery): Promise<ListPage<AgentObject>> {
@@ -210,7 +223,7 @@ export class SqlAgentsRepository implements AgentsRepository {
   }
 
   async createRun(
-    agent: AgentObject,
+    agent: AgentHead,
     version: number,
     message: string,
     variables: Record<string, unknown>,

@@ -2,16 +2,18 @@ import { ConflictError, InvalidRequestError, NotFoundError } from '../errors';
 import { checkLength, FIELD_LIMITS } from '../internal/field-limits';
 import { LeasedWorker, type LeasedTask, type TaskContext, TaskStopped } from '../internal/leased-worker';
 import type { Logger } from '../internal/logger';
+import { yieldToEventLoop } from '../internal/time-slices';
 import type { ListPage, ListQuery } from '../internal/pagination';
 import { parseModelId } from '../models/model-id';
 import type { AgentsOptions } from './agent-deps';
 import type { AgentObject, AgentRunEvent, AgentRunObject, AgentVersionObject } from './agent-objects';
 import { runWorkflow } from './agent-runner';
-import { type AgentRunSummary, type AgentsRepository, SqlAgentsRepository } from './agents-repository';
+import { type AgentHead, type AgentRunSummary, type AgentsRepository, SqlAgentsRepository } from './agents-repository';
 import { type BuiltInTool, builtInTools } from './built-in-tools';
 import { previewWorkflowTools, type WorkflowToolsPreview } from './preview-tools';
 import { checkVariables } from './render-variables';
 import { validateWorkflow } from './validate-workflow';
+import { checkWorkflowLimits } from './workflow-limits';
 import { maskWorkflowSecrets, restoreWorkflowSecrets } from './workflow-secrets';
 import type { StartNode, Workflow } from './workflow-types';
 
@@ -87,8 +89,16 @@ export class Agents {
 
   async create(accountId: string, input: { name: string; workflow: unknown }): Promise<AgentObject> {
     checkLength(input?.name, 'name', FIELD_LIMITS.name);
+    // The size limits come before the copy that puts secrets back, so an oversized workflow costs only its parse.
+    checkWorkflowLimits(input.workflow);
+    // Parsing the body, validating, storing and answering each walk the whole workflow once: a turn of the
+    // event loop between them keeps the largest allowed workflow from holding the server for long.
+    await yieldToEventLoop();
     const workflow = validateWorkflow(restoreWorkflowSecrets(input.workflow, undefined));
-    return masked(await this.#store.createAgent(accountId, input.name, workflow));
+    await yieldToEventLoop();
+    const agent = await this.#store.createAgent(accountId, input.name, workflow);
+    await yieldToEventLoop();
+    return masked(agent);
   }
 
   async list(accountId: string, query: ListQuery = {}): Promise<ListPage<AgentObject>> {
@@ -107,16 +117,27 @@ export class Agents {
     return agent;
   }
 
+  /** The agent's id and published version, for paths that do not read its workflow (404 as `#find`). */
+  async #head(accountId: string, id: string): Promise<AgentHead> {
+    const agent = await this.#store.getAgentHead(accountId, id);
+    if (!agent) throw new NotFoundError('agent', id);
+    return agent;
+  }
+
   /**
    * Changes the draft (validated again); the published version is untouched until the next publish.
    * Masked secrets in the new workflow keep the draft's stored values.
    */
   async update(accountId: string, id: string, input: { name?: string; workflow?: unknown }): Promise<AgentObject> {
     checkLength(input?.name, 'name', FIELD_LIMITS.name);
+    checkWorkflowLimits(input.workflow);
     const current = await this.#find(accountId, id);
+    await yieldToEventLoop();
     const workflow = input.workflow === undefined ? undefined : validateWorkflow(restoreWorkflowSecrets(input.workflow, current.workflow));
+    await yieldToEventLoop();
     const agent = await this.#store.updateDraft(accountId, id, { name: input.name, workflow });
     if (!agent) throw new NotFoundError('agent', id);
+    await yieldToEventLoop();
     return masked(agent);
   }
 
@@ -127,13 +148,13 @@ export class Agents {
 
   /** The published versions of an agent, newest first; pages with `after`/`before` (version ids or numbers). */
   async listVersions(accountId: string, agentId: string, query: ListQuery = {}): Promise<ListPage<AgentVersionObject>> {
-    await this.#find(accountId, agentId);
+    await this.#head(accountId, agentId);
     return this.#store.listVersions(agentId, query);
   }
 
   /** One published version with its workflow (secrets masked). */
   async getVersion(accountId: string, agentId: string, version: number): Promise<AgentVersionObject & { workflow: Workflow }> {
-    await this.#find(accountId, agentId);
+    await this.#head(accountId, agentId);
     const found = Number.isInteger(version) ? await this.#store.getVersion(agentId, version) : undefined;
     if (!found) throw new NotFoundError('agent version', `${agentId}@${version}`);
     return { ...found, workflow: maskWorkflowSecrets(found.workflow) };
@@ -143,16 +164,20 @@ export class Agents {
    * The tools each agent node of a workflow (saved or not, finished or not) would give its model, and
    * whether the workflow would pass validation. Masked secrets are never compiled into definitions.
    */
-  previewTools(workflow: unknown): WorkflowToolsPreview {
+  previewTools(workflow: unknown): Promise<WorkflowToolsPreview> {
     return previewWorkflowTools(workflow, this.#options.webhooks, this.#builtIns);
   }
 
   /** Snapshots the draft as the next published version. */
   async publish(accountId: string, id: string): Promise<AgentObject> {
-    const workflow = validateWorkflow((await this.#find(accountId, id)).workflow);
+    const draft = await this.#find(accountId, id);
+    await yieldToEventLoop();
+    const workflow = validateWorkflow(draft.workflow);
     this.#checkModels(workflow);
+    await yieldToEventLoop();
     const version = await this.#options.db.transaction((tx) => this.#store.in(tx).publish(accountId, id));
     if (version === undefined) throw new NotFoundError('agent', id);
+    await yieldToEventLoop();
     return this.get(accountId, id);
   }
 
@@ -181,7 +206,7 @@ export class Agents {
    * required variables), stores the run leased to this process and returns it with its event stream.
    */
   async startRun(accountId: string, id: string, input: RunAgentInput): Promise<StartedRun> {
-    const agent = await this.#find(accountId, id);
+    const agent = await this.#head(accountId, id);
     if (agent.version === null) {
       throw new ConflictError(
         `Agent '${id}' has no published version yet; publish it (POST /v1/agents/${id}/publish) before running it.`,
@@ -217,7 +242,7 @@ export class Agents {
   }
 
   async getRun(accountId: string, agentId: string, runId: string): Promise<AgentRunObject> {
-    await this.#find(accountId, agentId);
+    await this.#head(accountId, agentId);
     const run = await this.#store.getRun(accountId, agentId, runId);
     if (!run) throw new NotFoundError('agent run', runId);
     return run;
@@ -225,7 +250,7 @@ export class Agents {
 
   /** Runs of an agent (without steps), newest first; pages with `after`/`before` (run ids). */
   async listRuns(accountId: string, agentId: string, query: ListQuery = {}): Promise<ListPage<AgentRunSummary>> {
-    await this.#find(accountId, agentId);
+    await this.#head(accountId, agentId);
     return this.#store.listRuns(agentId, query);
   }
 
@@ -235,7 +260,7 @@ export class Agents {
    * only while the lease is held.
    */
   async *#execute(
-    agent: AgentObject,
+    agent: AgentHead,
     run: AgentRunObject,
     workflow: Workflow,
     input: RunAgentInput,

@@ -16,5 +16,6 @@ export type {
   WorkflowNodeType,
 } from './workflow-types';
 export type { AgentToolsPreview, WorkflowToolsPreview } from './preview-tools';
-export { visibleCards } from './visible-cards';
+export { visibleCards } from './workflow-graph';
+export { WORKFLOW_LIMITS } from './workflow-limits';
 export { SECRET_MASK, maskWorkflowSecrets } from './workflow-secrets';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../errors';
 import { validateWorkflow } from './validate-workflow';
+import { WORKFLOW_LIMITS } from './workflow-limits';
 
 function workflow(overrides: { card?: any; nodes?: any[]; edges?: any[] } = {}): any {
   const card = overrides.card ?? {
@@ -174,5 +175,66 @@ describe('validateWorkflow', () => {
     expect(error.code).toBe('invalid_workflow');
     expect(error.message).toContain('config.auth.apiKeyName');
     expect(() => validateWorkflow(cardWith([route({})], { auth: { type: 'basic', username: 'u', password: 'p' } }))).not.toThrow();
+  });
+
+  it('reads path placeholders as the renderer does, so a path of braces is checked in one pass', () => {
+    // The earlier pattern let a name hold '{' and took seconds on 40,000 braces; the renderer's cannot.
+    expect(() => validateWorkflow(cardWith([route({ path: '{'.repeat(200_000) })]))).not.toThrow();
+    expect(failure(cardWith([route({ path: '/a/{{ order_id }}/{{{{x}}' })])).message).toContain("'{{x}}'");
+  });
+
+  it('refuses a parameters field that is not a list with a 400 rather than failing inside the check', () => {
+    const error = failure(cardWith([route({ parameters: 'order_id' })]));
+    expect(error.code).toBe('invalid_workflow');
+    expect(error.param).toBe('workflow.nodes[2].data.config.routes[0].parameters');
+  });
+});
+
+describe('validateWorkflow: size limits', () => {
+  const agents = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({ id: `a${i}`, type: 'agent', data: { name: 'A', model: 'm/m' } }));
+
+  it('counts nodes, edges, routes of all cards and parameters of a route before any other check', () => {
+    const nodes = failure({ nodes: agents(WORKFLOW_LIMITS.nodes + 1), edges: 'not even a list' });
+    expect(nodes).toMatchObject({ code: 'array_above_max_length', param: 'workflow.nodes' });
+    const edges = failure({ nodes: [], edges: Array.from({ length: WORKFLOW_LIMITS.edges + 1 }, () => ({})) });
+    expect(edges).toMatchObject({ code: 'array_above_max_length', param: 'workflow.edges' });
+    const routes = (count: number) => Array.from({ length: count }, (_, i) => route({ name: `r${i}`, path: '/x', parameters: [] }));
+    const twoCards = workflow();
+    twoCards.nodes[2].data.config.routes = routes(WORKFLOW_LIMITS.routes);
+    expect(() => validateWorkflow(twoCards)).not.toThrow();
+    twoCards.nodes.push({
+      id: 'more',
+      type: 'webhook',
+      data: { name: 'More', config: { baseUrl: 'https://b.example.com', routes: routes(1) } },
+    });
+    expect(failure(twoCards)).toMatchObject({ code: 'array_above_max_length', param: 'workflow.nodes[4].data.config.routes' });
+    const parameters = (count: number) => Array.from({ length: count }, (_, i) => ({ name: `p${i}`, description: 'd' }));
+    expect(() => validateWorkflow(cardWith([route({ parameters: [...route({}).parameters, ...parameters(99)] })]))).not.toThrow();
+    expect(failure(cardWith([route({}), route({ name: 'other', parameters: parameters(101) })]))).toMatchObject({
+      code: 'array_above_max_length',
+      param: 'workflow.nodes[2].data.config.routes[1].parameters',
+    });
+  });
+
+  it('refuses a workflow whose agents together see too many tool definitions, counting a card once per agent that sees it', () => {
+    // One card of about 80,000 characters of definitions: 25 agents in a pipeline see it 25 times.
+    const card = { name: 'Big', config: { baseUrl: 'https://api.example.com', routes: [route({ description: 'x'.repeat(80_000) })] } };
+    const chain = (count: number) => {
+      const input = workflow({ card });
+      const ids = agents(count).map((node) => node.id);
+      input.nodes.splice(1, 1, ...agents(count));
+      input.edges = [
+        { id: 'in', source: 'start', target: ids[0] },
+        ...ids.slice(1).map((id, i) => ({ id: `f${i}`, source: ids[i], target: id })),
+        { id: 'out', source: ids.at(-1), target: 'end' },
+        { id: 'slot', source: 'orders', target: ids[0], targetHandle: 'slot-0' },
+      ];
+      return input;
+    };
+    expect(() => validateWorkflow(chain(24))).not.toThrow();
+    const error = failure(chain(25));
+    expect(error).toMatchObject({ code: 'workflow_too_large', param: 'workflow.nodes' });
+    expect(error.message).toMatch(/see 2,00\d,\d{3} characters of tool definitions together, more than the 2,000,000 allowed/);
   });
 });

@@ -1,12 +1,15 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { InvalidRequestError } from '../errors';
-import { sanitizeToolName } from '../webhooks';
-import { executionOrder, flowGraph, isSlotEdge, nodeMap, SLOT_HANDLE } from './workflow-graph';
+import { placeholderNames, sanitizeToolName } from '../webhooks';
+import { checkSeenTools } from './seen-tools';
+import { isSlotEdge, SLOT_HANDLE, WorkflowGraph } from './workflow-graph';
+import { checkWorkflowLimits } from './workflow-limits';
 import { agentDataSchema, endDataSchema, startDataSchema, webhookDataSchema, workflowEnvelopeSchema } from './workflow-schema';
 import type { WebhookNode, Workflow, WorkflowNodeType } from './workflow-types';
 
 /** The `code` of each validation failure (400). See docs/agents.md. */
 export type WorkflowErrorCode =
+  | 'array_above_max_length'
   | 'invalid_workflow'
   | 'duplicate_node_id'
   | 'unknown_node_type'
@@ -22,7 +25,8 @@ export type WorkflowErrorCode =
   | 'edge_unknown_node'
   | 'invalid_webhook_edge'
   | 'workflow_cycle'
-  | 'end_unreachable';
+  | 'end_unreachable'
+  | 'workflow_too_large';
 
 const NODE_TYPES: readonly WorkflowNodeType[] = ['start', 'agent', 'webhook', 'end'];
 const ROUTE_FIELDS = ['name', 'description', 'whenToUse', 'path'] as const;
@@ -71,7 +75,7 @@ function checkCard(node: WebhookNode, index: number): void {
       if (isBlank(route?.[field]))
         fail('route_missing_field', `The ${label} is missing the required field '${field}'.`, `${at}.routes[${r}].${field}`);
     }
-    (route.parameters ?? []).forEach((parameter, p) => {
+    (Array.isArray(route.parameters) ? route.parameters : []).forEach((parameter, p) => {
       for (const field of PARAMETER_FIELDS) {
         if (isBlank(parameter?.[field])) {
           fail(
@@ -99,19 +103,20 @@ function checkRoutes(node: WebhookNode, index: number, seenRoutes: Map<string, s
     }
     seenRoutes.set(toolName, `route '${route.name}' of node '${node.id}'`);
     const declared = new Map((route.parameters ?? []).map((parameter) => [parameter.name, parameter]));
-    for (const match of route.path.matchAll(/\{\{\s*([^}\s]+)\s*\}\}/g)) {
-      const parameter = declared.get(match[1]!);
+    // The renderer's own placeholder pattern (linear: a name cannot hold a brace).
+    for (const name of placeholderNames(route.path)) {
+      const parameter = declared.get(name);
       if (!parameter) {
         fail(
           'path_parameter_undeclared',
-          `The path '${route.path}' of route '${route.name}' (node '${node.id}') uses '{{${match[1]}}}' but declares no parameter '${match[1]}'.`,
+          `The path '${route.path}' of route '${route.name}' (node '${node.id}') uses '{{${name}}}' but declares no parameter '${name}'.`,
           `${at}.path`,
         );
       }
       if (parameter.required === false) {
         fail(
           'path_parameter_not_required',
-          `Parameter '${match[1]}' of route '${route.name}' (node '${node.id}') is used in the path, so it must be required.`,
+          `Parameter '${name}' of route '${route.name}' (node '${node.id}') is used in the path, so it must be required.`,
           `${at}.parameters`,
         );
       }
@@ -120,12 +125,22 @@ function checkRoutes(node: WebhookNode, index: number, seenRoutes: Map<string, s
 }
 
 /**
- * Checks a workflow: the ajv schema of the envelope and of each node's data, then the card rules
- * and the graph (one start, an end reachable from it, no cycles, edges between known nodes).
- * Throws `InvalidRequestError` (400) whose `code` is a `WorkflowErrorCode` and whose message names
- * the node, route or field.
+ * Checks a workflow: its size (`WORKFLOW_LIMITS`), the ajv schema of the envelope and of each node's
+ * data, then the card rules, the graph (one start, an end reachable from it, no cycles, edges between
+ * known nodes) and the tools its agents see. Throws `InvalidRequestError` (400) whose `code` is a
+ * `WorkflowErrorCode` and whose message names the node, route or field. Linear in the size of the
+ * workflow: its graph is built once and every check is one pass.
  */
 export function validateWorkflow(input: unknown): Workflow {
+  return checkWorkflow(input);
+}
+
+/**
+ * `validateWorkflow` for a caller that already built the graph (the tool preview): `graph` is used when
+ * it was built of these very `nodes` and `edges` arrays, and built here otherwise.
+ */
+export function checkWorkflow(input: unknown, graph?: WorkflowGraph): Workflow {
+  checkWorkflowLimits(input);
   if (!checkEnvelope(input)) {
     const { message, param } = describe(checkEnvelope.errors ?? [], 'workflow');
     fail('invalid_workflow', message, param);
@@ -154,12 +169,15 @@ export function validateWorkflow(input: unknown): Workflow {
   });
   const seenRoutes = new Map<string, string>();
   workflow.nodes.forEach((node, index) => node.type === 'webhook' && checkRoutes(node, index, seenRoutes));
-  checkGraph(workflow);
+  const built =
+    graph && graph.workflow.nodes === workflow.nodes && graph.workflow.edges === workflow.edges ? graph : new WorkflowGraph(workflow);
+  checkGraph(workflow, built);
+  checkSeenTools(built);
   return workflow;
 }
 
-function checkGraph(workflow: Workflow): void {
-  const nodes = nodeMap(workflow);
+function checkGraph(workflow: Workflow, graph: WorkflowGraph): void {
+  const { nodes } = graph;
   const starts = workflow.nodes.filter((node) => node.type === 'start');
   if (starts.length === 0) fail('missing_start_node', 'The workflow has no start node.', 'workflow.nodes');
   if (starts.length > 1)
@@ -201,12 +219,11 @@ function checkGraph(workflow: Workflow): void {
         `workflow.edges[${index}].target`,
       );
   });
-  const { order, cycle } = executionOrder(workflow, starts[0]!.id);
+  const { order, cycle } = graph.executionOrder(starts[0]!.id);
   if (cycle) fail('workflow_cycle', `The flow has a cycle through node '${cycle}'.`, 'workflow.edges');
   if (!order.some((id) => nodes.get(id)!.type === 'end')) {
     fail('end_unreachable', `No end node is reachable from start node '${starts[0]!.id}' along the edges.`, 'workflow.edges');
   }
-  const { previous } = flowGraph(workflow);
-  if ((previous.get(starts[0]!.id) ?? []).length > 0)
+  if ((graph.previous.get(starts[0]!.id) ?? []).length > 0)
     fail('invalid_workflow', `Start node '${starts[0]!.id}' cannot be the target of an edge.`, 'workflow.edges');
 }

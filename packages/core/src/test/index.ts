@@ -24,3 +24,4 @@ export {
   type TestPostgres,
   type TestBackend,
 } from './postgres';
+export { largestWorkflows, largestAllowed, manyRoutes, pipelineWorkflow, fanOutWorkflow, layeredWorkflow } from './large-workflows';

@@ -3,7 +3,8 @@ export { SlidingWindowRateLimiter, RATE_WINDOW_MS, type RateLimiter } from './ra
 export { SqlRateLimiter, type SqlRateLimiterOptions } from './sql-rate-limiter';
 export { webhooksSchema } from './schema';
 export { sanitizeToolName, MAX_TOOL_NAME_LENGTH } from './sanitize-name';
-export type { CompileResult } from './compile-card';
+export { compileCards, type CompileResult } from './compile-card';
+export { placeholderNames } from './render-template';
 export type {
   CompiledWebhookTool,
   WebhookAuth,
