@@ -1,5 +1,6 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { VectorStoreFileCreateParams } from '../documents/wire/vector-store-files';
 import { VectorStoreCreateParams } from '../documents/wire/vector-stores';
 import { describeSchemaIssues, type SchemaIssue } from './describe-schema-issues';
 
@@ -70,6 +71,17 @@ describe('describeSchemaIssues over TypeBox schemas', () => {
       message: "Invalid 'metadata': at most 16 keys are allowed.",
       param: 'metadata',
     });
+  });
+
+  it('names a key too long for its object once, as a key', () => {
+    const validateAttributes = ajv.compile(VectorStoreFileCreateParams);
+    expect(validateAttributes({ file_id: 'file-1', attributes: { ['k'.repeat(65)]: 1 } })).toBe(false);
+    expect(describeSchemaIssues(validateAttributes.errors as SchemaIssue[])).toEqual({
+      message: `Invalid 'attributes': key too long. Expected keys with maximum length 64, but got '${'k'.repeat(20)}…' with length 65 instead.`,
+      param: 'attributes',
+      code: 'string_above_max_length',
+    });
+    expect(errorOf({ metadata: { ['m'.repeat(65)]: 'v' } })).toMatchObject({ param: 'metadata', code: 'string_above_max_length' });
   });
 
   it('reports every problem of a body at once', () => {

@@ -10,6 +10,8 @@ export interface SchemaIssue {
   schema?: unknown;
   parentSchema?: { description?: string; type?: unknown; minimum?: number; maximum?: number; [key: string]: unknown };
   data?: unknown;
+  /** Set on the issues of a `propertyNames` schema: the key that failed it. */
+  propertyName?: string;
 }
 
 /** One described issue: the sentence, the field it names, and OpenAI's error code for it. */
@@ -119,6 +121,17 @@ export function describeSchemaIssue(issue: SchemaIssue): DescribedIssue {
       );
     case 'maxProperties':
       return invalid(`Invalid '${param}': at most ${String(issue.params.limit)} keys are allowed.`, 'object_above_max_properties');
+    case 'propertyNames': {
+      const key = String(issue.params.propertyName);
+      const shown = key.length > 20 ? `${key.slice(0, 20)}…` : key;
+      const max = (issue.schema as { maxLength?: unknown } | undefined)?.maxLength;
+      return typeof max === 'number'
+        ? invalid(
+            `Invalid '${param}': key too long. Expected keys with maximum length ${max}, but got '${shown}' with length ${[...key].length} instead.`,
+            'string_above_max_length',
+          )
+        : invalid(`Invalid '${param}': the key '${shown}' is not allowed.`, 'invalid_value');
+    }
     case 'pattern':
     case 'format': {
       const description = issue.parentSchema?.description;
@@ -200,7 +213,8 @@ function meaningfulIssues(issues: readonly SchemaIssue[]): SchemaIssue[] {
       for (const issue of branchIssues) dropped.add(issue);
     }
   }
-  return issues.filter((issue) => issue.keyword !== 'if' && !dropped.has(issue));
+  // The issues inside a `propertyNames` schema repeat it about the key: the `propertyNames` issue names it.
+  return issues.filter((issue) => issue.keyword !== 'if' && issue.propertyName === undefined && !dropped.has(issue));
 }
 
 /**

@@ -9,6 +9,8 @@ import { Nullable, StringEnum } from './builders';
 /** `metadata`: at most 16 string pairs, keys up to 64 characters, values up to 512. */
 export const Metadata = Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 512 }), {
   maxProperties: 16,
+  // A record's key schema only types the keys (TypeBox writes `patternProperties`): the length is checked here.
+  propertyNames: { maxLength: 64 },
   description: 'Up to 16 key-value pairs: keys up to 64 characters, values strings up to 512 characters.',
 });
 export type Metadata = Static<typeof Metadata>;
