@@ -169,6 +169,8 @@ export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: rea
         if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body))) {
           throw new InvalidRequestError('The request body must be a JSON object.', null, 'invalid_request_error');
         }
+        // No body is an empty object, so a declared body schema (`Type.Object({})` of a cancel) checks `{}`.
+        if (body === undefined && !route.multipart && route.schema?.body !== undefined) request.body = {};
       },
       handler: async (request, reply) => {
         const result = await route.handle({ request, reply, fathom });

@@ -108,9 +108,10 @@ describe('a full disk under the data dir (48 MB tmpfs)', () => {
       () => client.vectorStores.retrieve(store.id),
       (value) => value.status === 'completed',
     );
-    // Queued while space is left, indexed once the disk is full.
-    await server.fathom.documents.queue.close();
-    const queued = await client.vectorStores.files.create(store.id, { file_id: pending.id });
+    // Queued while space is left (by a server that runs no background work), indexed once the disk is full.
+    await server.close();
+    server = await startFathom({ dataDir, start: false });
+    const queued = await server.client.vectorStores.files.create(store.id, { file_id: pending.id });
     expect(queued.status).toBe('in_progress');
 
     fillDisk();

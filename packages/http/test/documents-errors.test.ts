@@ -143,6 +143,20 @@ describe('documents: limits, validation, bad files and ownership', () => {
       },
       'filters.filters[1].type',
     );
+    await bad(search, { query: 'x', filters: { type: 'in', key: 'a', value: 'x' } }, 'filters.value');
+    await bad(search, { query: ['fine', '  '] }, 'query[1]');
+    // Compound filters nest at most 5 levels deep.
+    const nest = (levels: number): object =>
+      levels === 0 ? { type: 'eq', key: 'a', value: 1 } : { type: 'or', filters: [nest(levels - 1)] };
+    expect((await server.request(search, { method: 'POST', json: { query: 'x', filters: nest(5) } })).status).toBe(200);
+    await bad(search, { query: 'x', filters: nest(6) }, `filters${'.filters[0]'.repeat(5)}.type`);
+    // Keys of attributes and metadata: at most 64 characters.
+    expect(
+      await bad(`/v1/vector_stores/${store.id}/files`, { file_id: 'file-x', attributes: { ['k'.repeat(65)]: 1 } }, 'attributes'),
+    ).toMatch(/key too long/);
+    await bad('/v1/vector_stores', { metadata: { ['k'.repeat(65)]: 'v' } }, 'metadata');
+    await bad(`/v1/vector_stores/${store.id}/file_batches`, { file_ids: ['file-x'], files: [{ file_id: 'file-x' }] }, 'file_ids');
+    await bad(`/v1/vector_stores/${store.id}/files/file-x`, {}, 'attributes');
     const both = await server.request(search, { method: 'POST', json: { query: 5, max_num_results: 99 } });
     expect((await json<ErrorBody>(both)).error.message).toMatch(/'query'.*'max_num_results'/);
     const list = await server.request(`/v1/vector_stores/${store.id}/files?filter=done`);
