@@ -206,7 +206,19 @@ function meaningfulIssues(issues: readonly SchemaIssue[]): SchemaIssue[] {
     const branchIssues = issues.filter((issue) => issue !== union && issue.schemaPath?.startsWith(`${union.schemaPath}/`));
     const selected =
       branch === undefined ? [] : branchIssues.filter((issue) => issue.schemaPath!.startsWith(`${union.schemaPath}/${branch}/`));
-    if (selected.length) {
+    // Issues raised inside a `$ref` (a recursive schema) carry the referenced schema's own paths: one at or
+    // under the union's value whose path leaves the schema holding the union came through the selected branch.
+    const holder = union.schemaPath.slice(0, union.schemaPath.lastIndexOf('/'));
+    const referenced =
+      branch === undefined
+        ? []
+        : issues.filter(
+            (issue) =>
+              issue !== union &&
+              !issue.schemaPath?.startsWith(`${holder}/`) &&
+              (issue.instancePath === union.instancePath || issue.instancePath.startsWith(`${union.instancePath}/`)),
+          );
+    if (selected.length || referenced.length) {
       dropped.add(union);
       for (const issue of branchIssues) if (!selected.includes(issue)) dropped.add(issue);
     } else {
