@@ -63,6 +63,8 @@ describe('GET /v1/openapi.json', () => {
     expect(family.length).toBeGreaterThanOrEqual(21);
     expect(family.map((route) => `${route.method} ${route.path}`).filter((route) => NOT_YET_DECLARED.has(route))).toEqual([]);
     expect(document.paths['/v1/files']?.post?.operationId).toBe('createFile');
+    expect(document.paths['/v1/vector_stores/{id}']?.get?.operationId).toBe('getVectorStore');
+    expect(document.paths['/v1/vector_stores/{id}']?.post?.operationId).toBe('modifyVectorStore');
     expect(document.paths['/v1/vector_stores/{id}/files/{file_id}']?.post?.operationId).toBe('updateVectorStoreFileAttributes');
     expect(document.paths['/v1/vector_stores/{id}/search']?.post?.operationId).toBe('searchVectorStore');
     expect(document.paths['/v1/files']?.post?.requestBody).toMatchObject({

@@ -112,7 +112,7 @@ export const documentsRoutes: Route[] = [
     method: 'GET',
     path: '/v1/vector_stores/:id',
     summary: 'Retrieve a vector store.',
-    operationId: 'retrieveVectorStore',
+    operationId: 'getVectorStore',
     schema: { response: VectorStore },
     handler: ({ fathom, account, params, reply }) => {
       pollable(reply);
@@ -123,7 +123,7 @@ export const documentsRoutes: Route[] = [
     method: 'POST',
     path: '/v1/vector_stores/:id',
     summary: 'Modify a vector store.',
-    operationId: 'updateVectorStore',
+    operationId: 'modifyVectorStore',
     schema: { body: VectorStoreUpdateParams, response: VectorStore },
     handler: ({ fathom, account, params, body }) => fathom.vectorStores.update(account.id, params.id, body),
   }),
