@@ -6,7 +6,9 @@ import { threadStoresOf } from './assistants/documents-thread-stores';
 import { Agents, agentsSchema } from './agents';
 import { loadConfig, type FathomConfig } from './config';
 import { openDatabase, SqliteDatabase, type SqlDatabase } from './storage';
-import { DocumentFileContents, Documents, documentsSchema, modelQueryRewriter } from './documents';
+import { documentsSchema, type Files, type VectorStores } from './documents';
+import { DocumentsCapability } from './documents/documents-capability';
+import { modelQueryRewriter } from './documents/query-rewrite';
 import { EgressGuard } from './egress';
 import { createEmbedder, type Embedder } from './embeddings';
 import { consoleLogger, type Logger } from './internal/logger';
@@ -60,7 +62,12 @@ export class Fathom {
   readonly embedder: Embedder;
   /** Hybrid search index: `VectorIndex` (HNSW worker + FTS5) on SQLite, `PgVectorIndex` (pgvector + full text) on PostgreSQL. */
   readonly vectorIndex: VectorIndexContract;
-  readonly documents: Documents;
+  /** Uploaded files (OpenAI's `files`). */
+  readonly files: Files;
+  /** Vector stores with their `files`, `fileBatches` and `search` (OpenAI's `vectorStores`). */
+  readonly vectorStores: VectorStores;
+  /** The documents capability: its sub-resources above, the search other capabilities use, its ingestion queue. */
+  private readonly documents: DocumentsCapability;
   readonly chat: ChatAdapter;
   /** Assistants (OpenAI's `beta.assistants`). */
   readonly assistants: Assistants;
@@ -95,7 +102,9 @@ export class Fathom {
           (error) => log.warn(`query rewrite with ${rewriteModel} failed, searching the lexical rewrite: ${(error as Error).message}`),
         )
       : undefined;
-    this.documents = new Documents({ db: database, config, embedder, vectorIndex: this.vectorIndex, log, rewriteQuery });
+    this.documents = new DocumentsCapability({ db: database, config, embedder, vectorIndex: this.vectorIndex, log, rewriteQuery });
+    this.files = this.documents.files;
+    this.vectorStores = this.documents.vectorStores;
     const assistants = createAssistants({
       db: database,
       chat: this.chat,
@@ -111,7 +120,7 @@ export class Fathom {
       db: database,
       chat: this.chat,
       searcher: this.documents,
-      files: new DocumentFileContents(this.documents),
+      files: this.documents.fileContents,
       log,
       leaseMs: config.leaseSeconds * 1000,
       contextTokens: config.contextTokens,
@@ -153,6 +162,14 @@ export class Fathom {
     this.responses.start();
     this.jobs.start();
     this.agents.start();
+  }
+
+  /**
+   * Starts the ingestion of store files alone (the `fathom ingest` CLI, an app that only ingests):
+   * `start()` starts it with the rest of the background work.
+   */
+  startIngestion(): void {
+    this.documents.start();
   }
 
   /** Stops background work and closes the database. */

@@ -145,6 +145,20 @@ describe('documents: limits, validation, bad files and ownership', () => {
       },
       'filters.filters[1].type',
     );
+    await bad(search, { query: 'x', filters: { type: 'in', key: 'a', value: 'x' } }, 'filters.value');
+    await bad(search, { query: ['fine', '  '] }, 'query[1]');
+    // Compound filters nest to any depth (the schema is recursive); an error deep down names its path.
+    const nest = (levels: number, leaf: object): object => (levels === 0 ? leaf : { type: 'or', filters: [nest(levels - 1, leaf)] });
+    const inTeam = { type: 'in', key: 'team', value: ['red'] };
+    expect((await server.request(search, { method: 'POST', json: { query: 'x', filters: nest(8, inTeam) } })).status).toBe(200);
+    await bad(search, { query: 'x', filters: nest(8, { ...inTeam, value: 'red' }) }, `filters${'.filters[0]'.repeat(8)}.value`);
+    // Keys of attributes and metadata: at most 64 characters.
+    expect(
+      await bad(`/v1/vector_stores/${store.id}/files`, { file_id: 'file-x', attributes: { ['k'.repeat(65)]: 1 } }, 'attributes'),
+    ).toMatch(/key too long/);
+    await bad('/v1/vector_stores', { metadata: { ['k'.repeat(65)]: 'v' } }, 'metadata');
+    await bad(`/v1/vector_stores/${store.id}/file_batches`, { file_ids: ['file-x'], files: [{ file_id: 'file-x' }] }, 'file_ids');
+    await bad(`/v1/vector_stores/${store.id}/files/file-x`, {}, 'attributes');
     const both = await server.request(search, { method: 'POST', json: { query: 5, max_num_results: 99 } });
     expect((await json<ErrorBody>(both)).error.message).toMatch(/'query'.*'max_num_results'/);
     const list = await server.request(`/v1/vector_stores/${store.id}/files?filter=done`);

@@ -58,6 +58,23 @@ describe('GET /v1/openapi.json', () => {
     }
   });
 
+  it('declares every route of files, vector stores and search, under OpenAI operation ids', () => {
+    const family = routeTables('all').filter((route) => route.tag === 'Files and vector stores');
+    expect(family.length).toBeGreaterThanOrEqual(21);
+    expect(family.map((route) => `${route.method} ${route.path}`).filter((route) => NOT_YET_DECLARED.has(route))).toEqual([]);
+    expect(document.paths['/v1/files']?.post?.operationId).toBe('createFile');
+    expect(document.paths['/v1/vector_stores/{id}']?.get?.operationId).toBe('getVectorStore');
+    expect(document.paths['/v1/vector_stores/{id}']?.post?.operationId).toBe('modifyVectorStore');
+    expect(document.paths['/v1/vector_stores/{id}/files/{file_id}']?.post?.operationId).toBe('updateVectorStoreFileAttributes');
+    expect(document.paths['/v1/vector_stores/{id}/search']?.post?.operationId).toBe('searchVectorStore');
+    expect(document.paths['/v1/files']?.post?.requestBody).toMatchObject({
+      content: { 'multipart/form-data': { schema: { $ref: '#/components/schemas/FileCreateForm' } } },
+    });
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining(['FileObject', 'VectorStoreFile', 'VectorStoreFileBatch', 'VectorStoreSearchPage', 'AttributeFilter']),
+    );
+  });
+
   it('names the vector store objects once, as components', () => {
     expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['VectorStore', 'VectorStoreCreateParams', 'Error']));
   });

@@ -1,5 +1,14 @@
 /** The shapes of the /v1 answers the console reads (the fields it uses). */
 
+// Declared once in core (`/v1/openapi.json` is generated from the same declarations): types only, nothing is bundled.
+export type {
+  FileCounts,
+  FileObject,
+  VectorStore,
+  VectorStoreFile,
+  VectorStoreSearchResponse as SearchHit,
+} from '@fathom/core';
+
 export interface List<T> {
   object: 'list';
   data: T[];
@@ -21,46 +30,6 @@ export interface LedgerEntry {
   ref: string | null;
   description: string | null;
   created_at: number;
-}
-
-export interface FileObject {
-  id: string;
-  filename: string;
-  bytes: number;
-  purpose: string;
-  created_at: number;
-}
-
-export interface FileCounts {
-  in_progress: number;
-  completed: number;
-  failed: number;
-  cancelled: number;
-  total: number;
-}
-
-export interface VectorStore {
-  id: string;
-  name: string;
-  status: string;
-  usage_bytes: number;
-  file_counts: FileCounts;
-  created_at: number;
-}
-
-export interface VectorStoreFile {
-  id: string;
-  status: 'in_progress' | 'completed' | 'failed' | 'cancelled';
-  last_error: { code: string; message: string } | null;
-  usage_bytes: number;
-  created_at: number;
-}
-
-export interface SearchHit {
-  file_id: string;
-  filename: string;
-  score: number;
-  content: Array<{ type: 'text'; text: string }>;
 }
 
 export interface Model {

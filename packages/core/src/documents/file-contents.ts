@@ -3,9 +3,10 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { InvalidRequestError, NotFoundError } from '../errors';
-import type { Documents } from './documents';
 import { ExtractionError } from './extract/extraction-error';
-import { MAX_FILE_BYTES } from './file-store';
+import type { Files } from './files';
+import type { Ingestor } from './ingestor';
+import { MAX_FILE_BYTES } from './wire/files';
 
 const IMAGE_TYPES: Record<string, string> = {
   '.png': 'image/png',
@@ -20,14 +21,17 @@ const IMAGE_TYPES: Record<string, string> = {
  * extracts for search (PDF, DOCX, HTML, text, code…), in the same worker threads with the same limits.
  */
 export class DocumentFileContents {
-  constructor(private readonly documents: Documents) {}
+  constructor(
+    private readonly files: Files,
+    private readonly ingestor: Ingestor,
+  ) {}
 
   async fileText(accountId: string, fileId: string, param: string): Promise<{ filename: string; text: string }> {
     await this.#file(accountId, fileId, param);
     try {
-      return await this.documents.files.withLocalPath(accountId, fileId, async (file, path) => ({
+      return await this.files.withLocalPath(accountId, fileId, async (file, path) => ({
         filename: file.filename,
-        text: await this.documents.ingestor.extract(path, file.filename),
+        text: await this.ingestor.extract(path, file.filename),
       }));
     } catch (error) {
       throw unreadable(error, param);
@@ -43,7 +47,7 @@ export class DocumentFileContents {
     const path = join(tmpdir(), `fathom-inline-${randomBytes(8).toString('hex')}${extname(filename)}`);
     await writeFile(path, data);
     try {
-      return await this.documents.ingestor.extract(path, filename);
+      return await this.ingestor.extract(path, filename);
     } catch (error) {
       throw unreadable(error, param);
     } finally {
@@ -55,13 +59,13 @@ export class DocumentFileContents {
     const file = await this.#file(accountId, fileId, param);
     const type = IMAGE_TYPES[extname(file.filename).toLowerCase()];
     if (!type) throw new InvalidRequestError(`Invalid '${param}': '${file.filename}' is not a PNG, JPEG, GIF or WebP image.`, param);
-    const bytes = await this.documents.files.withLocalPath(accountId, fileId, (_file, path) => readFile(path));
+    const bytes = await this.files.withLocalPath(accountId, fileId, (_file, path) => readFile(path));
     return `data:${type};base64,${bytes.toString('base64')}`;
   }
 
   async #file(accountId: string, fileId: string, param: string) {
     try {
-      return await this.documents.getFile(accountId, fileId);
+      return await this.files.retrieve(accountId, fileId);
     } catch (error) {
       if (error instanceof NotFoundError) throw new NotFoundError('file', fileId, param);
       throw error;

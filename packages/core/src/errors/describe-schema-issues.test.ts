@@ -1,11 +1,20 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { VectorStoreSearchParams } from '../documents/wire/search';
+import { VectorStoreFileCreateParams } from '../documents/wire/vector-store-files';
 import { VectorStoreCreateParams } from '../documents/wire/vector-stores';
 import { OptionalNullable, Type, Unsupported } from '../wire';
 import { describeSchemaIssues, type SchemaIssue } from './describe-schema-issues';
 
 // The options the HTTP server validates bodies with (packages/http/src/validators.ts).
-const ajv = new Ajv({ allErrors: true, verbose: true, discriminator: true, allowUnionTypes: true, coerceTypes: false });
+const ajv = new Ajv({
+  allErrors: true,
+  verbose: true,
+  discriminator: true,
+  allowUnionTypes: true,
+  coerceTypes: false,
+  addUsedSchema: false,
+});
 const validate = ajv.compile(VectorStoreCreateParams);
 
 function errorOf(body: unknown) {
@@ -88,6 +97,36 @@ describe('describeSchemaIssues over TypeBox schemas', () => {
     });
     expect(check({ legacy: null })).toBe(false);
     expect(describeSchemaIssues(check.errors as SchemaIssue[])).toMatchObject({ param: 'legacy', code: 'unsupported_parameter' });
+  });
+
+  it('names a key too long for its object once, as a key', () => {
+    const validateAttributes = ajv.compile(VectorStoreFileCreateParams);
+    expect(validateAttributes({ file_id: 'file-1', attributes: { ['k'.repeat(65)]: 1 } })).toBe(false);
+    expect(describeSchemaIssues(validateAttributes.errors as SchemaIssue[])).toEqual({
+      message: `Invalid 'attributes': key too long. Expected keys with maximum length 64, but got '${'k'.repeat(20)}…' with length 65 instead.`,
+      param: 'attributes',
+      code: 'string_above_max_length',
+    });
+    expect(errorOf({ metadata: { ['m'.repeat(65)]: 'v' } })).toMatchObject({ param: 'metadata', code: 'string_above_max_length' });
+  });
+
+  it('reports the field inside a recursive schema, not the nullable union around it', () => {
+    const validateSearch = ajv.compile(VectorStoreSearchParams);
+    const nested = { type: 'and', filters: [{ type: 'or', filters: [{ type: 'in', key: 'team', value: 'red' }] }] };
+    expect(validateSearch({ query: 'x', filters: nested })).toBe(false);
+    expect(describeSchemaIssues(validateSearch.errors as SchemaIssue[])).toEqual({
+      message: "Invalid type for 'filters.filters[0].filters[0].value': expected an array.",
+      param: 'filters.filters[0].filters[0].value',
+      code: 'invalid_type',
+    });
+    expect(validateSearch({ query: 'x', filters: { type: 'and', filters: [{ type: 'like', key: 'k', value: 1 }] } })).toBe(false);
+    expect(describeSchemaIssues(validateSearch.errors as SchemaIssue[]).message).toBe(
+      "Invalid value for 'filters.filters[0].type': 'like'. Supported values are: 'eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'and', 'or'.",
+    );
+    expect(validateSearch({ query: 'x', filters: 'team' })).toBe(false);
+    expect(describeSchemaIssues(validateSearch.errors as SchemaIssue[]).message).toBe(
+      "Invalid type for 'filters': expected an object or null.",
+    );
   });
 
   it('reports every problem of a body at once', () => {

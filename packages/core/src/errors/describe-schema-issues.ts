@@ -10,6 +10,8 @@ export interface SchemaIssue {
   schema?: unknown;
   parentSchema?: { description?: string; type?: unknown; minimum?: number; maximum?: number; [key: string]: unknown };
   data?: unknown;
+  /** Set on the issues of a `propertyNames` schema: the key that failed it. */
+  propertyName?: string;
 }
 
 /** One described issue: the sentence, the field it names, and OpenAI's error code for it. */
@@ -124,6 +126,17 @@ export function describeSchemaIssue(issue: SchemaIssue): DescribedIssue {
     }
     case 'maxProperties':
       return invalid(`Invalid '${param}': at most ${String(issue.params.limit)} keys are allowed.`, 'object_above_max_properties');
+    case 'propertyNames': {
+      const key = String(issue.params.propertyName);
+      const shown = key.length > 20 ? `${key.slice(0, 20)}…` : key;
+      const max = (issue.schema as { maxLength?: unknown } | undefined)?.maxLength;
+      return typeof max === 'number'
+        ? invalid(
+            `Invalid '${param}': key too long. Expected keys with maximum length ${max}, but got '${shown}' with length ${[...key].length} instead.`,
+            'string_above_max_length',
+          )
+        : invalid(`Invalid '${param}': the key '${shown}' is not allowed.`, 'invalid_value');
+    }
     case 'pattern':
     case 'format': {
       const description = issue.parentSchema?.description;
@@ -198,14 +211,27 @@ function meaningfulIssues(issues: readonly SchemaIssue[]): SchemaIssue[] {
     const branchIssues = issues.filter((issue) => issue !== union && issue.schemaPath?.startsWith(`${union.schemaPath}/`));
     const selected =
       branch === undefined ? [] : branchIssues.filter((issue) => issue.schemaPath!.startsWith(`${union.schemaPath}/${branch}/`));
-    if (selected.length) {
+    // Issues raised inside a `$ref` (a recursive schema) carry the referenced schema's own paths: one at or
+    // under the union's value whose path leaves the schema holding the union came through the selected branch.
+    const holder = union.schemaPath.slice(0, union.schemaPath.lastIndexOf('/'));
+    const referenced =
+      branch === undefined
+        ? []
+        : issues.filter(
+            (issue) =>
+              issue !== union &&
+              !issue.schemaPath?.startsWith(`${holder}/`) &&
+              (issue.instancePath === union.instancePath || issue.instancePath.startsWith(`${union.instancePath}/`)),
+          );
+    if (selected.length || referenced.length) {
       dropped.add(union);
       for (const issue of branchIssues) if (!selected.includes(issue)) dropped.add(issue);
     } else {
       for (const issue of branchIssues) dropped.add(issue);
     }
   }
-  return issues.filter((issue) => issue.keyword !== 'if' && !dropped.has(issue));
+  // The issues inside a `propertyNames` schema repeat it about the key: the `propertyNames` issue names it.
+  return issues.filter((issue) => issue.keyword !== 'if' && issue.propertyName === undefined && !dropped.has(issue));
 }
 
 /**

@@ -13,6 +13,8 @@ export const Metadata = Type.Record(
   Type.String({ maxLength: FIELD_LIMITS.metadataValue }),
   {
     maxProperties: FIELD_LIMITS.metadataKeys,
+    // A record's key schema only types the keys (TypeBox writes `patternProperties`): the length is checked here.
+    propertyNames: { maxLength: FIELD_LIMITS.metadataKey },
     description: `Up to ${FIELD_LIMITS.metadataKeys} key-value pairs: keys up to ${FIELD_LIMITS.metadataKey} characters, values strings up to ${FIELD_LIMITS.metadataValue} characters.`,
   },
 );
