@@ -6,9 +6,10 @@ import type { SqlDatabase } from '../storage';
 import { meterReads } from '../test/metered-sql-client';
 import { closeTestPostgres, openTestDatabase, testBackends } from '../test/postgres';
 import type { AgentWebhooks } from './agent-deps';
-import { Agents, INTERRUPTED_RUN_ERROR } from './agents';
+import { INTERRUPTED_RUN_ERROR } from './agent-runs';
 import { SqlAgentsRepository } from './agents-repository';
 import { agentsSchema } from './agents-schema';
+import { createAgents } from './create-agents';
 import type { Workflow } from './workflow-types';
 
 afterAll(closeTestPostgres);
@@ -29,7 +30,7 @@ describe.each(testBackends())('agents repository on %s', (backend) => {
   async function setup() {
     const db: SqlDatabase = await openTestDatabase(backend, [accountsSchema, agentsSchema]);
     const accounts = new Accounts(db);
-    const [{ account }, { account: other }] = [await accounts.create({ name: 'a' }), await accounts.create({ name: 'b' })];
+    const [account, other] = [await accounts.create({ name: 'a' }), await accounts.create({ name: 'b' })];
     return { db, repository: new SqlAgentsRepository(db), account, other };
   }
 
@@ -142,7 +143,7 @@ describe.each(testBackends())('agents repository on %s', (backend) => {
       },
     };
     const webhooks = {} as AgentWebhooks;
-    const agents = new Agents({ db, config: { leaseSeconds: 0.3 }, chat, webhooks, log: silentLogger, pollMs: 20 });
+    const agents = createAgents({ db, config: { leaseSeconds: 0.3 }, chat, webhooks, log: silentLogger, pollMs: 20 });
     const agent = await repository.createAgent(account.id, 'a', workflow());
     const run = await repository.createRun(agent, 1, 'hi', {}, { owner: 'gone|1|dead', until: Date.now() + 50 });
     agents.start();

@@ -126,6 +126,10 @@ export function describeSchemaIssue(issue: SchemaIssue): DescribedIssue {
       return invalid(`Invalid '${param}': at most ${String(issue.params.limit)} keys are allowed.`, 'object_above_max_properties');
     case 'pattern':
     case 'format': {
+      // NonBlankString (wire/builders.ts): a value of nothing but white space reads as an empty one.
+      if (issue.keyword === 'pattern' && issue.params.pattern === '\\S') {
+        return invalid(`Invalid '${param}': expected a non-blank string.`, 'empty_string');
+      }
       const description = issue.parentSchema?.description;
       const expected = description
         ? description.replace(/\.$/, '').replace(/^./, (c) => c.toLowerCase())
