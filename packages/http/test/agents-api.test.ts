@@ -40,6 +40,24 @@ describe('agents API: validation, drafts, publishing, ownership', () => {
     expect(fetched.workflow.nodes).toHaveLength(4);
   });
 
+  it("keeps an editor's own keys on nodes, edges, cards and routes, and gives them back as they were sent", async () => {
+    const workflow = ordersWorkflow();
+    workflow.nodes[0].position = { x: 10, y: 20 };
+    workflow.nodes[1].selected = true;
+    workflow.nodes[2].data.collapsed = false;
+    workflow.nodes[2].data.config.routes[0].ui = { open: true };
+    workflow.edges[0].animated = true;
+    const { agent } = await json<AgentEnvelope>(await create(workflow));
+    const fetched = (await json<AgentEnvelope>(await server.request(`/v1/agents/${agent.id}`))).agent.workflow as any;
+    expect(fetched.nodes[0].position).toEqual({ x: 10, y: 20 });
+    expect(fetched.nodes[1].selected).toBe(true);
+    expect(fetched.nodes[2].data.collapsed).toBe(false);
+    expect(fetched.nodes[2].data.config.routes[0].ui).toEqual({ open: true });
+    expect(fetched.edges[0].animated).toBe(true);
+    // The card secret stays masked in the answer, extra keys or not.
+    expect(fetched.nodes[2].data.config.auth).toEqual({ type: 'bearer', token: '********' });
+  });
+
   it('accepts the example workflow of examples/agent-with-webhook.json', async () => {
     const example = JSON.parse(readFileSync(new URL('../../../examples/agent-with-webhook.json', import.meta.url), 'utf8'));
     const response = await server.request('/v1/agents', { method: 'POST', json: example });

@@ -123,7 +123,11 @@ describe('API routes the console uses', () => {
     // The preview reports exactly what a save of the same workflow answers (one declaration for both).
     const save = await call<ErrorBody>('/v1/agents', { method: 'POST', json: { name: 'Unfinished', workflow } });
     expect(save.status).toBe(400);
-    expect(invalid.body.validation_error).toEqual({ message: save.body.error.message, param: save.body.error.param, code: save.body.error.code });
+    expect(invalid.body.validation_error).toEqual({
+      message: save.body.error.message,
+      param: save.body.error.param,
+      code: save.body.error.code,
+    });
     expect((await call('/v1/agents/tools', { method: 'POST', json: {} })).status).toBe(400);
     expect((await call('/v1/agents/tools', { method: 'POST', json: { workflow }, apiKey: 'nope' })).status).toBe(401);
   });

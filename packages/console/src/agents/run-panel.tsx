@@ -143,11 +143,7 @@ function RunSteps({ agentId, runId }: { agentId: string; runId: string }) {
   const api = useApi();
   const run = useLoad(
     (signal) =>
-      api.get<{ run: AgentRun }>(
-        `/v1/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(runId)}`,
-        undefined,
-        signal,
-      ),
+      api.get<{ run: AgentRun }>(`/v1/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(runId)}`, undefined, signal),
     [runId],
   );
   if (run.error) return <ErrorMessage error={run.error} />;

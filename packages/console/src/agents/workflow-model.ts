@@ -36,7 +36,12 @@ export function newNode(type: NodeType, id: string, models: string[], position?:
     case 'start':
       return { id, type, position, data: { label: 'Start', variables: [] } };
     case 'agent':
-      return { id, type, position, data: { name: `Agent ${number}`, model: models[0] ?? '', system_prompt: '', config: { tools_filter: [] } } };
+      return {
+        id,
+        type,
+        position,
+        data: { name: `Agent ${number}`, model: models[0] ?? '', system_prompt: '', config: { tools_filter: [] } },
+      };
     case 'webhook':
       return {
         id,

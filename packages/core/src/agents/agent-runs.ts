@@ -61,7 +61,10 @@ export class AgentRuns {
     const workflow = await store.publishedWorkflow(agentId, agent.version);
     if (!workflow) throw new NotFoundError('agent version', String(agent.version));
     checkVariables(workflow.nodes.find((node): node is StartNode => node.type === 'start')!, variables);
-    const run = await store.createRun(agent, agent.version, params.message, variables, { owner: worker.owner, until: Date.now() + leaseMs });
+    const run = await store.createRun(agent, agent.version, params.message, variables, {
+      owner: worker.owner,
+      until: Date.now() + leaseMs,
+    });
     let consumed = false;
     const events = (signal?: AbortSignal): AsyncGenerator<AgentRunEvent> => {
       if (consumed) throw new Error('The events of a run can be read only once.');

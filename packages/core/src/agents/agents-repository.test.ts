@@ -158,4 +158,33 @@ describe.each(testBackends())('agents repository on %s', (backend) => {
     await agents.close();
     await db.close();
   });
+
+  it('checks a stored draft against the workflow declaration again when it is published, naming the field', async () => {
+    const { db, repository, account } = await setup();
+    const chat = {} as ChatAdapterContract;
+    const webhooks = {} as AgentWebhooks;
+    const { agents, close } = createAgents({ db, config: {}, chat, webhooks, log: silentLogger });
+    // A draft an older version saved: its card's route has a blank whenToUse, which the declaration refuses.
+    const stored = workflow();
+    stored.nodes.push({
+      id: 'card',
+      type: 'webhook',
+      data: {
+        name: 'Card',
+        config: { baseUrl: 'https://api.example.com', routes: [{ name: 'r', description: 'd', whenToUse: ' ', path: '/x' }] },
+      },
+    });
+    stored.edges.push({ id: 'slot', source: 'card', target: 'helper', targetHandle: 'slot-0' });
+    const old = await repository.createAgent(account.id, 'old', stored);
+    await expect(agents.publish(account.id, old.id)).rejects.toMatchObject({
+      status: 400,
+      code: 'empty_string',
+      param: 'workflow.nodes[3].data.config.routes[0].whenToUse',
+    });
+    expect((await agents.retrieve(account.id, old.id)).version).toBeNull();
+    const fine = await repository.createAgent(account.id, 'fine', workflow());
+    expect(await agents.publish(account.id, fine.id)).toMatchObject({ status: 'published', version: 1 });
+    await close();
+    await db.close();
+  });
 });

@@ -60,7 +60,8 @@ export class Agents {
   async update(accountId: string, id: string, params: AgentUpdateParams): Promise<Agent> {
     const current = await findAgent(this.#context, accountId, id);
     await yieldToEventLoop();
-    const workflow = params.workflow === undefined ? undefined : validateWorkflow(restoreWorkflowSecrets(params.workflow, current.workflow));
+    const workflow =
+      params.workflow === undefined ? undefined : validateWorkflow(restoreWorkflowSecrets(params.workflow, current.workflow));
     await yieldToEventLoop();
     const agent = await this.#context.store.updateDraft(accountId, id, { name: params.name, workflow });
     if (!agent) throw new NotFoundError('agent', id);

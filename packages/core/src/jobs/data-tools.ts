@@ -27,6 +27,15 @@ export class DataTools {
   }
 
   #entry({ name, path, description, estimated_max_cost, input_schema, item_fields }: ToolDefinition): DataTool {
-    return { object: 'tool', name, path, description, estimated_max_cost, input_schema, item_fields, available: this.#sources.sources.has(name) };
+    return {
+      object: 'tool',
+      name,
+      path,
+      description,
+      estimated_max_cost,
+      input_schema,
+      item_fields,
+      available: this.#sources.sources.has(name),
+    };
   }
 }

@@ -4,7 +4,6 @@ import type { ListPage, ListQuery } from '../internal/pagination';
 import { paginate, type Repository, type SqlClient, SqlLeaseQueue } from '../storage';
 import type { JobStatus, ToolJob } from './wire/data-tools';
 
-
 export interface JobRow {
   id: string;
   account_id: string;

@@ -1,4 +1,13 @@
-import { DataTool, DataToolCatalog, ToolJobEnvelope, ToolJobInput, ToolJobInputs, ToolJobListParams, ToolJobsPage, ToolJobStarted } from '@fathom/core';
+import {
+  DataTool,
+  DataToolCatalog,
+  ToolJobEnvelope,
+  ToolJobInput,
+  ToolJobInputs,
+  ToolJobListParams,
+  ToolJobsPage,
+  ToolJobStarted,
+} from '@fathom/core';
 import { defineRoute, type Route } from '../route';
 
 /** Data tools (spec "Data tools"): catalog (all or one tool), start a job (202), poll a job, list the account's jobs. */
@@ -6,7 +15,7 @@ export const toolsRoutes: Route[] = [
   defineRoute({
     method: 'GET',
     path: '/v1/tools',
-    summary: "List the data tools, each with its ceiling, input schema and whether it is available here.",
+    summary: 'List the data tools, each with its ceiling, input schema and whether it is available here.',
     operationId: 'listDataTools',
     schema: { response: DataToolCatalog },
     handler: ({ fathom }) => fathom.tools.list(),

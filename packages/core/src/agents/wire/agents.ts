@@ -30,7 +30,9 @@ export const Agent = Type.Object(
     name: Type.String(),
     status: StringEnum(['draft', 'published'], { description: '`draft` until the first publish, then `published`.' }),
     version: Nullable(Type.Integer({ description: 'The published version that runs; null before the first publish.' })),
-    has_unpublished_changes: Type.Boolean({ description: 'True when the draft differs from the published version (or nothing is published).' }),
+    has_unpublished_changes: Type.Boolean({
+      description: 'True when the draft differs from the published version (or nothing is published).',
+    }),
     workflow: Workflow,
     created_at: Type.Integer(),
     updated_at: Type.Integer(),

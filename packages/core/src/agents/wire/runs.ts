@@ -7,9 +7,7 @@ import { ErrorEnvelope, ListPage, ListQuery, Nullable, StringEnum, TaggedUnion }
 export const AgentRunCreateParams = Type.Object(
   {
     message: Type.String({ maxLength: FIELD_LIMITS.content, description: 'The user message; `{{variable}}` placeholders are filled.' }),
-    variables: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), { description: "Values of the start node's variables, by name." }),
-    ),
+    variables: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "Values of the start node's variables, by name." })),
     stream: Type.Optional(Type.Boolean({ description: 'Answer the run as server-sent events (`AgentRunStreamEvent`).' })),
   },
   { title: 'AgentRunCreateParams' },

@@ -90,7 +90,9 @@ export const WorkflowEdge = Type.Object(
     id: NodeId,
     source: NodeId,
     target: NodeId,
-    targetHandle: OptionalNullable(Type.String({ description: '`slot-N` when a Webhook card is wired to an agent; absent on flow edges.' })),
+    targetHandle: OptionalNullable(
+      Type.String({ description: '`slot-N` when a Webhook card is wired to an agent; absent on flow edges.' }),
+    ),
     sourceHandle: OptionalNullable(Type.String()),
   },
   { title: 'WorkflowEdge' },

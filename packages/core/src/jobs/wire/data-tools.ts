@@ -48,7 +48,11 @@ const pascal = (name: string) => name.replace(/(^|-)([a-z])/g, (_whole, _dash, l
  */
 export const ToolJobInputs = Type.Unsafe<ToolJobInput>({
   description: "The tool's input, as its catalog entry's `input_schema` declares it.",
-  oneOf: TOOL_CATALOG.map((tool) => ({ ...tool.input_schema, title: `${pascal(tool.name)}ToolInput`, description: `Input of ${tool.path}.` })),
+  oneOf: TOOL_CATALOG.map((tool) => ({
+    ...tool.input_schema,
+    title: `${pascal(tool.name)}ToolInput`,
+    description: `Input of ${tool.path}.`,
+  })),
 });
 
 export const JobStatus = StringEnum(['queued', 'running', 'succeeded', 'failed']);

@@ -54,7 +54,9 @@ export const WebhookRoute = Type.Object(
     method: Type.Optional(WebhookMethod),
     path: NonBlankString({ description: 'Joined to baseUrl; accepts `{{param}}` placeholders (values percent-encoded).' }),
     parameters: Type.Optional(Type.Array(WebhookParameter, { maxItems: WEBHOOK_CARD_LIMITS.parameters })),
-    bodyTemplate: Type.Optional(Type.String({ description: 'JSON with `{{placeholders}}`; without it POST/PUT/PATCH send the arguments.' })),
+    bodyTemplate: Type.Optional(
+      Type.String({ description: 'JSON with `{{placeholders}}`; without it POST/PUT/PATCH send the arguments.' }),
+    ),
     queryParams: Type.Optional(StringMap('Query values (may hold placeholders); an entry whose placeholder is unfilled is removed.')),
     headers: Type.Optional(StringMap('Headers of this route.')),
     responseDescription: Type.Optional(Type.String({ description: 'Goes under `RESPONSE:` in the tool description.' })),
@@ -97,7 +99,9 @@ export const WebhookCardConfig = Type.Object(
     retryOnError: Type.Optional(Type.Boolean({ description: 'Retry network failures (never HTTP >= 400); default true.' })),
     maxRetries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'Retries after the first attempt; default 2.' })),
     routes: Type.Optional(Type.Array(WebhookRoute, { maxItems: WEBHOOK_CARD_LIMITS.routes })),
-    maxRequestsPerMinute: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Calls per minute for the card (sliding window).' })),
+    maxRequestsPerMinute: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, description: 'Calls per minute for the card (sliding window).' }),
+    ),
   },
   { title: 'WebhookCardConfig' },
 );
