@@ -7,7 +7,8 @@ export { INTERRUPTED_RUN_ERROR } from './agent-runs';
 export { agentsSchema } from './agents-schema';
 export type { AgentsOptions, AgentWebhooks } from './agent-deps';
 export type { AgentRunEvent } from './agent-objects';
-export { validateWorkflow, type WorkflowErrorCode } from './validate-workflow';
+// A workflow read from elsewhere (a file, another system) checked as a save checks it: its declaration, then its rules.
+export { checkWorkflow, type WorkflowErrorCode } from './validate-workflow';
 export {
   Agent,
   AgentCreateParams,
