@@ -100,4 +100,14 @@ describe.each(testBackends())('Accounts on %s', (backend) => {
     expect((await bootstrapAccounts(accounts, { apiKey: 'fth_env', defaultBalance: 7 })).accountId).toBe(withKey.accountId);
     await db.close();
   });
+
+  it('bootstraps FATHOM_API_KEY once when two nodes start together, leaving no second account behind', async () => {
+    const { db, accounts } = await setup();
+    const config = { apiKey: 'fth_shared', defaultBalance: 5 };
+    const [first, second] = await Promise.all([bootstrapAccounts(accounts, config), bootstrapAccounts(accounts, config)]);
+    expect(second.accountId).toBe(first.accountId);
+    expect((await accounts.authenticate('fth_shared'))?.id).toBe(first.accountId);
+    expect(await accounts.count()).toBe(1);
+    await db.close();
+  });
 });
