@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { previewWorkflowTools } from '../packages/core/src/agents/preview-tools.ts';
-import { validateWorkflow } from '../packages/core/src/agents/validate-workflow.ts';
+import { checkWorkflow } from '../packages/core/src/agents/validate-workflow.ts';
 import { EgressGuard } from '../packages/core/src/egress/index.ts';
 import { largestWorkflows, manyRoutes, pipelineWorkflow } from '../packages/core/src/test/index.ts';
 import { WebhookToolkit } from '../packages/core/src/webhooks/index.ts';
@@ -86,7 +86,7 @@ const shapes = largestWorkflows();
 console.log('\nlargest allowed workflows (median of 5, in process): validate | preview wall / CPU | answer');
 for (const [shape, workflow] of Object.entries(shapes)) {
   const body = JSON.stringify({ workflow }).length;
-  const validate = await measure(() => validateWorkflow(workflow));
+  const validate = await measure(() => checkWorkflow(workflow));
   const preview = await measure(() => previewWorkflowTools(workflow, toolkit, builtIns));
   const answer = JSON.stringify(preview.result).length;
   console.log(

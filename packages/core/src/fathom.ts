@@ -3,7 +3,8 @@ import { Accounts, accountsSchema, bootstrapAccounts, type BootstrapResult } fro
 import { type Assistants, assistantsSchema, type Threads } from './assistants';
 import { type AssistantsCapability, createAssistants } from './assistants/create-assistants';
 import { threadStoresOf } from './assistants/documents-thread-stores';
-import { Agents, agentsSchema } from './agents';
+import { type Agents, agentsSchema } from './agents';
+import { type AgentsCapability, createAgents } from './agents/create-agents';
 import { loadConfig, type FathomConfig } from './config';
 import { openDatabase, SqliteDatabase, type SqlDatabase } from './storage';
 import { documentsSchema, type Files, type VectorStores } from './documents';
@@ -12,7 +13,8 @@ import { modelQueryRewriter } from './documents/query-rewrite';
 import { EgressGuard } from './egress';
 import { createEmbedder, type Embedder } from './embeddings';
 import { consoleLogger, type Logger } from './internal/logger';
-import { JobEngine, jobsSchema } from './jobs';
+import { type DataTools, type Jobs, jobsSchema } from './jobs';
+import { createDataTools, type DataToolsCapability } from './jobs/create-data-tools';
 import { Conversations, Responses, responsesSchema, SqlResponsesRepository } from './responses';
 import { ChatAdapter, modelsSchema, StoredCompletions, storedCompletionsSchema } from './models';
 import { PgVectorIndex, VectorIndex, type VectorIndexContract, vectorSchema } from './vector';
@@ -76,11 +78,19 @@ export class Fathom {
   readonly responses: Responses;
   readonly storedCompletions: StoredCompletions;
   readonly conversations: Conversations;
-  readonly jobs: JobEngine;
+  /** The data-tool catalog. */
+  readonly tools: DataTools;
+  /** Data-tool jobs. */
+  readonly jobs: Jobs;
   readonly webhooks: WebhookToolkit;
+  /** Agents with their `versions`, `runs` and the tool preview (`tools`). */
   readonly agents: Agents;
   /** The background execution of assistant runs (started and closed with the rest). */
   readonly #assistantRuns: Pick<AssistantsCapability, 'start' | 'close'>;
+  /** The runner of data-tool jobs. */
+  readonly #jobRunner: Pick<DataToolsCapability, 'start' | 'close'>;
+  /** The worker that ends agent runs whose process stopped. */
+  readonly #agentRuns: Pick<AgentsCapability, 'start' | 'close'>;
 
   private constructor(config: FathomConfig, log: Logger, embedder: Embedder, database: SqlDatabase, bootstrap: BootstrapResult) {
     this.config = config;
@@ -127,9 +137,14 @@ export class Fathom {
     });
     this.storedCompletions = new StoredCompletions({ db: database });
     this.conversations = new Conversations({ db: database, responses: new SqlResponsesRepository(database) });
-    this.jobs = new JobEngine({ db: database, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
+    const dataTools = createDataTools({ db: database, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
+    this.tools = dataTools.tools;
+    this.jobs = dataTools.jobs;
+    this.#jobRunner = dataTools;
     this.webhooks = new WebhookToolkit({ egress: this.egress, rateLimiter: new SqlRateLimiter(database) });
-    this.agents = new Agents({ db: database, config, chat: this.chat, webhooks: this.webhooks, log });
+    const agents = createAgents({ db: database, config, chat: this.chat, webhooks: this.webhooks, log });
+    this.agents = agents.agents;
+    this.#agentRuns = agents;
   }
 
   /** Loads settings, opens (and migrates) the database, bootstraps accounts and starts background work. */
@@ -160,8 +175,8 @@ export class Fathom {
     this.documents.start();
     this.#assistantRuns.start();
     this.responses.start();
-    this.jobs.start();
-    this.agents.start();
+    this.#jobRunner.start();
+    this.#agentRuns.start();
   }
 
   /**
@@ -177,9 +192,9 @@ export class Fathom {
     // Background work first (it writes to the database), then what it used, the database last. A part
     // that fails to close does not keep the others, nor the database, open.
     const steps: Array<[string, () => unknown]> = [
-      ['agents', () => this.agents.close()],
+      ['agents', () => this.#agentRuns.close()],
       ['webhooks', () => this.webhooks.close()],
-      ['jobs', () => this.jobs.close()],
+      ['jobs', () => this.#jobRunner.close()],
       ['assistants', () => this.#assistantRuns.close()],
       ['responses', () => this.responses.close()],
       ['documents', () => this.documents.close()],

@@ -48,6 +48,11 @@ export interface RouteSchema {
   stream?: TSchema;
   /** The fields of a multipart/form-data body (uploads), which the route reads itself: documentation only. */
   form?: TSchema;
+  /**
+   * The JSON body as the OpenAPI document shows it, where core checks the body against data the router
+   * cannot know beforehand (a data tool's input against its catalog entry): documentation only.
+   */
+  documentedBody?: TSchema;
 }
 
 /**
@@ -144,7 +149,7 @@ export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: rea
   for (const route of routes) {
     const auth = route.auth ?? 'account';
     // fastify validates the request parts; the answer schemas are documentation and test checks, not serializers.
-    const { response: _response, stream: _stream, form: _form, ...requestSchema } = route.schema ?? {};
+    const { response: _response, stream: _stream, form: _form, documentedBody: _documented, ...requestSchema } = route.schema ?? {};
     app.route({
       method: route.method,
       url: route.path,

@@ -101,6 +101,38 @@ describe('accounts, keys and the admin API', () => {
     expect(error.message).toContain("'balance'");
   });
 
+  it('refuses by its schema a credit or a balance that is not a number in range, naming the field, and moves no money', async () => {
+    const account = await json<CreatedAccountBody>(
+      await server.request('/v1/admin/accounts', { method: 'POST', apiKey: server.adminKey, json: { name: 'ranges', balance: 1 } }),
+    );
+    for (const [amount, message] of [
+      ['5', "Invalid type for 'amount': expected a number."],
+      [0, "Invalid 'amount': expected a number > 0 and <= 1000000000."],
+      [-1, "Invalid 'amount': expected a number > 0 and <= 1000000000."],
+      [1e10, "Invalid 'amount': expected a number > 0 and <= 1000000000."],
+    ] as const) {
+      const credit = await server.request(`/v1/admin/accounts/${account.id}/credit`, {
+        method: 'POST',
+        apiKey: server.adminKey,
+        json: { amount },
+      });
+      expect(credit.status, String(amount)).toBe(400);
+      expect((await json<ErrorBody>(credit)).error, String(amount)).toMatchObject({ param: 'amount', message });
+    }
+    const unknown = await server.request(`/v1/admin/accounts/${account.id}/credit`, {
+      method: 'POST',
+      apiKey: server.adminKey,
+      json: { amount: 1, currency: 'EUR' },
+    });
+    expect((await json<ErrorBody>(unknown)).error).toMatchObject({ param: 'currency', code: 'unknown_parameter' });
+    for (const body of [{ name: '   ' }, { name: 'x', balance: -1 }, { name: 'x'.repeat(257) }]) {
+      const created = await server.request('/v1/admin/accounts', { method: 'POST', apiKey: server.adminKey, json: body });
+      expect(created.status, JSON.stringify(body).slice(0, 40)).toBe(400);
+    }
+    const ledger = await json<LedgerBody>(await server.request('/v1/account/ledger', { apiKey: account.api_key }));
+    expect(ledger.data.map((entry) => entry.amount)).toEqual([1]);
+  });
+
   it('keeps the admin API closed to account keys', async () => {
     const response = await server.request('/v1/admin/accounts', { method: 'POST', json: { name: 'x' } });
     expect(response.status).toBe(401);

@@ -92,4 +92,49 @@ describe('GET /v1/openapi.json', () => {
     };
     expect(steps.parameters.find((parameter) => parameter.name === 'include[]')).toMatchObject({ in: 'query', schema: { type: 'array' } });
   });
+
+  it('declares the agents, data tools, account and admin families as Fathom extensions, with their objects as components', () => {
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining([
+        'Agent',
+        'Workflow',
+        'WorkflowNode',
+        'WebhookCard',
+        'WebhookAuth',
+        'AgentRun',
+        'AgentRunStreamEvent',
+        'WorkflowToolsPreview',
+        'DataTool',
+        'ToolJob',
+        'MapsToolInput',
+        'WebsiteContactsToolInput',
+        'LedgerEntry',
+        'AccountWithKeys',
+      ]),
+    );
+    const run = document.paths['/v1/agents/{id}/run']!.post! as Operation & { 'x-fathom-extension'?: boolean };
+    expect(run.operationId).toBe('createAgentRun');
+    expect(run['x-fathom-extension']).toBe(true);
+    expect(Object.keys(run.responses['200']!.content!)).toEqual(['application/json', 'text/event-stream']);
+    // The workflow's node types are a tagged union; a node's data is the card's declaration for webhooks.
+    const node = document.components.schemas.WorkflowNode as { discriminator: { propertyName: string }; oneOf: unknown[] };
+    expect(node.discriminator.propertyName).toBe('type');
+    expect(node.oneOf).toHaveLength(4);
+    // A job's input is checked by core against the tool's catalog entry; the document shows each tool's.
+    const start = document.paths['/v1/tools/{tool}']!.post! as Operation & {
+      requestBody: { content: { 'application/json': { schema: { oneOf: Array<{ $ref: string }> } } } };
+    };
+    expect(start.operationId).toBe('createToolJob');
+    expect(start.responses['202']).toBeDefined();
+    expect(start.requestBody.content['application/json'].schema.oneOf).toHaveLength(10);
+    expect(document.components.schemas.MapsToolInput).toMatchObject({ required: ['query', 'location'], additionalProperties: false });
+    for (const [path, method] of [
+      ['/v1/tools/jobs/{id}', 'get'],
+      ['/v1/account/ledger', 'get'],
+      ['/v1/admin/accounts', 'post'],
+      ['/v1/admin/keys/{keyId}', 'delete'],
+    ] as const) {
+      expect((document.paths[path]![method] as Operation & { 'x-fathom-extension'?: boolean })['x-fathom-extension'], path).toBe(true);
+    }
+  });
 });

@@ -1,7 +1,8 @@
 import type { ListPage, ListQuery } from '../internal/pagination';
 import { paginate, toPage, type Repository, type SqlClient } from '../storage';
+import type { LedgerKind } from './wire/accounts';
 
-export type LedgerKind = 'credit' | 'reserve' | 'charge' | 'release';
+export type { LedgerKind };
 
 export interface AccountRow {
   id: string;

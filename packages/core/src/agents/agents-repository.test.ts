@@ -6,9 +6,10 @@ import type { SqlDatabase } from '../storage';
 import { meterReads } from '../test/metered-sql-client';
 import { closeTestPostgres, openTestDatabase, testBackends } from '../test/postgres';
 import type { AgentWebhooks } from './agent-deps';
-import { Agents, INTERRUPTED_RUN_ERROR } from './agents';
+import { INTERRUPTED_RUN_ERROR } from './agent-runs';
 import { SqlAgentsRepository } from './agents-repository';
 import { agentsSchema } from './agents-schema';
+import { createAgents } from './create-agents';
 import type { Workflow } from './workflow-types';
 
 afterAll(closeTestPostgres);
@@ -29,7 +30,7 @@ describe.each(testBackends())('agents repository on %s', (backend) => {
   async function setup() {
     const db: SqlDatabase = await openTestDatabase(backend, [accountsSchema, agentsSchema]);
     const accounts = new Accounts(db);
-    const [{ account }, { account: other }] = [await accounts.create({ name: 'a' }), await accounts.create({ name: 'b' })];
+    const [account, other] = [await accounts.create({ name: 'a' }), await accounts.create({ name: 'b' })];
     return { db, repository: new SqlAgentsRepository(db), account, other };
   }
 
@@ -142,7 +143,7 @@ describe.each(testBackends())('agents repository on %s', (backend) => {
       },
     };
     const webhooks = {} as AgentWebhooks;
-    const agents = new Agents({ db, config: { leaseSeconds: 0.3 }, chat, webhooks, log: silentLogger, pollMs: 20 });
+    const agents = createAgents({ db, config: { leaseSeconds: 0.3 }, chat, webhooks, log: silentLogger, pollMs: 20 });
     const agent = await repository.createAgent(account.id, 'a', workflow());
     const run = await repository.createRun(agent, 1, 'hi', {}, { owner: 'gone|1|dead', until: Date.now() + 50 });
     agents.start();
@@ -155,6 +156,35 @@ describe.each(testBackends())('agents repository on %s', (backend) => {
     expect(stored).toMatchObject({ status: 'failed', error: INTERRUPTED_RUN_ERROR });
     expect(modelCalls).toBe(0);
     await agents.close();
+    await db.close();
+  });
+
+  it('checks a stored draft against the workflow declaration again when it is published, naming the field', async () => {
+    const { db, repository, account } = await setup();
+    const chat = {} as ChatAdapterContract;
+    const webhooks = {} as AgentWebhooks;
+    const { agents, close } = createAgents({ db, config: {}, chat, webhooks, log: silentLogger });
+    // A draft an older version saved: its card's route has a blank whenToUse, which the declaration refuses.
+    const stored = workflow();
+    stored.nodes.push({
+      id: 'card',
+      type: 'webhook',
+      data: {
+        name: 'Card',
+        config: { baseUrl: 'https://api.example.com', routes: [{ name: 'r', description: 'd', whenToUse: ' ', path: '/x' }] },
+      },
+    });
+    stored.edges.push({ id: 'slot', source: 'card', target: 'helper', targetHandle: 'slot-0' });
+    const old = await repository.createAgent(account.id, 'old', stored);
+    await expect(agents.publish(account.id, old.id)).rejects.toMatchObject({
+      status: 400,
+      code: 'empty_string',
+      param: 'workflow.nodes[3].data.config.routes[0].whenToUse',
+    });
+    expect((await agents.retrieve(account.id, old.id)).version).toBeNull();
+    const fine = await repository.createAgent(account.id, 'fine', workflow());
+    expect(await agents.publish(account.id, fine.id)).toMatchObject({ status: 'published', version: 1 });
+    await close();
     await db.close();
   });
 });

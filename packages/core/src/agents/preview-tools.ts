@@ -7,32 +7,11 @@ import type { AgentWebhooks } from './agent-deps';
 import { type AgentTool, agentTools, type CompileCard, compiledCards } from './agent-tools';
 import type { BuiltInTool } from './built-in-tools';
 import { checkSeenTools } from './seen-tools';
-import { checkWorkflow } from './validate-workflow';
+import { draftShapeError, validateWorkflow } from './validate-workflow';
+import type { AgentToolsPreview, AgentToolsPreviewParams, WorkflowToolsPreview } from './wire/tools-preview';
 import { WorkflowGraph } from './workflow-graph';
 import { checkWorkflowLimits } from './workflow-limits';
-import type { AgentNode, WebhookNode, Workflow } from './workflow-types';
-
-/** What one agent node of a workflow would offer its model. */
-export interface AgentToolsPreview {
-  node_id: string;
-  name: string;
-  model: string;
-  /** The definitions the model receives, in the order it receives them (built-ins first). */
-  tools: ChatToolDefinition[];
-  /** Tool name -> where it comes from: `built-in`, or the id of the Webhook card node. */
-  sources: Record<string, string>;
-  /** Ids of the cards the node sees (its slots and those received through a pipeline). */
-  cards: string[];
-  /** Name collisions and overwrites, as the run would log them. */
-  warnings: string[];
-}
-
-export interface WorkflowToolsPreview {
-  object: 'agent.tools_preview';
-  agents: AgentToolsPreview[];
-  /** The first validation failure of the workflow as a save would report it, or null when it would save. */
-  validation_error: { message: string; param: string | null; code: string } | null;
-}
+import type { AgentNode, WebhookNode, Workflow, WorkflowDraft } from './workflow-types';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
@@ -92,7 +71,7 @@ function previewAgent(node: AgentNode, { graph, webhooks, builtIns, compile, def
  * a turn every few ms, so the largest allowed preview never holds the server for long.
  */
 export async function previewWorkflowTools(
-  workflow: unknown,
+  workflow: WorkflowDraft,
   webhooks: AgentWebhooks,
   builtIns: BuiltInTool[],
 ): Promise<WorkflowToolsPreview> {
@@ -100,16 +79,18 @@ export async function previewWorkflowTools(
   const pause = timeSlices();
   // The body was parsed in this turn of the event loop; the checks below take the next one.
   await yieldToEventLoop();
-  const view = {
-    nodes: objectsOf(isRecord(workflow) ? workflow.nodes : undefined),
-    edges: objectsOf(isRecord(workflow) ? workflow.edges : undefined),
-  } as unknown as Workflow;
+  // The workflow's declaration, as a save checks it: counts past the limits are a 400 here too; any
+  // other issue is what the preview reports.
+  const shapeError = draftShapeError(workflow);
+  await pause();
+  const view = { nodes: objectsOf(workflow.nodes), edges: objectsOf(workflow.edges) } as unknown as Workflow;
   const graph = new WorkflowGraph(view);
   checkSeenTools(graph);
   await pause();
   let validation_error: WorkflowToolsPreview['validation_error'] = null;
   try {
-    checkWorkflow(workflow, graph);
+    if (shapeError) throw shapeError;
+    validateWorkflow(workflow as Workflow, graph);
   } catch (error) {
     const failure = error as FathomError;
     validation_error = { message: failure.message, param: failure.param ?? null, code: failure.code ?? 'invalid_workflow' };
@@ -150,4 +131,26 @@ export async function previewWorkflowTools(
     await pause();
   }
   return { object: 'agent.tools_preview', agents, validation_error };
+}
+
+/**
+ * `fathom.agents.tools`: the live tool preview of a workflow (saved or not, finished or not), as the
+ * console's agent editor shows it.
+ */
+export class WorkflowTools {
+  readonly #webhooks: AgentWebhooks;
+  readonly #builtIns: BuiltInTool[];
+
+  constructor(webhooks: AgentWebhooks, builtIns: BuiltInTool[]) {
+    this.#webhooks = webhooks;
+    this.#builtIns = builtIns;
+  }
+
+  /**
+   * The tools each agent node would give its model, and whether the workflow would pass validation
+   * (`validation_error`). Masked secrets are never compiled into definitions.
+   */
+  preview(params: AgentToolsPreviewParams): Promise<WorkflowToolsPreview> {
+    return previewWorkflowTools(params.workflow, this.#webhooks, this.#builtIns);
+  }
 }

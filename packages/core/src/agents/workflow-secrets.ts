@@ -95,9 +95,9 @@ export function maskWorkflowSecrets<T>(workflow: T): T {
  * same location). A mask with nothing stored behind it is refused (400 naming the field) rather than
  * saved as a literal password.
  */
-export function restoreWorkflowSecrets(incoming: unknown, stored: unknown): unknown {
+export function restoreWorkflowSecrets<T>(incoming: T, stored: unknown): T {
   if (!isObject(incoming) || !Array.isArray(incoming.nodes)) return incoming;
-  const copy = copyCardSecrets(incoming) as { nodes: unknown[] };
+  const copy = copyCardSecrets(incoming) as unknown as { nodes: unknown[] };
   const storedCards = new Map<string, Map<string, unknown>>();
   for (const node of isObject(stored) && Array.isArray(stored.nodes) ? stored.nodes : []) {
     if (!isObject(node) || node.type !== 'webhook' || typeof node.id !== 'string') continue;
@@ -118,5 +118,5 @@ export function restoreWorkflowSecrets(incoming: unknown, stored: unknown): unkn
       slot.holder[slot.field] = previous;
     }
   });
-  return copy;
+  return copy as T;
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { VectorStoreSearchParams } from '../documents/wire/search';
 import { VectorStoreFileCreateParams } from '../documents/wire/vector-store-files';
 import { VectorStoreCreateParams } from '../documents/wire/vector-stores';
-import { OptionalNullable, Type, Unsupported } from '../wire';
+import { NonBlankString, OptionalNullable, Type, Unsupported } from '../wire';
 import { describeSchemaIssues, type SchemaIssue } from './describe-schema-issues';
 
 // The options the HTTP server validates bodies with (packages/http/src/validators.ts).
@@ -133,5 +133,25 @@ describe('describeSchemaIssues over TypeBox schemas', () => {
     const { message, param } = errorOf({ name: 1, file_ids: 'x' });
     expect(message).toBe("Invalid type for 'name': expected a string or null. Invalid type for 'file_ids': expected an array.");
     expect(param).toBe('name');
+  });
+
+  it('words a blank string and a range with an exclusive bound', () => {
+    const check = ajv.compile(
+      Type.Object({
+        name: NonBlankString({ maxLength: 8 }),
+        amount: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100 })),
+      }),
+    );
+    expect(check({ name: ' \t\n', amount: 0 })).toBe(false);
+    expect(describeSchemaIssues(check.errors as SchemaIssue[])).toEqual({
+      message: "Invalid 'name': expected a non-blank string. Invalid 'amount': expected a number > 0 and <= 100.",
+      param: 'name',
+      code: 'empty_string',
+    });
+    expect(check({ name: '', amount: 101 })).toBe(false);
+    expect(describeSchemaIssues(check.errors as SchemaIssue[]).message).toBe(
+      "Invalid 'name': expected a non-blank string. Invalid 'amount': expected a number > 0 and <= 100.",
+    );
+    expect(check({ name: ' a ' })).toBe(true);
   });
 });

@@ -44,13 +44,19 @@ function typeNames(type: unknown): string {
   return names.map(article).join(' or ');
 }
 
-/** What a range keyword's schema asks for: `an integer between 1 and 100`, `a number >= 0`. */
+/**
+ * What a range keyword's schema asks for, both bounds when it has two: `an integer between 1 and 100`,
+ * `a number > 0 and <= 1000000000`, `a number >= 0`.
+ */
 function rangeOf(issue: SchemaIssue): string {
   const schema = issue.parentSchema ?? {};
   // A nullable field's type is a list (`['integer', 'null']`).
   const kind = (Array.isArray(schema.type) ? schema.type : [schema.type]).includes('integer') ? 'an integer' : 'a number';
-  const { minimum, maximum } = schema;
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = schema;
   if (typeof minimum === 'number' && typeof maximum === 'number') return `${kind} between ${minimum} and ${maximum}`;
+  const lower = typeof minimum === 'number' ? `>= ${minimum}` : typeof exclusiveMinimum === 'number' ? `> ${exclusiveMinimum}` : undefined;
+  const upper = typeof maximum === 'number' ? `<= ${maximum}` : typeof exclusiveMaximum === 'number' ? `< ${exclusiveMaximum}` : undefined;
+  if (lower && upper) return `${kind} ${lower} and ${upper}`;
   const limit = issue.params.limit;
   const comparison = String(issue.params.comparison ?? (issue.keyword.includes('inimum') ? '>=' : '<='));
   return `${kind} ${comparison} ${String(limit)}`;
@@ -139,6 +145,10 @@ export function describeSchemaIssue(issue: SchemaIssue): DescribedIssue {
     }
     case 'pattern':
     case 'format': {
+      // NonBlankString (wire/builders.ts): a value of nothing but white space reads as an empty one.
+      if (issue.keyword === 'pattern' && issue.params.pattern === '\\S') {
+        return invalid(`Invalid '${param}': expected a non-blank string.`, 'empty_string');
+      }
       const description = issue.parentSchema?.description;
       const expected = description
         ? description.replace(/\.$/, '').replace(/^./, (c) => c.toLowerCase())

@@ -10,7 +10,7 @@ afterAll(closeTestPostgres);
 describe.each(testBackends())('jobs repository on %s', (backend) => {
   it('lists jobs without reading their inputs (the job object does not show them)', async () => {
     const db = await openTestDatabase(backend, [accountsSchema, jobsSchema]);
-    const { account } = await new Accounts(db).create({ name: 'a' });
+    const account = await new Accounts(db).create({ name: 'a' });
     const metered = meterReads(db);
     const jobs = new SqlJobsRepository(metered);
     for (let i = 0; i < 5; i++) {

@@ -25,7 +25,7 @@ describe.each(testBackends())('StoredCompletions on %s', (backend) => {
   async function setup() {
     const db = await openTestDatabase(backend, [accountsSchema, storedCompletionsSchema]);
     const accounts = new Accounts(db);
-    const [{ account }, { account: other }] = [await accounts.create({ name: 'a' }), await accounts.create({ name: 'b' })];
+    const [account, other] = [await accounts.create({ name: 'a' }), await accounts.create({ name: 'b' })];
     const metered = meterReads(db);
     return { db, metered, stored: new StoredCompletions({ db: metered }), accountId: account.id, otherId: other.id };
   }

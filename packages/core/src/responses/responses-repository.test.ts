@@ -20,8 +20,8 @@ describe.each(testBackends())('responses and conversations storage on %s', (back
   async function setup() {
     const db = await openTestDatabase(backend, [accountsSchema, responsesSchema]);
     const accounts = new Accounts(db);
-    const a = (await accounts.create({ name: 'a' })).account.id;
-    const b = (await accounts.create({ name: 'b' })).account.id;
+    const a = (await accounts.create({ name: 'a' })).id;
+    const b = (await accounts.create({ name: 'b' })).id;
     const responses = new SqlResponsesRepository(db);
     const add = async (accountId: string, id: string, previous: string | null, background = false) => {
       const row: StoredResponse & { createdAt: number } = {

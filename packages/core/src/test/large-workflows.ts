@@ -1,4 +1,5 @@
-import { validateWorkflow, WORKFLOW_LIMITS, type Workflow, type WorkflowEdge, type WorkflowNode } from '../agents';
+import { WORKFLOW_LIMITS, type Workflow, type WorkflowEdge, type WorkflowNode } from '../agents';
+import { checkWorkflow } from '../agents/validate-workflow';
 import type { WebhookRoute } from '../webhooks';
 
 /**
@@ -81,7 +82,7 @@ export function layeredWorkflow(width: number, depth: number): Workflow {
 
 const allowed = (workflow: Workflow) => {
   try {
-    validateWorkflow(workflow);
+    checkWorkflow(workflow);
     return true;
   } catch {
     return false;

@@ -5,15 +5,19 @@ export { webhooksSchema } from './schema';
 export { sanitizeToolName, MAX_TOOL_NAME_LENGTH } from './sanitize-name';
 export { compileCards, type CompileResult } from './compile-card';
 export { placeholderNames } from './render-template';
-export type {
-  CompiledWebhookTool,
+export {
+  WEBHOOK_CARD_LIMITS,
   WebhookAuth,
   WebhookCard,
   WebhookCardConfig,
-  WebhookExecuteOptions,
   WebhookMethod,
   WebhookParameter,
+  WebhookParameterType,
   WebhookRoute,
+} from './wire/webhook-card';
+export type {
+  CompiledWebhookTool,
+  WebhookExecuteOptions,
   WebhookToolCollision,
   WebhookToolSchema,
   WebhookToolkitOptions,

@@ -1,4 +1,4 @@
-import { type Static, type TSchema, type TUnsafe, Type, type SchemaOptions } from '@sinclair/typebox';
+import { type Static, type StringOptions, type TSchema, type TString, type TUnsafe, Type, type SchemaOptions } from '@sinclair/typebox';
 
 /**
  * Schema builders on top of TypeBox for what OpenAI's wire format needs and TypeBox spells poorly for a
@@ -53,4 +53,15 @@ export function OptionalNullable<T extends TSchema>(schema: T) {
  */
 export function Unsupported(instead: string): TUnsafe<never> {
   return Type.Unsafe<never>({ not: {}, description: instead });
+}
+
+/**
+ * The pattern of a string that holds something besides white space. `describeSchemaIssues` words a
+ * failure of exactly this pattern as "expected a non-blank string" (code `empty_string`).
+ */
+export const NON_BLANK_PATTERN = '\\S';
+
+/** A string with at least one character that is not white space (a name, a path, a description a model reads). */
+export function NonBlankString(options: StringOptions = {}): TString {
+  return Type.String({ ...options, pattern: NON_BLANK_PATTERN });
 }

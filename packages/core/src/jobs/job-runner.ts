@@ -1,40 +1,23 @@
 import type { Accounts } from '../accounts';
-import type { FathomConfig, JobSettings } from '../config';
-import type { EgressGuardContract } from '../egress/types';
-import { FathomError, NotFoundError, ServiceUnavailableError, UpstreamError } from '../errors';
-import { newId } from '../internal/ids';
+import type { JobSettings } from '../config';
+import { FathomError, UpstreamError } from '../errors';
 import { LeasedWorker, TaskStopped, type TaskContext } from '../internal/leased-worker';
 import type { Logger } from '../internal/logger';
-import type { ListPage, ListQuery } from '../internal/pagination';
-import type { ChatAdapterContract } from '../models/types';
 import type { SqlClient } from '../storage';
-import { findTool, TOOL_CATALOG, type ToolDefinition } from './catalog';
-import { type JobRow, type JobsRepository, SqlJobsRepository, type ToolJob, toToolJob } from './job-store';
-import { enforcePolicy } from './policy';
-import { createToolSources, type ConfiguredSources } from './sources/create-tool-sources';
-import type { ToolOutput, ToolSource } from './types';
-import { cacheKey, validateToolInput } from './validate-input';
+import type { JobRow, JobsRepository } from './job-store';
+import type { ConfiguredSources } from './sources/create-tool-sources';
+import type { ToolOutput } from './types';
 
-export interface JobEngineOptions {
+export interface JobRunnerOptions {
   db: SqlClient;
-  config: FathomConfig;
   accounts: Accounts;
-  /** Model calls of `nl-data` (the ChatAdapter); without one, nl-data is unavailable. */
-  chat?: ChatAdapterContract;
-  /**
-   * The egress guard: every user-chosen URL (website crawls, nl-data pages, Mastodon instances) goes through it.
-   * Without one, the tools that need it (website-contacts, social-profile, nl-data) are unavailable.
-   */
-  egress?: EgressGuardContract;
+  jobs: JobsRepository;
+  sources: ConfiguredSources;
+  settings: JobSettings;
+  leaseMs: number;
   log: Logger;
-  /** Sources that win over configuration, by tool name (tests, embedding apps). */
-  sources?: Partial<Record<string, ToolSource>>;
-  /** Settings that win over `FATHOM_TOOLS_*` variables. */
-  settings?: Partial<JobSettings>;
-  /** Storage of the jobs; default SQL over `db`. */
-  repository?: JobsRepository;
-  /** The time, in ms, that decides whether a cached result is still fresh; default `Date.now` (tests move it). */
-  now?: () => number;
+  /** The time, in ms, that decides whether a cached result is still fresh. */
+  now: () => number;
 }
 
 /** Marks an error a job ends with; `code` and `message` are shown to the client. */
@@ -50,13 +33,12 @@ class JobFailure extends Error {
 type ToolResult = { items: unknown[]; [key: string]: unknown };
 
 /**
- * Data-tool jobs: validates and prices a start, holds the ceiling and queues the job in one
- * transaction, runs jobs from the durable queue (leases: any number of processes on one database share
- * it) with bounded concurrency and a per-job timeout, bills the actual cost exactly once, and answers
+ * Runs data-tool jobs from the durable queue (leases: any number of processes on one database share it)
+ * with bounded concurrency and a per-job timeout, bills the actual cost exactly once, and answers
  * identical inputs from the result cache or from the identical job already calling the provider, on
- * whichever process that runs.
+ * whichever process that runs. Internal: `fathom.jobs` queues the jobs, `Fathom` starts and closes this.
  */
-export class JobEngine {
+export class JobRunner {
   readonly settings: JobSettings;
   readonly #db: SqlClient;
   readonly #accounts: Accounts;
@@ -66,14 +48,14 @@ export class JobEngine {
   readonly #worker: LeasedWorker<JobRow>;
   readonly #now: () => number;
 
-  constructor(options: JobEngineOptions) {
-    this.#now = options.now ?? Date.now;
+  constructor(options: JobRunnerOptions) {
+    this.#now = options.now;
     this.#db = options.db;
     this.#accounts = options.accounts;
     this.#log = options.log;
-    this.#jobs = options.repository ?? new SqlJobsRepository(options.db);
-    this.settings = { ...options.config.tools, ...options.settings };
-    this.#sources = createToolSources({ env: options.config.env, egress: options.egress, chat: options.chat, overrides: options.sources });
+    this.#jobs = options.jobs;
+    this.#sources = options.sources;
+    this.settings = options.settings;
     this.#worker = new LeasedWorker<JobRow>({
       name: 'jobs',
       queue: this.#jobs.queue(),
@@ -90,80 +72,19 @@ export class JobEngine {
       concurrency: this.settings.concurrency,
       maxAttempts: this.settings.maxAttempts,
       pollMs: this.settings.sweepMs,
-      leaseMs: options.config.leaseSeconds * 1000,
+      leaseMs: options.leaseMs,
       log: options.log,
     });
   }
 
-  /** The catalog of `GET /v1/tools`, each entry with `available` and, when unavailable, how to configure it. */
-  catalog(): Array<ToolDefinition & { available: boolean }> {
-    return TOOL_CATALOG.map((definition) => ({ ...definition, available: this.#sources.sources.has(definition.name) }));
-  }
-
-  /** One tool's catalog entry; 404 for an unknown tool. */
-  catalogEntry(tool: string): ToolDefinition & { available: boolean } {
-    const definition = findTool(tool);
-    if (!definition) throw new NotFoundError('tool', tool, 'tool');
-    return { ...definition, available: this.#sources.sources.has(definition.name) };
-  }
-
-  /**
-   * Starts a job: 404 unknown tool, 400 invalid input or policy refusal, 503 `tool_unavailable`,
-   * 402 `insufficient_balance` (no job created). Answers the queued job at once; the work runs later.
-   */
-  async startJob(accountId: string, tool: string, body: unknown): Promise<ToolJob> {
-    const definition = findTool(tool);
-    if (!definition) throw new NotFoundError('tool', tool, 'tool');
-    const input = validateToolInput(definition, body);
-    enforcePolicy(tool, input);
-    if (!this.#sources.sources.has(tool)) {
-      throw new ServiceUnavailableError(
-        `The tool '${tool}' is not configured on this installation. ${this.#sources.howToConfigure(tool)}`,
-        'tool_unavailable',
-      );
-    }
-    const id = newId('job_');
-    const key = cacheKey(tool, input);
-    // Hold the ceiling and queue the job in one transaction: a job exists only with its reservation.
-    const row = await this.#db.transaction(async (tx) => {
-      await this.#accounts.in(tx).reserve(accountId, definition.estimated_max_cost, id, `tool ${tool}: ceiling`);
-      await this.#jobs.in(tx).insert({ id, accountId, tool, input, cacheKey: key, ceiling: definition.estimated_max_cost });
-      return (await this.#jobs.in(tx).get(id))!;
-    });
+  /** Looks for queued jobs now (a job was just queued). */
+  wake(): void {
     this.#worker.wake();
-    return toToolJob(row);
-  }
-
-  /** One job of the account; another account's job answers 404 like a missing one. */
-  async getJob(accountId: string, jobId: string): Promise<ToolJob> {
-    const row = await this.#jobs.get(jobId);
-    if (!row || row.account_id !== accountId) throw new NotFoundError('job', jobId);
-    return toToolJob(row);
-  }
-
-  listJobs(accountId: string, query: ListQuery = {}, tool?: string): Promise<ListPage<ToolJob>> {
-    return this.#jobs.list(accountId, query, tool);
-  }
-
-  /** Resolves once the job is terminal (embedding apps and tests); polls the row. */
-  async waitForJob(accountId: string, jobId: string, timeoutMs = 30_000): Promise<ToolJob> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const job = await this.getJob(accountId, jobId);
-      if (job.status === 'succeeded' || job.status === 'failed') return job;
-      if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
   }
 
   /** Resolves once this process runs no job (after its current claims): tests, embedding apps. */
   idle(): Promise<void> {
     return this.#worker.idle();
-  }
-
-  /** Jobs queued or running on any process sharing the database. */
-  unfinishedCount(): Promise<number> {
-    return this.#jobs.unfinishedCount();
   }
 
   /**

@@ -3,7 +3,7 @@ import { Accounts, accountsSchema } from '../accounts';
 import { loadConfig } from '../config';
 import { silentLogger } from '../internal/logger';
 import { closeTestPostgres, openTestDatabase, testBackends } from '../test/postgres';
-import { JobEngine } from './job-engine';
+import { createDataTools, type DataToolsCapability } from './create-data-tools';
 import { jobsSchema } from './schema';
 import type { ToolRunOptions, ToolSource } from './types';
 
@@ -11,15 +11,15 @@ afterAll(closeTestPostgres);
 
 const input = { query: 'bakery', location: 'Berlin' };
 
-describe.each(testBackends())('JobEngine on %s', (backend) => {
-  const engines: JobEngine[] = [];
+describe.each(testBackends())('data tools and their jobs on %s', (backend) => {
+  const engines: DataToolsCapability[] = [];
 
   async function setup(source: ToolSource, settings: Record<string, number> = {}, balance = 10, now?: () => number) {
     const db = await openTestDatabase(backend, [accountsSchema, jobsSchema]);
     const accounts = new Accounts(db);
-    const { account } = await accounts.create({ name: 'a', balance });
+    const account = await accounts.create({ name: 'a', balance });
     const make = () => {
-      const engine = new JobEngine({
+      const engine = createDataTools({
         db,
         config: loadConfig({ FATHOM_LEASE_SECONDS: '0.3' }),
         accounts,
@@ -45,12 +45,12 @@ describe.each(testBackends())('JobEngine on %s', (backend) => {
     });
     const engine = make();
     engine.start();
-    const job = await engine.startJob(account.id, 'maps', input);
+    const job = await engine.jobs.create(account.id, 'maps', input);
     expect(job.status).toBe('queued');
-    const done = await engine.waitForJob(account.id, job.job_id);
+    const done = await engine.jobs.wait(account.id, job.job_id);
     expect(done).toMatchObject({ status: 'succeeded', cost: 2 });
     expect(await accounts.settle(account.id, job.job_id, 1)).toBe(false);
-    expect((await accounts.get(account.id)).balance).toBe(8);
+    expect((await accounts.retrieve(account.id)).balance).toBe(8);
     expect(await accounts.ledgerSum(account.id)).toBe(8);
     await close();
   });
@@ -67,15 +67,15 @@ describe.each(testBackends())('JobEngine on %s', (backend) => {
     const { db, accounts, account, make, close } = await setup(source);
     const first = make();
     first.start();
-    const job = await first.startJob(account.id, 'maps', input);
+    const job = await first.jobs.create(account.id, 'maps', input);
     while (calls === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     await first.close();
     expect(await db.get('SELECT status, attempts FROM tool_jobs WHERE id = ?', [job.job_id])).toEqual({ status: 'queued', attempts: 0 });
     const second = make();
     second.start();
-    expect(await second.waitForJob(account.id, job.job_id)).toMatchObject({ status: 'succeeded', cost: 0.5 });
+    expect(await second.jobs.wait(account.id, job.job_id)).toMatchObject({ status: 'succeeded', cost: 0.5 });
     expect(calls).toBe(2);
-    expect((await accounts.get(account.id)).balance).toBe(9.5);
+    expect((await accounts.retrieve(account.id)).balance).toBe(9.5);
     const kinds = (await db.all<{ kind: string }>('SELECT kind FROM ledger WHERE ref = ? ORDER BY id', [job.job_id])).map(
       (row) => row.kind,
     );
@@ -88,14 +88,14 @@ describe.each(testBackends())('JobEngine on %s', (backend) => {
     const source: ToolSource = { name: 'count', run: async () => ({ items: [{ type: 'place', value: `call ${++calls}` }], cost: 0.25 }) };
     const { db, accounts, account, make, close } = await setup(source);
     const engine = make();
-    const job = await engine.startJob(account.id, 'maps', input);
+    const job = await engine.jobs.create(account.id, 'maps', input);
     // As a killed process leaves it: claimed, lease about to end, never renewed.
     await db.run("UPDATE tool_jobs SET status = 'running', attempts = 1, lease_owner = 'gone|1|x', lease_until = ? WHERE id = ?", [
       Date.now() + 100,
       job.job_id,
     ]);
     engine.start();
-    expect(await engine.waitForJob(account.id, job.job_id)).toMatchObject({ status: 'succeeded', cost: 0.25 });
+    expect(await engine.jobs.wait(account.id, job.job_id)).toMatchObject({ status: 'succeeded', cost: 0.25 });
     expect(calls).toBe(1);
     expect(await db.get('SELECT attempts FROM tool_jobs WHERE id = ?', [job.job_id])).toEqual({ attempts: 2 });
     expect(await accounts.ledgerSum(account.id)).toBe(9.75);
@@ -118,14 +118,14 @@ describe.each(testBackends())('JobEngine on %s', (backend) => {
     const [a, b] = [make(), make()];
     a.start();
     b.start();
-    const jobs = await Promise.all([0, 1, 2, 3].map((i) => (i % 2 ? a : b).startJob(account.id, 'maps', input)));
+    const jobs = await Promise.all([0, 1, 2, 3].map((i) => (i % 2 ? a : b).jobs.create(account.id, 'maps', input)));
     await new Promise((resolve) => setTimeout(resolve, 300));
     finish();
-    const done = await Promise.all(jobs.map((job) => a.waitForJob(account.id, job.job_id)));
+    const done = await Promise.all(jobs.map((job) => a.jobs.wait(account.id, job.job_id)));
     expect(calls).toBe(1);
     expect(done.map((job) => job.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
     expect(done.filter((job) => !job.cached)).toHaveLength(1);
-    expect((await accounts.get(account.id)).balance).toBe(18.5);
+    expect((await accounts.retrieve(account.id)).balance).toBe(18.5);
     await close();
   });
 
@@ -138,9 +138,9 @@ describe.each(testBackends())('JobEngine on %s', (backend) => {
     });
     const engine = make();
     engine.start();
-    const job = await engine.waitForJob(account.id, (await engine.startJob(account.id, 'maps', input)).job_id);
+    const job = await engine.jobs.wait(account.id, (await engine.jobs.create(account.id, 'maps', input)).job_id);
     expect(job).toMatchObject({ status: 'failed', cost: null, error: { code: 'provider_error', message: 'the map service is down' } });
-    expect((await accounts.get(account.id)).balance).toBe(10);
+    expect((await accounts.retrieve(account.id)).balance).toBe(10);
     expect(await accounts.ledgerSum(account.id)).toBe(10);
     await close();
   });
@@ -153,8 +153,8 @@ describe.each(testBackends())('JobEngine on %s', (backend) => {
     );
     const engine = make();
     engine.start();
-    await engine.waitForJob(account.id, (await engine.startJob(account.id, 'maps', input)).job_id);
-    const again = await engine.waitForJob(account.id, (await engine.startJob(account.id, 'maps', input)).job_id);
+    await engine.jobs.wait(account.id, (await engine.jobs.create(account.id, 'maps', input)).job_id);
+    const again = await engine.jobs.wait(account.id, (await engine.jobs.create(account.id, 'maps', input)).job_id);
     expect(again.cached).toBe(false);
     expect(calls).toBe(2);
     await close();
@@ -171,18 +171,18 @@ describe.each(testBackends())('JobEngine on %s', (backend) => {
     );
     const engine = make();
     engine.start();
-    await engine.waitForJob(account.id, (await engine.startJob(account.id, 'maps', input)).job_id);
-    const hit = await engine.waitForJob(account.id, (await engine.startJob(account.id, 'maps', { ...input, query: 'BAKERY' })).job_id);
+    await engine.jobs.wait(account.id, (await engine.jobs.create(account.id, 'maps', input)).job_id);
+    const hit = await engine.jobs.wait(account.id, (await engine.jobs.create(account.id, 'maps', { ...input, query: 'BAKERY' })).job_id);
     expect(hit).toMatchObject({ cached: true, cost: 0, result: { items: [{ value: 'call 1' }] } });
     skew = 61_000; // a minute later: the cached result is stale
-    const miss = await engine.waitForJob(account.id, (await engine.startJob(account.id, 'maps', input)).job_id);
+    const miss = await engine.jobs.wait(account.id, (await engine.jobs.create(account.id, 'maps', input)).job_id);
     expect(miss).toMatchObject({ cached: false, cost: 0.1, result: { items: [{ value: 'call 2' }] } });
     await close();
   });
 
   it('reports each tool as available or not in its catalog', async () => {
     const { make, close } = await setup({ name: 'x', run: async () => ({ items: [], cost: 0 }) });
-    const catalog = make().catalog();
+    const catalog = make().tools.list().data;
     expect(catalog).toHaveLength(10);
     expect(catalog.find((tool) => tool.name === 'maps')!.available).toBe(true);
     expect(catalog.find((tool) => tool.name === 'pronet-jobs')!.available).toBe(false);
