@@ -12,7 +12,8 @@ import { createEmbedder, type Embedder } from './embeddings';
 import { consoleLogger, type Logger } from './internal/logger';
 import { JobEngine, jobsSchema } from './jobs';
 import { Conversations, Responses, responsesSchema, SqlResponsesRepository } from './responses';
-import { ChatAdapter, modelsSchema, StoredCompletions, storedCompletionsSchema } from './models';
+import { type Chat, type Embeddings, type Models, modelsSchema, storedCompletionsSchema, type Usage } from './models';
+import { createModels, type ModelsCapability } from './models/create-models';
 import { PgVectorIndex, VectorIndex, type VectorIndexContract, vectorSchema } from './vector';
 import { SqlRateLimiter, WebhookToolkit, webhooksSchema } from './webhooks';
 
@@ -61,19 +62,27 @@ export class Fathom {
   /** Hybrid search index: `VectorIndex` (HNSW worker + FTS5) on SQLite, `PgVectorIndex` (pgvector + full text) on PostgreSQL. */
   readonly vectorIndex: VectorIndexContract;
   readonly documents: Documents;
-  readonly chat: ChatAdapter;
+  /** Chat completions (OpenAI's `chat.completions`, with `.messages` of stored ones). */
+  readonly chat: Chat;
+  /** Embeddings from a vendor's model or Fathom's own embedder (OpenAI's `embeddings`). */
+  readonly embeddings: Embeddings;
+  /** The models of the configured vendors and the aliases (OpenAI's `models`). */
+  readonly models: Models;
+  /** Token usage per account, day and model (Fathom's own). */
+  readonly usage: Usage;
   /** Assistants (OpenAI's `beta.assistants`). */
   readonly assistants: Assistants;
   /** Threads with their `messages`, `runs` and `runs.steps` (OpenAI's `beta.threads`). */
   readonly threads: Threads;
   readonly responses: Responses;
-  readonly storedCompletions: StoredCompletions;
   readonly conversations: Conversations;
   readonly jobs: JobEngine;
   readonly webhooks: WebhookToolkit;
   readonly agents: Agents;
   /** The background execution of assistant runs (started and closed with the rest). */
   readonly #assistantRuns: Pick<AssistantsCapability, 'start' | 'close'>;
+  /** The model router (internal: every capability's model calls) and the usage counts, closed with the rest. */
+  readonly #models: ModelsCapability;
 
   private constructor(config: FathomConfig, log: Logger, embedder: Embedder, database: SqlDatabase, bootstrap: BootstrapResult) {
     this.config = config;
@@ -83,7 +92,12 @@ export class Fathom {
     this.bootstrap = bootstrap;
     this.egress = new EgressGuard({ allow: config.egressAllow });
     this.embedder = embedder;
-    this.chat = new ChatAdapter({ db: database, config, log, embedder });
+    this.#models = createModels({ db: database, config, log, embedder });
+    const router = this.#models.router;
+    this.chat = this.#models.chat;
+    this.embeddings = this.#models.embeddings;
+    this.models = this.#models.models;
+    this.usage = this.#models.usage;
     this.vectorIndex =
       database instanceof SqliteDatabase
         ? new VectorIndex({ db: database, embedder, dataDir: config.dataDir, log })
@@ -91,14 +105,14 @@ export class Fathom {
     const rewriteModel = config.documents.queryRewriteModel;
     const rewriteQuery = rewriteModel
       ? modelQueryRewriter(
-          async (messages, signal) => (await this.chat.complete({ model: rewriteModel, messages }, { signal })).message.content,
+          async (messages, signal) => (await router.complete({ model: rewriteModel, messages }, { signal })).message.content,
           (error) => log.warn(`query rewrite with ${rewriteModel} failed, searching the lexical rewrite: ${(error as Error).message}`),
         )
       : undefined;
     this.documents = new Documents({ db: database, config, embedder, vectorIndex: this.vectorIndex, log, rewriteQuery });
     const assistants = createAssistants({
       db: database,
-      chat: this.chat,
+      chat: router,
       searcher: this.documents,
       stores: threadStoresOf(this.documents),
       log,
@@ -109,18 +123,17 @@ export class Fathom {
     this.#assistantRuns = assistants;
     this.responses = new Responses({
       db: database,
-      chat: this.chat,
+      chat: router,
       searcher: this.documents,
       files: new DocumentFileContents(this.documents),
       log,
       leaseMs: config.leaseSeconds * 1000,
       contextTokens: config.contextTokens,
     });
-    this.storedCompletions = new StoredCompletions({ db: database });
     this.conversations = new Conversations({ db: database, responses: new SqlResponsesRepository(database) });
-    this.jobs = new JobEngine({ db: database, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
+    this.jobs = new JobEngine({ db: database, config, accounts: this.accounts, chat: router, egress: this.egress, log });
     this.webhooks = new WebhookToolkit({ egress: this.egress, rateLimiter: new SqlRateLimiter(database) });
-    this.agents = new Agents({ db: database, config, chat: this.chat, webhooks: this.webhooks, log });
+    this.agents = new Agents({ db: database, config, chat: router, webhooks: this.webhooks, log });
   }
 
   /** Loads settings, opens (and migrates) the database, bootstraps accounts and starts background work. */
@@ -167,7 +180,7 @@ export class Fathom {
       ['responses', () => this.responses.close()],
       ['documents', () => this.documents.close()],
       ['vector index', () => this.vectorIndex.close()],
-      ['chat', () => this.chat.close()],
+      ['models', () => this.#models.close()],
       ['embedder', () => this.embedder.close?.()],
       ['egress guard', () => this.egress.close()],
       ['database', () => this.database.close()],

@@ -48,6 +48,9 @@ function rangeOf(issue: SchemaIssue): string {
   // A nullable field's type is a list (`['integer', 'null']`).
   const kind = (Array.isArray(schema.type) ? schema.type : [schema.type]).includes('integer') ? 'an integer' : 'a number';
   const { minimum, maximum } = schema;
+  // A range of one value (`n` of chat completions) is that value, and its schema's description says why.
+  if (minimum !== undefined && minimum === maximum)
+    return `${minimum}${schema.description ? `. ${schema.description.replace(/\.$/, '')}` : ''}`;
   if (typeof minimum === 'number' && typeof maximum === 'number') return `${kind} between ${minimum} and ${maximum}`;
   const limit = issue.params.limit;
   const comparison = String(issue.params.comparison ?? (issue.keyword.includes('inimum') ? '>=' : '<='));
