@@ -82,7 +82,7 @@ export class Fathom {
   /** The background execution of assistant runs (started and closed with the rest). */
   readonly #assistantRuns: Pick<AssistantsCapability, 'start' | 'close'>;
   /** The model router (internal: every capability's model calls) and the usage counts, closed with the rest. */
-  readonly #models: ModelsCapability;
+  readonly #modelsCapability: ModelsCapability;
 
   private constructor(config: FathomConfig, log: Logger, embedder: Embedder, database: SqlDatabase, bootstrap: BootstrapResult) {
     this.config = config;
@@ -92,12 +92,14 @@ export class Fathom {
     this.bootstrap = bootstrap;
     this.egress = new EgressGuard({ allow: config.egressAllow });
     this.embedder = embedder;
-    this.#models = createModels({ db: database, config, log, embedder });
-    const router = this.#models.router;
-    this.chat = this.#models.chat;
-    this.embeddings = this.#models.embeddings;
-    this.models = this.#models.models;
-    this.usage = this.#models.usage;
+    const models = createModels({ db: database, config, log, embedder });
+    this.#modelsCapability = models;
+    // The model router every capability calls; not a property of its own (`fathom.chat` is the chat completions).
+    const router = models.router;
+    this.chat = models.chat;
+    this.embeddings = models.embeddings;
+    this.models = models.models;
+    this.usage = models.usage;
     this.vectorIndex =
       database instanceof SqliteDatabase
         ? new VectorIndex({ db: database, embedder, dataDir: config.dataDir, log })
@@ -180,7 +182,7 @@ export class Fathom {
       ['responses', () => this.responses.close()],
       ['documents', () => this.documents.close()],
       ['vector index', () => this.vectorIndex.close()],
-      ['models', () => this.#models.close()],
+      ['models', () => this.#modelsCapability.close()],
       ['embedder', () => this.embedder.close?.()],
       ['egress guard', () => this.egress.close()],
       ['database', () => this.database.close()],

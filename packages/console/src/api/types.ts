@@ -63,19 +63,8 @@ export interface SearchHit {
   content: Array<{ type: 'text'; text: string }>;
 }
 
-export interface Model {
-  id: string;
-  owned_by?: string;
-}
-
-export interface UsageRow {
-  date: string;
-  model: string;
-  requests: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
+// The models family's answers, as core declares them (`/v1/openapi.json`): types only, nothing is bundled.
+export type { ModelsPage, UsagePage } from '@fathom/core';
 
 export interface JsonSchema {
   type?: string | string[];

@@ -62,17 +62,9 @@ export const modelsRoutes: Route[] = [
         return clientLeft(error, signal, reply);
       }
       if (!(answer instanceof ChatCompletionStream)) return answer;
-      const stream = answer;
-      await sendSse(
-        request,
-        reply,
-        async function* () {
-          // Already JSON text (sent as is): the same bytes as the chunk objects, built without walking them.
-          for await (const data of stream.jsonChunks()) yield { data };
-          yield { data: '[DONE]' };
-        },
-        { errorEvent: chatStreamError },
-      );
+      // Each chunk is already JSON text, sent as it is: the same bytes as the chunk object, built without walking it.
+      const chunks = answer.jsonChunks();
+      await sendSse(request, reply, () => chunks, { errorEvent: chatStreamError, end: '[DONE]' });
       return undefined;
     },
   }),
