@@ -136,6 +136,11 @@ describe('stored request messages', () => {
     const response = await server.request(`/v1/chat/completions?metadata[project]=${'x'.repeat(513)}`);
     expect(response.status).toBe(400);
     expect((await json<ErrorBody>(response)).error).toMatchObject({ param: 'metadata.project', code: 'string_above_max_length' });
+    // A key is data, never a path into an object.
+    const odd = await server.request('/v1/chat/completions?metadata[__proto__]=x&metadata[constructor]=y');
+    expect(odd.status).toBe(200);
+    expect((await json<{ data: unknown[] }>(odd)).data).toEqual([]);
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
     const update = await server.request('/v1/chat/completions/chatcmpl-none', { method: 'POST', json: {} });
     expect((await json<ErrorBody>(update)).error).toMatchObject({ param: 'metadata', code: 'missing_required_parameter' });
   });

@@ -194,7 +194,7 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
     expect(malformed.message).toContain('<vendor>/<model_name>');
     const missing = await server.request('/v1/chat/completions', { method: 'POST', json: { model: 'fake/x' } });
     expect(missing.status).toBe(400);
-    expect(((await missing.json()) as any).error.message).toContain('messages');
+    expect((await json<ErrorBody>(missing)).error.message).toContain('messages');
   });
 
   it('keeps an upstream 429 as 429 and turns a 500 into 502 with the upstream message, streaming too', async () => {
