@@ -16,7 +16,8 @@ import { consoleLogger, type Logger } from './internal/logger';
 import { type DataTools, type Jobs, jobsSchema } from './jobs';
 import { createDataTools, type DataToolsCapability } from './jobs/create-data-tools';
 import { Conversations, Responses, responsesSchema, SqlResponsesRepository } from './responses';
-import { ChatAdapter, modelsSchema, StoredCompletions, storedCompletionsSchema } from './models';
+import { type Chat, type Embeddings, type Models, modelsSchema, storedCompletionsSchema, type Usage } from './models';
+import { createModels, type ModelsCapability } from './models/create-models';
 import { PgVectorIndex, VectorIndex, type VectorIndexContract, vectorSchema } from './vector';
 import { SqlRateLimiter, WebhookToolkit, webhooksSchema } from './webhooks';
 
@@ -70,13 +71,19 @@ export class Fathom {
   readonly vectorStores: VectorStores;
   /** The documents capability: its sub-resources above, the search other capabilities use, its ingestion queue. */
   private readonly documents: DocumentsCapability;
-  readonly chat: ChatAdapter;
+  /** Chat completions (OpenAI's `chat.completions`, with `.messages` of stored ones). */
+  readonly chat: Chat;
+  /** Embeddings from a vendor's model or Fathom's own embedder (OpenAI's `embeddings`). */
+  readonly embeddings: Embeddings;
+  /** The models of the configured vendors and the aliases (OpenAI's `models`). */
+  readonly models: Models;
+  /** Token usage per account, day and model (Fathom's own). */
+  readonly usage: Usage;
   /** Assistants (OpenAI's `beta.assistants`). */
   readonly assistants: Assistants;
   /** Threads with their `messages`, `runs` and `runs.steps` (OpenAI's `beta.threads`). */
   readonly threads: Threads;
   readonly responses: Responses;
-  readonly storedCompletions: StoredCompletions;
   readonly conversations: Conversations;
   /** The data-tool catalog. */
   readonly tools: DataTools;
@@ -91,6 +98,8 @@ export class Fathom {
   readonly #jobRunner: Pick<DataToolsCapability, 'start' | 'close'>;
   /** The worker that ends agent runs whose process stopped. */
   readonly #agentRuns: Pick<AgentsCapability, 'start' | 'close'>;
+  /** The model router (internal: every capability's model calls) and the usage counts, closed with the rest. */
+  readonly #modelsCapability: ModelsCapability;
 
   private constructor(config: FathomConfig, log: Logger, embedder: Embedder, database: SqlDatabase, bootstrap: BootstrapResult) {
     this.config = config;
@@ -100,7 +109,14 @@ export class Fathom {
     this.bootstrap = bootstrap;
     this.egress = new EgressGuard({ allow: config.egressAllow });
     this.embedder = embedder;
-    this.chat = new ChatAdapter({ db: database, config, log, embedder });
+    const models = createModels({ db: database, config, log, embedder });
+    this.#modelsCapability = models;
+    // The model router every capability calls; not a property of its own (`fathom.chat` is the chat completions).
+    const router = models.router;
+    this.chat = models.chat;
+    this.embeddings = models.embeddings;
+    this.models = models.models;
+    this.usage = models.usage;
     this.vectorIndex =
       database instanceof SqliteDatabase
         ? new VectorIndex({ db: database, embedder, dataDir: config.dataDir, log })
@@ -108,7 +124,7 @@ export class Fathom {
     const rewriteModel = config.documents.queryRewriteModel;
     const rewriteQuery = rewriteModel
       ? modelQueryRewriter(
-          async (messages, signal) => (await this.chat.complete({ model: rewriteModel, messages }, { signal })).message.content,
+          async (messages, signal) => (await router.complete({ model: rewriteModel, messages }, { signal })).message.content,
           (error) => log.warn(`query rewrite with ${rewriteModel} failed, searching the lexical rewrite: ${(error as Error).message}`),
         )
       : undefined;
@@ -117,7 +133,7 @@ export class Fathom {
     this.vectorStores = this.documents.vectorStores;
     const assistants = createAssistants({
       db: database,
-      chat: this.chat,
+      chat: router,
       searcher: this.documents,
       stores: threadStoresOf(this.documents),
       log,
@@ -128,21 +144,20 @@ export class Fathom {
     this.#assistantRuns = assistants;
     this.responses = new Responses({
       db: database,
-      chat: this.chat,
+      chat: router,
       searcher: this.documents,
       files: this.documents.fileContents,
       log,
       leaseMs: config.leaseSeconds * 1000,
       contextTokens: config.contextTokens,
     });
-    this.storedCompletions = new StoredCompletions({ db: database });
     this.conversations = new Conversations({ db: database, responses: new SqlResponsesRepository(database) });
-    const dataTools = createDataTools({ db: database, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
+    const dataTools = createDataTools({ db: database, config, accounts: this.accounts, chat: router, egress: this.egress, log });
     this.tools = dataTools.tools;
     this.jobs = dataTools.jobs;
     this.#jobRunner = dataTools;
     this.webhooks = new WebhookToolkit({ egress: this.egress, rateLimiter: new SqlRateLimiter(database) });
-    const agents = createAgents({ db: database, config, chat: this.chat, webhooks: this.webhooks, log });
+    const agents = createAgents({ db: database, config, chat: router, webhooks: this.webhooks, log });
     this.agents = agents.agents;
     this.#agentRuns = agents;
   }
@@ -199,7 +214,7 @@ export class Fathom {
       ['responses', () => this.responses.close()],
       ['documents', () => this.documents.close()],
       ['vector index', () => this.vectorIndex.close()],
-      ['chat', () => this.chat.close()],
+      ['models', () => this.#modelsCapability.close()],
       ['embedder', () => this.embedder.close?.()],
       ['egress guard', () => this.egress.close()],
       ['database', () => this.database.close()],

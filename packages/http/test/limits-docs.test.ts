@@ -3,7 +3,7 @@
  * BODY_LIMITS and BODY_LIMITS_TABLE and must match the docs row for row, the routes a row names are
  * exactly the routes with that limit, and each documented field limit is the value core enforces.
  */
-import { FIELD_LIMITS } from '@fathom/core';
+import { FIELD_LIMITS, MAX_EMBEDDING_INPUTS } from '@fathom/core';
 import { readFileSync } from 'node:fs';
 import { maxHeaderSize } from 'node:http';
 import { describe, expect, it } from 'vitest';
@@ -74,6 +74,7 @@ describe("docs/api.md's limits agree with the code", () => {
       '`instructions` (assistants, runs, responses), `additional_instructions`': `${thousands(instructions)} characters`,
       'message `content` (threads, messages, `additional_messages`), agent run `message`': `${thousands(content)} characters (all text parts together)`,
       '`metadata` / `attributes`': `${metadataKeys} keys, keys ≤ ${metadataKey} characters, values ≤ ${metadataValue} characters`,
+      '`input` of `POST /v1/embeddings`': `${thousands(MAX_EMBEDDING_INPUTS)} strings or token arrays`,
       upload: megabytes(MAX_UPLOAD_BYTES),
     });
   });

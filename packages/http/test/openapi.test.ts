@@ -137,4 +137,50 @@ describe('GET /v1/openapi.json', () => {
       expect((document.paths[path]![method] as Operation & { 'x-fathom-extension'?: boolean })['x-fathom-extension'], path).toBe(true);
     }
   });
+
+  it('declares the models family: chat completions with their chunk stream, stored completions, embeddings, models, usage', () => {
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining([
+        'ChatCompletionCreateParams',
+        'ChatCompletion',
+        'ChatCompletionChunk',
+        'ChatCompletionStoreMessage',
+        'EmbeddingCreateParams',
+        'CreateEmbeddingResponse',
+        'Model',
+        'ModelsPage',
+        'UsageRow',
+      ]),
+    );
+    const create = document.paths['/v1/chat/completions']!.post!;
+    expect(create.operationId).toBe('createChatCompletion');
+    expect(Object.keys(create.responses['200']!.content!)).toEqual(['application/json', 'text/event-stream']);
+    const operations = Object.fromEntries(
+      [
+        '/v1/chat/completions',
+        '/v1/chat/completions/{completion_id}',
+        '/v1/chat/completions/{completion_id}/messages',
+        '/v1/models',
+        '/v1/models/{path}',
+        '/v1/embeddings',
+      ].flatMap((path) => Object.entries(document.paths[path]!).map(([method, operation]) => [`${method} ${path}`, operation.operationId])),
+    );
+    expect(operations).toEqual({
+      'post /v1/chat/completions': 'createChatCompletion',
+      'get /v1/chat/completions': 'listChatCompletions',
+      'get /v1/chat/completions/{completion_id}': 'getChatCompletion',
+      'post /v1/chat/completions/{completion_id}': 'updateChatCompletion',
+      'delete /v1/chat/completions/{completion_id}': 'deleteChatCompletion',
+      'get /v1/chat/completions/{completion_id}/messages': 'getChatCompletionMessages',
+      'get /v1/models': 'listModels',
+      'get /v1/models/{path}': 'retrieveModel',
+      'post /v1/embeddings': 'createEmbedding',
+    });
+    const list = document.paths['/v1/chat/completions']!.get! as Operation & { parameters: Array<{ name: string }> };
+    expect(list.parameters.map((parameter) => parameter.name)).toEqual(
+      expect.arrayContaining(['model', 'metadata', 'limit', 'order', 'after']),
+    );
+    expect(document.paths['/v1/usage']!.get).toMatchObject({ operationId: 'listUsage', 'x-fathom-extension': true });
+    expect(document.paths['/v1/models']!.get).not.toHaveProperty('x-fathom-extension');
+  });
 });

@@ -2,7 +2,7 @@ import '@xyflow/react/dist/style.css';
 import { ReactFlowProvider } from '@xyflow/react';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ApiError } from '../api/client';
-import type { Agent, List, Model } from '../api/types';
+import type { Agent, ModelsPage } from '../api/types';
 import { ErrorMessage, useApi, useLoad } from '../components/ui';
 import { Canvas } from './canvas';
 import { FieldErrorContext } from './fields';
@@ -29,7 +29,7 @@ export default function AgentEditor({ agentId }: { agentId: string | null }) {
   const [saveError, setSaveError] = useState<FieldError | undefined>();
   const [pending, setPending] = useState<'save' | 'publish' | undefined>();
   const [loadError, setLoadError] = useState<Error | undefined>();
-  const models = useLoad((signal) => api.get<List<Model>>('/v1/models', undefined, signal), []);
+  const models = useLoad((signal) => api.get<ModelsPage>('/v1/models', undefined, signal), []);
   const modelIds = useMemo(() => (models.data?.data ?? []).map((model) => model.id), [models.data]);
 
   useEffect(() => {

@@ -28,19 +28,8 @@ export interface List<T> {
 /** `GET /v1/account`. */
 export type Account = AccountBalance;
 
-export interface Model {
-  id: string;
-  owned_by?: string;
-}
-
-export interface UsageRow {
-  date: string;
-  model: string;
-  requests: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
+// The models family's answers, as core declares them (`/v1/openapi.json`): types only, nothing is bundled.
+export type { ModelsPage, UsagePage } from '@fathom/core';
 
 export interface JsonSchema {
   type?: string | string[];

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { VectorStoreSearchParams } from '../documents/wire/search';
 import { VectorStoreFileCreateParams } from '../documents/wire/vector-store-files';
 import { VectorStoreCreateParams } from '../documents/wire/vector-stores';
-import { NonBlankString, OptionalNullable, Type, Unsupported } from '../wire';
+import { NonBlankString, OptionalNullable, StringEnum, Type, Unsupported } from '../wire';
 import { describeSchemaIssues, type SchemaIssue } from './describe-schema-issues';
 
 // The options the HTTP server validates bodies with (packages/http/src/validators.ts).
@@ -127,6 +127,23 @@ describe('describeSchemaIssues over TypeBox schemas', () => {
     expect(describeSchemaIssues(validateSearch.errors as SchemaIssue[]).message).toBe(
       "Invalid type for 'filters': expected an object or null.",
     );
+  });
+
+  it('words a range of one value as that value with its reason, and an enum that also takes null', () => {
+    const check = ajv.compile(
+      Type.Object({
+        n: OptionalNullable(Type.Integer({ minimum: 1, maximum: 1, description: 'Fathom answers one choice per request.' })),
+        format: OptionalNullable(StringEnum(['float', 'base64'])),
+      }),
+    );
+    expect(check({ n: null, format: null })).toBe(true);
+    expect(check({ n: 2, format: 'int8' })).toBe(false);
+    expect(describeSchemaIssues(check.errors as SchemaIssue[])).toEqual({
+      message:
+        "Invalid 'n': expected 1. Fathom answers one choice per request. Invalid value for 'format': expected one of 'float', 'base64', null.",
+      param: 'n',
+      code: 'invalid_value',
+    });
   });
 
   it('reports every problem of a body at once', () => {

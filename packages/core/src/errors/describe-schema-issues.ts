@@ -53,6 +53,9 @@ function rangeOf(issue: SchemaIssue): string {
   // A nullable field's type is a list (`['integer', 'null']`).
   const kind = (Array.isArray(schema.type) ? schema.type : [schema.type]).includes('integer') ? 'an integer' : 'a number';
   const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = schema;
+  // A range of one value (`n` of chat completions) is that value, and its schema's description says why.
+  if (minimum !== undefined && minimum === maximum)
+    return `${minimum}${schema.description ? `. ${schema.description.replace(/\.$/, '')}` : ''}`;
   if (typeof minimum === 'number' && typeof maximum === 'number') return `${kind} between ${minimum} and ${maximum}`;
   const lower = typeof minimum === 'number' ? `>= ${minimum}` : typeof exclusiveMinimum === 'number' ? `> ${exclusiveMinimum}` : undefined;
   const upper = typeof maximum === 'number' ? `<= ${maximum}` : typeof exclusiveMaximum === 'number' ? `< ${exclusiveMaximum}` : undefined;

@@ -1,8 +1,6 @@
-import { InvalidRequestError, NotFoundError } from '../errors';
-import { validateMetadata } from '../internal/metadata';
-import type { ListPage } from '../internal/pagination';
 import { type Repository, type Schema, type SqlClient, toPage } from '../storage';
-import type { ChatLogprobs, ChatMessage, ChatStreamPart } from './types';
+import type { ChatLogprobs, ChatMessage, ChatStreamPart, FinishReason } from './types';
+import type { ChatCompletion, ChatCompletionsPage } from './wire/chat-completions';
 
 /** Chat completions kept with `store: true`: the completion object, its request messages and metadata. */
 export const storedCompletionsSchema: Schema = {
@@ -34,14 +32,12 @@ export const storedCompletionsSchema: Schema = {
   ],
 };
 
-export type ChatCompletionObject = Record<string, unknown> & { id: string; model: string; created: number };
-
 export interface StoredCompletionsQuery {
   limit?: number;
   order?: 'asc' | 'desc';
   after?: string;
   model?: string;
-  metadata?: Record<string, string>;
+  metadata?: Record<string, string> | null;
 }
 
 interface CompletionRow {
@@ -52,7 +48,7 @@ interface CompletionRow {
 
 /** A completion as reads other than its messages see it: the object and its metadata. */
 export interface StoredCompletion {
-  completion: ChatCompletionObject;
+  completion: ChatCompletion;
   metadata: Record<string, string>;
 }
 
@@ -69,7 +65,7 @@ export interface StoredMessage {
 export interface StoredCompletionsRepository extends Repository<StoredCompletionsRepository> {
   insert(entry: {
     accountId: string;
-    completion: ChatCompletionObject;
+    completion: ChatCompletion;
     metadata: Record<string, string>;
     messages: ChatMessage[];
   }): Promise<void>;
@@ -77,7 +73,7 @@ export interface StoredCompletionsRepository extends Repository<StoredCompletion
   get(accountId: string, id: string): Promise<StoredCompletion | undefined>;
   setMetadata(accountId: string, id: string, metadata: Record<string, string>): Promise<boolean>;
   delete(accountId: string, id: string): Promise<boolean>;
-  page(accountId: string, query: StoredCompletionsQuery): Promise<ListPage<ChatCompletionObject>>;
+  page(accountId: string, query: StoredCompletionsQuery): Promise<ChatCompletionsPage>;
   /**
    * Up to `limit` request messages after position `after` (before it with `order: 'desc'`), or undefined
    * when the account has no such completion.
@@ -113,7 +109,7 @@ export class SqlStoredCompletionsRepository implements StoredCompletionsReposito
 
   async insert(entry: {
     accountId: string;
-    completion: ChatCompletionObject;
+    completion: ChatCompletion;
     metadata: Record<string, string>;
     messages: ChatMessage[];
   }): Promise<void> {
@@ -152,7 +148,7 @@ export class SqlStoredCompletionsRepository implements StoredCompletionsReposito
     return (await this.db.run('DELETE FROM chat_completions WHERE id = ? AND account_id = ?', [id, accountId])).changes > 0;
   }
 
-  async page(accountId: string, query: StoredCompletionsQuery): Promise<ListPage<ChatCompletionObject>> {
+  async page(accountId: string, query: StoredCompletionsQuery): Promise<ChatCompletionsPage> {
     const limit = query.limit ?? 20;
     const order = query.order ?? 'asc';
     const conditions = ['account_id = ?'];
@@ -198,89 +194,11 @@ export class SqlStoredCompletionsRepository implements StoredCompletionsReposito
   }
 }
 
-/**
- * Stored chat completions (`store: true` on `/v1/chat/completions`): listed with filters, read back,
- * their metadata updated, their request messages listed, deleted. Kept until deleted.
- */
-export class StoredCompletions {
-  readonly #repository: StoredCompletionsRepository;
-
-  constructor(options: { db: SqlClient; repository?: StoredCompletionsRepository }) {
-    this.#repository = options.repository ?? new SqlStoredCompletionsRepository(options.db);
-  }
-
-  async save(
-    accountId: string,
-    completion: ChatCompletionObject,
-    messages: ChatMessage[],
-    metadata: Record<string, string>,
-  ): Promise<void> {
-    await this.#repository.insert({ accountId, completion, metadata, messages });
-  }
-
-  async retrieve(accountId: string, id: string): Promise<ChatCompletionObject> {
-    const stored = await this.#get(accountId, id);
-    return { ...stored.completion, metadata: stored.metadata };
-  }
-
-  list(accountId: string, query: StoredCompletionsQuery): Promise<ListPage<ChatCompletionObject>> {
-    return this.#repository.page(accountId, query);
-  }
-
-  async update(accountId: string, id: string, body: Record<string, unknown>): Promise<ChatCompletionObject> {
-    const stored = await this.#get(accountId, id);
-    if (!('metadata' in body)) throw new InvalidRequestError("Missing required parameter: 'metadata'.", 'metadata');
-    const metadata = validateMetadata(body.metadata) ?? {};
-    await this.#repository.setMetadata(accountId, id, metadata);
-    return { ...stored.completion, metadata };
-  }
-
-  async delete(accountId: string, id: string): Promise<{ id: string; object: 'chat.completion.deleted'; deleted: true }> {
-    if (!(await this.#repository.delete(accountId, id))) throw new NotFoundError('chat completion', id);
-    return { id, object: 'chat.completion.deleted', deleted: true };
-  }
-
-  /**
-   * The request messages of a stored completion, each with an id (`<completion id>-<index>`), a page at
-   * a time. An `after` that is not a message id of this completion gives an empty page.
-   */
-  async messages(accountId: string, id: string, query: { limit?: number; order?: 'asc' | 'desc'; after?: string }) {
-    const limit = query.limit ?? 20;
-    const order = query.order ?? 'asc';
-    let after: number | undefined;
-    if (query.after !== undefined) {
-      const position = query.after.startsWith(`${id}-`) ? query.after.slice(id.length + 1) : '';
-      after = /^\d{1,15}$/.test(position) ? Number(position) : order === 'desc' ? -1 : Number.MAX_SAFE_INTEGER;
-    }
-    const rows = await this.#repository.messages(accountId, id, { limit: limit + 1, order, after });
-    if (!rows) throw new NotFoundError('chat completion', id);
-    return toPage(rows, limit, ({ index, message }) => ({
-      id: `${id}-${index}`,
-      role: message.role,
-      content: typeof message.content === 'string' || message.content === null ? message.content : textOf(message.content),
-      content_parts: Array.isArray(message.content) ? message.content : null,
-      ...(message.name ? { name: message.name } : {}),
-      ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}),
-      ...(message.tool_call_id ? { tool_call_id: message.tool_call_id } : {}),
-    }));
-  }
-
-  async #get(accountId: string, id: string): Promise<StoredCompletion> {
-    const stored = await this.#repository.get(accountId, id);
-    if (!stored) throw new NotFoundError('chat completion', id);
-    return stored;
-  }
-}
-
-function textOf(parts: Array<{ type: string; text?: unknown }>): string {
-  return parts.map((part) => (part.type === 'text' ? String(part.text ?? '') : '')).join('');
-}
-
 /** Builds the `chat.completion` object of a streamed answer from its parts, to store it once the stream ends. */
 export class CompletionAccumulator {
   #text = '';
   #calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> = [];
-  #finish: string | null = null;
+  #finish: FinishReason | null = null;
   #logprobs: ChatLogprobs | null = null;
   #usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | undefined;
 
@@ -309,7 +227,7 @@ export class CompletionAccumulator {
     }
   }
 
-  completion(): ChatCompletionObject {
+  completion(): ChatCompletion {
     const calls = this.#calls.filter(Boolean);
     return {
       id: this.id,

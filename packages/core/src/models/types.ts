@@ -26,7 +26,7 @@ export interface ChatMessage {
 
 export interface ChatToolDefinition {
   type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean | null };
 }
 
 export type ChatToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
@@ -100,34 +100,12 @@ export interface ChatCallOptions {
   accountId?: string;
 }
 
-/**
- * Embeddings request routed to a provider (`<vendor>/<model>`) or served by Fathom's own embedder, as
- * the client sends it: `null` means absent, and `embed` checks the values of `input` (strings, or token
- * arrays for a provider).
- */
-export interface EmbeddingsRequest {
-  model: string;
-  input: string | unknown[];
-  dimensions?: number | null;
-  user?: string | null;
-}
-
+/** What an embedder or a provider's `/embeddings` answered. */
 export interface EmbeddingsResult {
   /** The model id as the caller should see it. */
   model: string;
   embeddings: number[][];
   usage: { prompt_tokens: number; total_tokens: number };
-}
-
-/** One row of `GET /v1/usage`: token usage of one account for one day (UTC) and model. */
-export interface UsageRow {
-  /** `YYYY-MM-DD`, UTC. */
-  date: string;
-  model: string;
-  requests: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
 }
 
 export interface ChatAdapterContract {

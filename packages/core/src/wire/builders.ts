@@ -7,13 +7,19 @@ import { type Static, type StringOptions, type TSchema, type TString, type TUnsa
  */
 
 /**
- * `T | null`, written as a type list (`type: ['string', 'null']`) when `T` has one `type`, so an error
- * names one expectation; a titled schema (a named component of the OpenAPI document) stays whole, in an
- * `anyOf` with null.
+ * `T | null`, written as a type list (`type: ['string', 'null']`, and `null` among the values of an
+ * `enum`) when `T` has one `type`, so an error names one expectation; a titled schema (a named component
+ * of the OpenAPI document) or a `const` stays whole, in an `anyOf` with null.
  */
 export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
-  const { type, title } = schema as { type?: unknown; title?: unknown };
-  if (typeof type === 'string' && title === undefined) return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] });
+  const { type, title, enum: values, const: constant } = schema as { type?: unknown; title?: unknown; enum?: unknown; const?: unknown };
+  if (typeof type === 'string' && title === undefined && constant === undefined) {
+    return Type.Unsafe<Static<T> | null>({
+      ...schema,
+      type: [type, 'null'],
+      ...(Array.isArray(values) ? { enum: [...values, null] } : {}),
+    });
+  }
   return Type.Unsafe<Static<T> | null>({ anyOf: [schema, { type: 'null' }] });
 }
 

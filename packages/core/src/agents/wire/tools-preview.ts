@@ -16,7 +16,7 @@ export const AgentToolDefinition = Type.Object(
         name: Type.String(),
         description: Type.Optional(Type.String()),
         parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'The JSON Schema of its arguments.' })),
-        strict: Type.Optional(Type.Boolean()),
+        strict: Type.Optional(Nullable(Type.Boolean())),
       },
       { additionalProperties: false },
     ),
