@@ -36,7 +36,11 @@ export class DocumentFileContents {
     }
   }
 
-  async dataText(filename: string, data: Uint8Array, param: string): Promise<string> {
+  async checkFile(accountId: string, fileId: string, param: string): Promise<void> {
+    await this.#file(accountId, fileId, param);
+  }
+
+  async dataText(accountId: string, filename: string, data: Uint8Array, param: string): Promise<string> {
     if (data.byteLength === 0) throw new InvalidRequestError(`Invalid '${param}': the file data is empty or not base64.`, param);
     if (data.byteLength > MAX_INLINE_BYTES) throw new InvalidRequestError(`Invalid '${param}': inline files are limited to 25 MB.`, param);
     const path = join(tmpdir(), `fathom-inline-${randomBytes(8).toString('hex')}${extname(filename)}`);

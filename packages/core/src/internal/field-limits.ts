@@ -27,6 +27,21 @@ export const FIELD_LIMITS = {
   annotations: 256_000,
 } as const;
 
+/**
+ * What one `/v1/responses` request may pull in besides its own body, so that a small request cannot make
+ * the server load (or store) many times its size.
+ */
+export const RESPONSE_LIMITS = {
+  /**
+   * Bytes (UTF-8 JSON) of stored items — each `item_reference` counted every time it appears, the
+   * `previous_response_id` chain, the conversation's items — plus the text extracted from `input_file`
+   * parts, together: 32 MiB, what a client could have sent inline (the body limit of `/v1/responses`).
+   */
+  contextBytes: 32 * 1024 * 1024,
+  /** Distinct files (`input_file` by `file_id` or inline `file_data`) whose text one request extracts. */
+  inputFiles: 20,
+} as const;
+
 /** Code points of `text` (a surrogate pair counts once). */
 function codePoints(text: string): number {
   let pairs = 0;

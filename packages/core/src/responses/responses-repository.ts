@@ -1,7 +1,7 @@
 import type { LeaseQueue } from '../internal/leased-worker';
 import type { ListPage, ListQuery } from '../internal/pagination';
-import { type Repository, type SqlClient, SqlLeaseQueue, toPage } from '../storage';
-import type { StoredItem } from './items';
+import { byteLengthSql, placeholders, type Repository, type SqlClient, SqlLeaseQueue, slices, toPage } from '../storage';
+import type { InputItem, StoredItem } from './items';
 import type { ResponseObject } from './run-response';
 
 export type ResponseStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'cancelled' | 'incomplete';
@@ -48,6 +48,31 @@ function toStored(row: ResponseRowSql): StoredResponse {
 
 const UNFINISHED = "('queued', 'in_progress')";
 
+/** One stored row of a response's items, without its body: what it is and how large. */
+export interface ItemEntry {
+  itemId: string;
+  /** The row stores an `item_reference` to `itemId`; its size is that of the item it names. */
+  reference: boolean;
+  /** Bytes of the row's stored JSON. */
+  bytes: number;
+}
+
+/** A response of a `previous_response_id` chain and the entries of its input and output items. */
+export interface ChainLink {
+  id: string;
+  entries: ItemEntry[];
+}
+
+/** The stored form of an item row: a reference stays a reference. */
+export function itemRow(item: InputItem): { itemId: string; reference: number; json: string } {
+  const reference = item.type === 'item_reference';
+  return {
+    itemId: item.id,
+    reference: reference ? 1 : 0,
+    json: JSON.stringify(reference ? { type: 'item_reference', id: item.id } : item),
+  };
+}
+
 /** Storage of responses, their input and output items, and the stream events of background responses. */
 export interface ResponsesRepository extends Repository<ResponsesRepository> {
   insert(response: StoredResponse & { createdAt: number }): Promise<void>;
@@ -61,13 +86,22 @@ export interface ResponsesRepository extends Repository<ResponsesRepository> {
   /** queued/in_progress -> cancelled; false when the response is not of the account or already finished. */
   cancel(accountId: string, id: string, body: ResponseObject): Promise<boolean>;
   delete(accountId: string, id: string): Promise<boolean>;
-  addItems(responseId: string, accountId: string, kind: 'input' | 'output', items: readonly StoredItem[]): Promise<void>;
+  /** Stores items; an `item_reference` is stored as the reference, never as a copy of the item it names. */
+  addItems(responseId: string, accountId: string, kind: 'input' | 'output', items: readonly InputItem[]): Promise<void>;
   items(responseId: string, kind: 'input' | 'output'): Promise<StoredItem[]>;
-  inputItemsPage(responseId: string, query: ListQuery): Promise<ListPage<StoredItem>>;
-  /** Input and output items of `responseId` and every response before it (`previous_response_id`), oldest first. */
-  chainItems(accountId: string, responseId: string): Promise<StoredItem[]>;
-  /** A stored item of the account, from any response or conversation (for `item_reference`). */
-  findItem(accountId: string, itemId: string): Promise<StoredItem | undefined>;
+  /** A page of the input items as stored (references unresolved). */
+  inputItemsPage(responseId: string, query: ListQuery): Promise<ListPage<InputItem>>;
+  /** `responseId` and every response before it (`previous_response_id`) with their item entries, oldest first. */
+  chain(accountId: string, responseId: string): Promise<ChainLink[]>;
+  /** Input then output items of each response, in the order of `responseIds` (references unresolved). */
+  responseItems(responseIds: readonly string[]): Promise<InputItem[]>;
+  /**
+   * Bytes of each stored item of the account among `ids`, from any response or conversation (one row per
+   * id: the first stored copy; references are not items). Ids not found are absent.
+   */
+  itemSizes(accountId: string, ids: readonly string[]): Promise<Map<string, number>>;
+  /** The items `itemSizes` measures, by id. */
+  loadItems(accountId: string, ids: readonly string[]): Promise<Map<string, StoredItem>>;
   appendEvents(
     responseId: string,
     attempt: number,
@@ -140,12 +174,13 @@ export class SqlResponsesRepository implements ResponsesRepository {
     });
   }
 
-  async addItems(responseId: string, accountId: string, kind: 'input' | 'output', items: readonly StoredItem[]): Promise<void> {
+  async addItems(responseId: string, accountId: string, kind: 'input' | 'output', items: readonly InputItem[]): Promise<void> {
     for (const [position, item] of items.entries()) {
+      const row = itemRow(item);
       await this.db.run(
-        `INSERT INTO response_items (response_id, account_id, kind, position, item_id, item) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (response_id, kind, position) DO UPDATE SET item_id = excluded.item_id, item = excluded.item`,
-        [responseId, accountId, kind, position, item.id, JSON.stringify(item)],
+        `INSERT INTO response_items (response_id, account_id, kind, position, item_id, reference, item) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (response_id, kind, position) DO UPDATE SET item_id = excluded.item_id, reference = excluded.reference, item = excluded.item`,
+        [responseId, accountId, kind, position, row.itemId, row.reference, row.json],
       );
     }
   }
@@ -158,7 +193,7 @@ export class SqlResponsesRepository implements ResponsesRepository {
     return rows.map((row) => JSON.parse(row.item));
   }
 
-  async inputItemsPage(responseId: string, query: ListQuery): Promise<ListPage<StoredItem>> {
+  async inputItemsPage(responseId: string, query: ListQuery): Promise<ListPage<InputItem>> {
     const limit = query.limit ?? 20;
     const order = query.order ?? 'desc';
     const conditions = ['response_id = ?', "kind = 'input'"];
@@ -173,34 +208,89 @@ export class SqlResponsesRepository implements ResponsesRepository {
       `SELECT item FROM response_items WHERE ${conditions.join(' AND ')} ORDER BY position ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`,
       [...params, limit + 1],
     );
-    return toPage(rows, limit, (row) => JSON.parse(row.item) as StoredItem);
+    return toPage(rows, limit, (row) => JSON.parse(row.item) as InputItem);
   }
 
-  async chainItems(accountId: string, responseId: string): Promise<StoredItem[]> {
-    const rows = await this.db.all<{ item: string }>(
+  async chain(accountId: string, responseId: string): Promise<ChainLink[]> {
+    const rows = await this.db.all<{ id: string; item_id: string | null; reference: number | null; bytes: number | null }>(
       `WITH RECURSIVE chain(id, previous, depth) AS (
          SELECT id, previous_response_id, 0 FROM responses WHERE id = ? AND account_id = ?
          UNION ALL
          SELECT r.id, r.previous_response_id, c.depth + 1 FROM responses r JOIN chain c ON r.id = c.previous WHERE r.account_id = ?
        )
-       SELECT i.item FROM chain c JOIN response_items i ON i.response_id = c.id
+       SELECT c.id, i.item_id, i.reference, ${byteLengthSql(this.db.dialect, 'i.item')} AS bytes
+       FROM chain c LEFT JOIN response_items i ON i.response_id = c.id
        ORDER BY c.depth DESC, CASE i.kind WHEN 'input' THEN 0 ELSE 1 END, i.position`,
       [responseId, accountId, accountId],
+    );
+    const links: ChainLink[] = [];
+    for (const row of rows) {
+      if (links.at(-1)?.id !== row.id) links.push({ id: row.id, entries: [] });
+      if (row.item_id !== null) links.at(-1)!.entries.push({ itemId: row.item_id, reference: row.reference === 1, bytes: row.bytes ?? 0 });
+    }
+    return links;
+  }
+
+  async responseItems(responseIds: readonly string[]): Promise<InputItem[]> {
+    const rank = new Map(responseIds.map((id, index) => [id, index]));
+    const rows: Array<{ response_id: string; kind: string; position: number; item: string }> = [];
+    for (const ids of slices(responseIds)) {
+      rows.push(
+        ...(await this.db.all<{ response_id: string; kind: string; position: number; item: string }>(
+          `SELECT response_id, kind, position, item FROM response_items WHERE response_id IN ${placeholders(ids.length)}`,
+          ids,
+        )),
+      );
+    }
+    const kindRank = (kind: string) => (kind === 'input' ? 0 : 1);
+    rows.sort(
+      (a, b) => rank.get(a.response_id)! - rank.get(b.response_id)! || kindRank(a.kind) - kindRank(b.kind) || a.position - b.position,
     );
     return rows.map((row) => JSON.parse(row.item));
   }
 
-  async findItem(accountId: string, itemId: string): Promise<StoredItem | undefined> {
-    const row =
-      (await this.db.get<{ item: string }>('SELECT item FROM response_items WHERE item_id = ? AND account_id = ? LIMIT 1', [
-        itemId,
-        accountId,
-      ])) ??
-      (await this.db.get<{ item: string }>('SELECT item FROM conversation_items WHERE item_id = ? AND account_id = ? LIMIT 1', [
-        itemId,
-        accountId,
-      ]));
-    return row ? JSON.parse(row.item) : undefined;
+  async itemSizes(accountId: string, ids: readonly string[]): Promise<Map<string, number>> {
+    const sizes = new Map<string, number>();
+    const bytes = byteLengthSql(this.db.dialect, 'item');
+    for (const table of ['response_items', 'conversation_items'] as const) {
+      const missing = ids.filter((id) => !sizes.has(id));
+      for (const slice of slices([...new Set(missing)])) {
+        for (const row of await this.db.all<{ item_id: string; bytes: number }>(
+          this.#firstCopies(table, `item_id, ${bytes} AS bytes`, slice.length),
+          [accountId, ...slice],
+        ))
+          sizes.set(row.item_id, Number(row.bytes));
+      }
+    }
+    return sizes;
+  }
+
+  async loadItems(accountId: string, ids: readonly string[]): Promise<Map<string, StoredItem>> {
+    const items = new Map<string, StoredItem>();
+    for (const table of ['response_items', 'conversation_items'] as const) {
+      const missing = ids.filter((id) => !items.has(id));
+      for (const slice of slices([...new Set(missing)])) {
+        for (const row of await this.db.all<{ item_id: string; item: string }>(this.#firstCopies(table, 'item_id, item', slice.length), [
+          accountId,
+          ...slice,
+        ]))
+          items.set(row.item_id, JSON.parse(row.item));
+      }
+    }
+    return items;
+  }
+
+  /**
+   * `columns` of one row per item id among `count` ids (bound after the account): the first stored copy
+   * (the same item is often stored several times, e.g. sent back whole in later inputs), references excluded.
+   */
+  #firstCopies(table: 'response_items' | 'conversation_items', columns: string, count: number): string {
+    const where = `account_id = ? AND reference = 0 AND item_id IN ${placeholders(count)}`;
+    if (this.db.dialect === 'postgres') {
+      const order = table === 'response_items' ? 'response_id, kind, position' : 'seq';
+      return `SELECT DISTINCT ON (item_id) ${columns} FROM ${table} WHERE ${where} ORDER BY item_id, ${order}`;
+    }
+    return `SELECT ${columns} FROM ${table} WHERE rowid IN (SELECT MIN(rowid) FROM ${table} WHERE ${where} GROUP BY item_id)`;
   }
 
   async appendEvents(

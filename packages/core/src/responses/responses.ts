@@ -6,7 +6,7 @@ import type { ListPage, ListQuery } from '../internal/pagination';
 import type { ChatAdapterContract } from '../models/types';
 import type { SqlClient } from '../storage';
 import type { StoreSearcher } from '../vector';
-import { buildContext, checkContinuation, type ContextSources, resolveInput } from './context';
+import { buildContext, checkContext, type ContextSources, resolveStored } from './context';
 import { type ConversationsRepository, SqlConversationsRepository } from './conversations-repository';
 import { EventLog, TERMINAL_EVENTS } from './event-log';
 import type { StoredItem } from './items';
@@ -101,13 +101,12 @@ export class Responses {
     const request = readResponseRequest(body);
     const response = this.#newResponse(request);
     if (request.background) {
-      await checkContinuation(this.#sources, accountId, request);
-      const input = await resolveInput(this.#sources, accountId, request.input);
+      await checkContext(this.#sources, accountId, request);
       response.status = 'queued';
       await this.#db.transaction(async (tx) => {
         const repository = this.#repository.in(tx);
-        await repository.insert(this.#row(accountId, request, response, 'queued', { ...request, input }));
-        await repository.addItems(response.id, accountId, 'input', input);
+        await repository.insert(this.#row(accountId, request, response, 'queued', request));
+        await repository.addItems(response.id, accountId, 'input', request.input);
       });
       this.#worker.wake();
       if (!request.stream) return { response };
@@ -122,17 +121,17 @@ export class Responses {
     try {
       first = await events.next();
     } catch (error) {
-      if (request.store && !options.signal?.aborted) await this.#storeFailed(accountId, request, response, context.input, error);
+      if (request.store && !options.signal?.aborted) await this.#storeFailed(accountId, request, response, error);
       throw error;
     }
     if (request.store) {
       await this.#db.transaction(async (tx) => {
         const repository = this.#repository.in(tx);
         await repository.insert(this.#row(accountId, request, response, 'in_progress', null));
-        await repository.addItems(response.id, accountId, 'input', context.input);
+        await repository.addItems(response.id, accountId, 'input', request.input);
       });
     }
-    const run = this.#foreground(accountId, request, response, context.input, first, events, options.signal, !request.stream);
+    const run = this.#foreground(accountId, request, response, first, events, options.signal, !request.stream);
     if (request.stream) return { events: run };
     for await (const _ of run);
     return { response: this.#view(response, request.include) };
@@ -191,7 +190,8 @@ export class Responses {
   async inputItems(accountId: string, id: string, query: ListQuery, include: readonly string[] = []): Promise<ListPage<StoredItem>> {
     await this.#get(accountId, id);
     const page = await this.#repository.inputItemsPage(id, query);
-    return { ...page, data: page.data.map((item) => viewItem(item, include)) };
+    const items = await resolveStored(this.#repository, accountId, page.data, true);
+    return { ...page, data: items.map((item) => viewItem(item, include)) };
   }
 
   /** Resolves once this process runs no background response (tests). */
@@ -250,7 +250,6 @@ export class Responses {
     accountId: string,
     request: ResponseRequest,
     response: ResponseObject,
-    input: StoredItem[],
     first: IteratorResult<ResponsesEvent>,
     events: AsyncIterator<ResponsesEvent>,
     signal: AbortSignal | undefined,
@@ -260,7 +259,7 @@ export class Responses {
     try {
       for (let next = first; !next.done; next = await events.next()) {
         sequence = next.value.sequence_number + 1;
-        if (TERMINAL_EVENTS.has(next.value.type) && request.store) await this.#finish(accountId, request, response, input);
+        if (TERMINAL_EVENTS.has(next.value.type) && request.store) await this.#finish(accountId, request, response);
         yield next.value;
       }
     } catch (error) {
@@ -278,39 +277,31 @@ export class Responses {
     }
   }
 
-  /** Stores a finished response: its object, output items, and (in a conversation) the new turn. */
-  async #finish(
-    accountId: string,
-    request: ResponseRequest,
-    response: ResponseObject,
-    input: StoredItem[],
-    owner?: string,
-  ): Promise<boolean> {
+  /**
+   * Stores a finished response: its object, output items, and (in a conversation) the new turn — the
+   * input as sent, references as references. A conversation deleted meanwhile is left alone: the
+   * response keeps its output.
+   */
+  async #finish(accountId: string, request: ResponseRequest, response: ResponseObject, owner?: string): Promise<boolean> {
     return this.#db.transaction(async (tx) => {
       const repository = this.#repository.in(tx);
       if (!(await repository.update(response.id, response.status as ResponseStatus, this.#view(response, request.include), owner)))
         return false;
       await repository.addItems(response.id, accountId, 'output', response.output);
       if (request.conversationId) {
-        await this.#sources.conversations.in(tx).addItems(request.conversationId, accountId, [...input, ...response.output]);
+        await this.#sources.conversations.in(tx).addItems(request.conversationId, accountId, [...request.input, ...response.output]);
       }
       return true;
     });
   }
 
-  async #storeFailed(
-    accountId: string,
-    request: ResponseRequest,
-    response: ResponseObject,
-    input: StoredItem[],
-    error: unknown,
-  ): Promise<void> {
+  async #storeFailed(accountId: string, request: ResponseRequest, response: ResponseObject, error: unknown): Promise<void> {
     response.status = 'failed';
     response.error = errorOf(error);
     await this.#db.transaction(async (tx) => {
       const repository = this.#repository.in(tx);
       await repository.insert(this.#row(accountId, request, response, 'failed', null));
-      await repository.addItems(response.id, accountId, 'input', input);
+      await repository.addItems(response.id, accountId, 'input', request.input);
     });
   }
 
@@ -330,7 +321,7 @@ export class Responses {
       })) {
         sequence = event.sequence_number + 1;
         if (TERMINAL_EVENTS.has(event.type)) {
-          if (!(await this.#finish(task.accountId, request, response, built.input, context.owner))) return;
+          if (!(await this.#finish(task.accountId, request, response, context.owner))) return;
         }
         await log.push(event);
       }

@@ -114,4 +114,13 @@ CREATE TABLE conversation_items (
 CREATE INDEX conversation_items_order ON conversation_items(conversation_id, seq);
 CREATE INDEX conversation_items_item ON conversation_items(item_id, account_id);`;
 
-export const responsesSchema: Schema = { component: 'responses', sqlite: [sqlite], postgres: [postgres] };
+/**
+ * An `item_reference` is stored as the reference (`reference = 1`, `item_id` = the id it names, `item` =
+ * `{"type":"item_reference","id":…}`), never as a copy of the item it names: reading the input items, the
+ * chain or the conversation resolves it, so a small request cannot multiply a large stored item on disk.
+ */
+const references = `
+ALTER TABLE response_items ADD COLUMN reference INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE conversation_items ADD COLUMN reference INTEGER NOT NULL DEFAULT 0;`;
+
+export const responsesSchema: Schema = { component: 'responses', sqlite: [sqlite, references], postgres: [postgres, references] };

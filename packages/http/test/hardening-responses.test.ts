@@ -1,0 +1,98 @@
+import { createFakeOpenAIUpstream, type FakeUpstream } from '@fathom/core/test';
+import type OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ErrorBody, json, startFathom, type TestFathom } from './harness';
+
+/**
+ * Issue 23 (hardening, round 3): what one account key could do to the Responses API — fan a large
+ * stored item out by reference, reach another account's files and stores through background mode,
+ * delete a conversation under a running response.
+ */
+
+let upstream: FakeUpstream;
+let server: TestFathom;
+const model = 'fake/gpt-test';
+/** docs/api.md: what one request may pull in besides its own body. */
+const CONTEXT_BYTES = 32 * 1024 * 1024;
+
+beforeAll(async () => {
+  upstream = await createFakeOpenAIUpstream([]);
+  server = await startFathom({ env: { FATHOM_PROVIDERS: JSON.stringify({ fake: { type: 'openai', baseUrl: upstream.baseUrl } }) } });
+});
+
+afterAll(async () => {
+  await server?.close({ keepData: false });
+  await upstream?.close();
+});
+
+const references = (id: string, count: number) => Array.from({ length: count }, () => ({ type: 'item_reference', id }));
+
+async function storedBytes(responseId: string): Promise<number> {
+  const row = await server.fathom.database.get<{ bytes: number | null }>(
+    'SELECT SUM(LENGTH(item)) AS bytes FROM response_items WHERE response_id = ?',
+    [responseId],
+  );
+  return Number(row?.bytes ?? 0);
+}
+
+describe('item_reference fan-out', () => {
+  let big: OpenAI.Responses.ResponseOutputItem;
+  let size: number;
+
+  beforeAll(async () => {
+    // A stored 1 MB item: the model's answer (output is not capped; it is what the references point at).
+    upstream.push({ content: 'x'.repeat(1_000_000) });
+    const first = await server.client.responses.create({ model, input: 'Write a lot.' });
+    big = first.output[0]!;
+    size = Buffer.byteLength(JSON.stringify(big));
+  });
+
+  it('refuses 320 references to a large item with 400 naming the one that crosses the budget, before loading them', async () => {
+    const calls = upstream.requests.length;
+    const request = { model, input: references(big.id!, 320) };
+    expect(JSON.stringify(request).length).toBeLessThan(25_000);
+    const answer = await server.request('/v1/responses', { method: 'POST', json: request });
+    expect(answer.status).toBe(400);
+    const crossing = Math.floor(CONTEXT_BYTES / size);
+    expect((await json<ErrorBody>(answer)).error).toMatchObject({ param: `input[${crossing}].id`, code: 'context_too_large' });
+    expect(upstream.requests.length).toBe(calls);
+    // Background requests are measured when they are made, not when they run.
+    const background = await server.request('/v1/responses', { method: 'POST', json: { ...request, background: true } });
+    expect(background.status).toBe(400);
+  });
+
+  it('stores references, not copies: twelve references to a 1 MB item add about a kilobyte', async () => {
+    upstream.push({ content: 'Read them.' });
+    const response = await server.client.responses.create({ model, input: references(big.id!, 12) as OpenAI.Responses.ResponseInput });
+    expect(response.status).toBe('completed');
+    // The model saw the item twelve times.
+    expect(upstream.requests.at(-1).messages.filter((message: { content: string }) => message.content.length === 1_000_000)).toHaveLength(
+      12,
+    );
+    expect(await storedBytes(response.id)).toBeLessThan(2_000);
+    // Listing the input shows the items the references name.
+    const listed = await server.client.responses.inputItems.list(response.id, { limit: 3 });
+    expect(listed.data.map((item) => item.id)).toEqual([big.id, big.id, big.id]);
+    expect(JSON.stringify(listed.data[0]).length).toBeGreaterThan(1_000_000);
+  });
+
+  it('bounds the previous_response_id chain the same way: 400 naming it, or the oldest turns left out with truncation auto', async () => {
+    upstream.push({ content: 'one' }, { content: 'two' });
+    const first = await server.client.responses.create({ model, input: references(big.id!, 12) as OpenAI.Responses.ResponseInput });
+    const second = await server.client.responses.create({
+      model,
+      previous_response_id: first.id,
+      input: references(big.id!, 12) as OpenAI.Responses.ResponseInput,
+    });
+    // 12 new references plus 24 earlier ones: 36 MB.
+    const third = { model, previous_response_id: second.id, input: references(big.id!, 12) };
+    const refused = await server.request('/v1/responses', { method: 'POST', json: third });
+    expect(refused.status).toBe(400);
+    expect((await json<ErrorBody>(refused)).error).toMatchObject({ param: 'previous_response_id', code: 'context_too_large' });
+    // With truncation auto the oldest response is not even loaded (and the model window cuts further).
+    upstream.push({ content: 'three' });
+    const truncated = await server.request('/v1/responses', { method: 'POST', json: { ...third, truncation: 'auto' } });
+    expect(truncated.status).toBe(200);
+    expect(upstream.requests.at(-1).messages.map((message: { content: string }) => message.content)).not.toContain('one');
+  });
+});
