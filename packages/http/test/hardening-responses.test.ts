@@ -1,5 +1,6 @@
 import { createFakeOpenAIUpstream, type FakeUpstream } from '@fathom/core/test';
 import type OpenAI from 'openai';
+import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ErrorBody, json, startFathom, type TestFathom } from './harness';
 
@@ -94,5 +95,54 @@ describe('item_reference fan-out', () => {
     const truncated = await server.request('/v1/responses', { method: 'POST', json: { ...third, truncation: 'auto' } });
     expect(truncated.status).toBe(200);
     expect(upstream.requests.at(-1).messages.map((message: { content: string }) => message.content)).not.toContain('one');
+  });
+});
+
+describe("another account's files and stores", () => {
+  it('answer 404 naming the field when the request is made, in the foreground and in the background alike', async () => {
+    const file = await server.client.files.create({
+      file: await toFile(Buffer.from('Private notes of the first account.'), 'notes.txt'),
+      purpose: 'user_data',
+    });
+    const store = await server.client.vectorStores.create({ name: 'private' });
+    const other = await server.newAccount();
+    const cases = [
+      {
+        body: { input: [{ role: 'user', content: [{ type: 'input_file', file_id: file.id }] }] },
+        param: 'input[0].content[0].file_id',
+      },
+      {
+        body: { input: [{ role: 'user', content: [{ type: 'input_image', file_id: file.id }] }] },
+        param: 'input[0].content[0].file_id',
+      },
+      {
+        body: {
+          input: 'search',
+          tools: [
+            { type: 'function', name: 'f' },
+            { type: 'file_search', vector_store_ids: [store.id] },
+          ],
+        },
+        param: 'tools[1].vector_store_ids[0]',
+      },
+    ];
+    const calls = upstream.requests.length;
+    for (const { body, param } of cases) {
+      for (const background of [false, true]) {
+        const answer = await server.request('/v1/responses', {
+          method: 'POST',
+          apiKey: other.apiKey,
+          json: { model, ...body, background },
+        });
+        expect({ background, status: answer.status }).toEqual({ background, status: 404 });
+        expect((await json<ErrorBody>(answer)).error).toMatchObject({ param, code: 'not_found' });
+      }
+    }
+    expect(upstream.requests.length).toBe(calls);
+    // Nothing was queued for the other account.
+    const queued = await server.fathom.database.get<{ count: number }>('SELECT COUNT(*) AS count FROM responses WHERE account_id = ?', [
+      other.id,
+    ]);
+    expect(Number(queued!.count)).toBe(0);
   });
 });

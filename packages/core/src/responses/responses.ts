@@ -9,6 +9,7 @@ import type { StoreSearcher } from '../vector';
 import { buildContext, checkContext, type ContextSources, resolveStored } from './context';
 import { type ConversationsRepository, SqlConversationsRepository } from './conversations-repository';
 import { EventLog, TERMINAL_EVENTS } from './event-log';
+import { checkOwnership } from './ownership';
 import type { StoredItem } from './items';
 import { type ResponseRequest, readResponseRequest } from './read-request';
 import { type ResponsesRepository, type ResponseStatus, SqlResponsesRepository, type StoredResponse } from './responses-repository';
@@ -99,6 +100,7 @@ export class Responses {
    */
   async create(accountId: string, body: Record<string, unknown>, options: { signal?: AbortSignal } = {}): Promise<CreateResult> {
     const request = readResponseRequest(body);
+    await checkOwnership({ files: this.#sources.files, searcher: this.#searcher }, accountId, request);
     const response = this.#newResponse(request);
     if (request.background) {
       await checkContext(this.#sources, accountId, request);
