@@ -146,3 +146,66 @@ describe("another account's files and stores", () => {
     expect(Number(queued!.count)).toBe(0);
   });
 });
+
+describe('deleting a conversation while its responses run', () => {
+  async function until(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error('condition not reached in time');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+  const slow = (text: string) => ({ content: `${text} in a few slow words`, delayMs: 150 });
+
+  it('lets a background response finish: completed, its output kept, no SQL text anywhere', async () => {
+    const conversation = await server.client.conversations.create({ items: [{ type: 'message', role: 'user', content: 'Hi.' }] });
+    upstream.push(slow('Background answer'));
+    const created = await server.client.responses.create({ model, conversation: conversation.id, input: 'Go.', background: true });
+    await until(async () => (await server.client.responses.retrieve(created.id)).status === 'in_progress');
+    await server.client.conversations.delete(conversation.id);
+    await until(async () => !['queued', 'in_progress'].includes((await server.client.responses.retrieve(created.id)).status));
+    const done = await server.client.responses.retrieve(created.id);
+    expect(done.error).toBeNull();
+    expect(done).toMatchObject({ status: 'completed', output_text: 'Background answer in a few slow words' });
+  });
+
+  it('lets a foreground response finish, streamed or not', async () => {
+    for (const stream of [false, true]) {
+      const conversation = await server.client.conversations.create({});
+      upstream.push(slow(`Foreground ${stream}`));
+      const calls = upstream.requests.length;
+      const answer = server.request('/v1/responses', {
+        method: 'POST',
+        json: { model, conversation: conversation.id, input: 'Go.', stream },
+      });
+      await until(async () => upstream.requests.length > calls);
+      await server.client.conversations.delete(conversation.id);
+      const response = await answer;
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      expect(text).not.toMatch(/FOREIGN KEY|constraint|SQL/i);
+      const id = stream ? /"id":"(resp_[^"]+)"/.exec(text)![1]! : JSON.parse(text).id;
+      expect((await server.client.responses.retrieve(id)).status).toBe('completed');
+    }
+  });
+
+  it('fails a queued response whose conversation was deleted before it ran, saying so', async () => {
+    const node = await startFathom({
+      env: { FATHOM_PROVIDERS: JSON.stringify({ fake: { type: 'openai', baseUrl: upstream.baseUrl } }) },
+      start: false,
+    });
+    try {
+      const conversation = await node.client.conversations.create({});
+      const created = await node.client.responses.create({ model, conversation: conversation.id, input: 'Later.', background: true });
+      await node.client.conversations.delete(conversation.id);
+      node.fathom.start();
+      await until(async () => (await node.client.responses.retrieve(created.id)).status === 'failed');
+      expect((await node.client.responses.retrieve(created.id)).error).toEqual({
+        code: 'server_error',
+        message: `No conversation found with id '${conversation.id}'.`,
+      });
+    } finally {
+      await node.close({ keepData: false });
+    }
+  });
+});

@@ -1,4 +1,4 @@
-import { FathomError, InvalidRequestError, NotFoundError } from '../errors';
+import { InvalidRequestError, NotFoundError } from '../errors';
 import { newId, nowSeconds } from '../internal/ids';
 import { LeasedWorker, TaskStopped, type TaskContext } from '../internal/leased-worker';
 import type { Logger } from '../internal/logger';
@@ -10,6 +10,7 @@ import { buildContext, checkContext, type ContextSources, resolveStored } from '
 import { type ConversationsRepository, SqlConversationsRepository } from './conversations-repository';
 import { EventLog, TERMINAL_EVENTS } from './event-log';
 import { checkOwnership } from './ownership';
+import { responseError } from './response-error';
 import type { StoredItem } from './items';
 import { type ResponseRequest, readResponseRequest } from './read-request';
 import { type ResponsesRepository, type ResponseStatus, SqlResponsesRepository, type StoredResponse } from './responses-repository';
@@ -271,8 +272,7 @@ export class Responses {
         return;
       }
       response.status = 'failed';
-      response.error = errorOf(error);
-      this.#log.warn(`responses: ${response.id} failed: ${(error as Error).message}`);
+      response.error = responseError(error, this.#log, response.id);
       if (request.store) await this.#repository.update(response.id, 'failed', this.#view(response, request.include));
       if (rethrow) throw error;
       yield { type: 'response.failed', sequence_number: sequence, response: this.#view(response, request.include) };
@@ -299,7 +299,7 @@ export class Responses {
 
   async #storeFailed(accountId: string, request: ResponseRequest, response: ResponseObject, error: unknown): Promise<void> {
     response.status = 'failed';
-    response.error = errorOf(error);
+    response.error = responseError(error, this.#log, response.id);
     await this.#db.transaction(async (tx) => {
       const repository = this.#repository.in(tx);
       await repository.insert(this.#row(accountId, request, response, 'failed', null));
@@ -332,7 +332,7 @@ export class Responses {
       await log.flush().catch(() => {});
       if (context.signal.reason instanceof TaskStopped) throw context.signal.reason;
       response.status = 'failed';
-      response.error = errorOf(error);
+      response.error = responseError(error, this.#log, task.id);
       const view = this.#view(response, request.include);
       if (await this.#repository.update(task.id, 'failed', view, context.owner)) {
         await this.#repository.appendEvents(task.id, task.attempts, [
@@ -381,10 +381,4 @@ export class Responses {
       await this.#events.wait(id, 200, signal);
     }
   }
-}
-
-function errorOf(error: unknown): { code: string; message: string } {
-  if (error instanceof FathomError)
-    return { code: error.code === 'rate_limit_exceeded' ? error.code : 'server_error', message: error.message };
-  return { code: 'server_error', message: error instanceof Error ? error.message : String(error) };
 }
