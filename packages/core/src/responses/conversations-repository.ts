@@ -72,7 +72,10 @@ export class SqlConversationsRepository implements ConversationsRepository {
 
   async delete(accountId: string, id: string): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const found = await tx.get('SELECT id FROM conversations WHERE id = ? AND account_id = ?', [id, accountId]);
+      // PostgreSQL: the row lock first, so a response appending to the conversation (which key-share locks
+      // it) either finishes before or finds it gone after, never deadlocks with the item deletes.
+      const lock = tx.dialect === 'postgres' ? ' FOR UPDATE' : '';
+      const found = await tx.get(`SELECT id FROM conversations WHERE id = ? AND account_id = ?${lock}`, [id, accountId]);
       if (!found) return false;
       await tx.run('DELETE FROM conversation_items WHERE conversation_id = ?', [id]);
       await tx.run('DELETE FROM conversations WHERE id = ?', [id]);
