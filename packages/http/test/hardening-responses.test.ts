@@ -163,7 +163,7 @@ describe('deleting a conversation while its responses run', () => {
     const created = await server.client.responses.create({ model, conversation: conversation.id, input: 'Go.', background: true });
     await until(async () => (await server.client.responses.retrieve(created.id)).status === 'in_progress');
     await server.client.conversations.delete(conversation.id);
-    await until(async () => !['queued', 'in_progress'].includes((await server.client.responses.retrieve(created.id)).status));
+    await until(async () => !['queued', 'in_progress'].includes((await server.client.responses.retrieve(created.id)).status ?? ''));
     const done = await server.client.responses.retrieve(created.id);
     expect(done.error).toBeNull();
     expect(done).toMatchObject({ status: 'completed', output_text: 'Background answer in a few slow words' });

@@ -69,10 +69,19 @@ describe.each(testBackends())('responses and conversations storage on %s', (back
     const [task] = await queue.claim('owner-1', Date.now() + 1000, 5, Date.now());
     expect(task).toMatchObject({ id: 'bg', attempts: 1, request: { model: 'v/m' } });
     expect(await queue.claim('owner-2', Date.now() + 1000, 5, Date.now())).toEqual([]);
-    await responses.appendEvents('bg', 1, [
-      { sequence_number: 0, type: 'response.created' },
-      { sequence_number: 1, type: 'response.in_progress' },
-    ]);
+    await responses.appendEvents(
+      'bg',
+      1,
+      [
+        { sequence_number: 0, type: 'response.created' },
+        { sequence_number: 1, type: 'response.in_progress' },
+      ],
+      'owner-1',
+    );
+    // A run that does not hold the lease writes nothing.
+    await responses.appendEvents('bg', 1, [{ sequence_number: 2, type: 'response.output_text.delta' }], 'owner-2');
+    expect(await responses.nextRun('bg')).toEqual({ run: 2, firstSequence: 2 });
+    expect(await responses.runOf('bg', 1)).toBe(1);
     expect((await responses.eventsAfter('bg', 0)).map(({ event }) => event.type)).toEqual(['response.in_progress']);
     expect(await responses.update('bg', 'completed', { id: 'bg', status: 'completed', output: [] }, 'owner-2')).toBe(false);
     expect(await responses.update('bg', 'completed', { id: 'bg', status: 'completed', output: [] }, 'owner-1')).toBe(true);

@@ -73,9 +73,12 @@ export function itemRow(item: InputItem): { itemId: string; reference: number; j
   };
 }
 
+/** A response row as inserted: a stored foreground response is inserted leased by the process running it. */
+export type NewResponse = StoredResponse & { createdAt: number; lease?: { owner: string; until: number } };
+
 /** Storage of responses, their input and output items, and the stream events of background responses. */
 export interface ResponsesRepository extends Repository<ResponsesRepository> {
-  insert(response: StoredResponse & { createdAt: number }): Promise<void>;
+  insert(response: NewResponse): Promise<void>;
   /** The response of this account, or undefined (also for another account's id). */
   get(accountId: string, id: string): Promise<StoredResponse | undefined>;
   /**
@@ -102,16 +105,31 @@ export interface ResponsesRepository extends Repository<ResponsesRepository> {
   itemSizes(accountId: string, ids: readonly string[]): Promise<Map<string, number>>;
   /** The items `itemSizes` measures, by id. */
   loadItems(accountId: string, ids: readonly string[]): Promise<Map<string, StoredItem>>;
+  /**
+   * Stores stream events of one run of a background response, only while `owner` holds the response's
+   * lease (a run that lost it writes nothing); an event whose sequence number is taken is not replaced.
+   */
   appendEvents(
     responseId: string,
-    attempt: number,
+    run: number,
     events: ReadonlyArray<{ sequence_number: number; [key: string]: unknown }>,
+    owner: string,
   ): Promise<void>;
-  /** Stored stream events after `sequenceNumber`, in order, with the attempt that produced each. */
+  /** Stored stream events after `sequenceNumber`, in order, with the run that produced each. */
   eventsAfter(responseId: string, sequenceNumber: number): Promise<Array<{ attempt: number; event: Record<string, unknown> }>>;
-  clearRun(responseId: string): Promise<void>;
+  /**
+   * Where a new run of a background response writes its events: the run after the last one that wrote
+   * any, numbering its events after every stored one, so the events of two runs never share a number.
+   */
+  nextRun(responseId: string): Promise<{ run: number; firstSequence: number }>;
+  /** The run that wrote event `sequenceNumber`, if it is stored. */
+  runOf(responseId: string, sequenceNumber: number): Promise<number | undefined>;
+  /** Removes the output items of an earlier run (the events stay, told apart by their run). */
+  clearOutput(responseId: string): Promise<void>;
   /** Background responses waiting to run, or running with a lease. */
   queue(): LeaseQueue<StoredResponse>;
+  /** Stored foreground responses: held by the lease of the process running them; those of a stopped process are claimable. */
+  foregroundQueue(): LeaseQueue<StoredResponse>;
 }
 
 export class SqlResponsesRepository implements ResponsesRepository {
@@ -121,10 +139,11 @@ export class SqlResponsesRepository implements ResponsesRepository {
     return new SqlResponsesRepository(tx);
   }
 
-  async insert(response: StoredResponse & { createdAt: number }): Promise<void> {
+  async insert(response: NewResponse): Promise<void> {
     await this.db.run(
-      `INSERT INTO responses (id, account_id, status, background, previous_response_id, conversation_id, body, request, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO responses (id, account_id, status, background, previous_response_id, conversation_id, body, request, created_at,
+         attempts, lease_owner, lease_until)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         response.id,
         response.accountId,
@@ -135,6 +154,9 @@ export class SqlResponsesRepository implements ResponsesRepository {
         JSON.stringify(response.body),
         response.request === null ? null : JSON.stringify(response.request),
         response.createdAt,
+        response.attempts,
+        response.lease?.owner ?? null,
+        response.lease?.until ?? null,
       ],
     );
   }
@@ -295,16 +317,18 @@ export class SqlResponsesRepository implements ResponsesRepository {
 
   async appendEvents(
     responseId: string,
-    attempt: number,
+    run: number,
     events: ReadonlyArray<{ sequence_number: number; [key: string]: unknown }>,
+    owner: string,
   ): Promise<void> {
     if (events.length === 0) return;
     await this.db.transaction(async (tx) => {
       for (const event of events) {
         await tx.run(
-          `INSERT INTO response_events (response_id, sequence_number, attempt, event) VALUES (?, ?, ?, ?)
-           ON CONFLICT (response_id, sequence_number) DO UPDATE SET attempt = excluded.attempt, event = excluded.event`,
-          [responseId, event.sequence_number, attempt, JSON.stringify(event)],
+          `INSERT INTO response_events (response_id, sequence_number, attempt, event)
+           SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM responses WHERE id = ? AND lease_owner = ?)
+           ON CONFLICT (response_id, sequence_number) DO NOTHING`,
+          [responseId, event.sequence_number, run, JSON.stringify(event), responseId, owner],
         );
       }
     });
@@ -318,8 +342,23 @@ export class SqlResponsesRepository implements ResponsesRepository {
     return rows.map((row) => ({ attempt: row.attempt, event: JSON.parse(row.event) }));
   }
 
-  async clearRun(responseId: string): Promise<void> {
-    await this.db.run('DELETE FROM response_events WHERE response_id = ?', [responseId]);
+  async nextRun(responseId: string): Promise<{ run: number; firstSequence: number }> {
+    const row = await this.db.get<{ run: number | null; last: number | null }>(
+      'SELECT MAX(attempt) AS run, MAX(sequence_number) AS last FROM response_events WHERE response_id = ?',
+      [responseId],
+    );
+    return { run: Number(row?.run ?? 0) + 1, firstSequence: row?.last === null || row?.last === undefined ? 0 : Number(row.last) + 1 };
+  }
+
+  async runOf(responseId: string, sequenceNumber: number): Promise<number | undefined> {
+    const row = await this.db.get<{ attempt: number }>(
+      'SELECT attempt FROM response_events WHERE response_id = ? AND sequence_number = ?',
+      [responseId, sequenceNumber],
+    );
+    return row ? Number(row.attempt) : undefined;
+  }
+
+  async clearOutput(responseId: string): Promise<void> {
     await this.db.run("DELETE FROM response_items WHERE response_id = ? AND kind = 'output'", [responseId]);
   }
 
@@ -329,6 +368,18 @@ export class SqlResponsesRepository implements ResponsesRepository {
       waiting: "status = 'queued' AND background = 1",
       working: "status = 'in_progress' AND background = 1",
       onClaim: "status = 'in_progress'",
+      onRelease: "status = 'queued'",
+      order: 'created_at',
+      toTask: (row) => toStored(row as unknown as ResponseRowSql),
+    });
+  }
+
+  foregroundQueue(): LeaseQueue<StoredResponse> {
+    return new SqlLeaseQueue<StoredResponse>(this.db, {
+      table: 'responses',
+      // Given back at a shutdown that could not end them: claimable at once, and ended failed like the rest.
+      waiting: "status = 'queued' AND background = 0",
+      working: "status = 'in_progress' AND background = 0",
       onRelease: "status = 'queued'",
       order: 'created_at',
       toTask: (row) => toStored(row as unknown as ResponseRowSql),

@@ -1,4 +1,4 @@
-import { InvalidRequestError, NotFoundError } from '../errors';
+import { InvalidRequestError, NotFoundError, ServiceUnavailableError } from '../errors';
 import { newId, nowSeconds } from '../internal/ids';
 import { LeasedWorker, TaskStopped, type TaskContext } from '../internal/leased-worker';
 import type { Logger } from '../internal/logger';
@@ -9,6 +9,7 @@ import type { StoreSearcher } from '../vector';
 import { buildContext, checkContext, type ContextSources, resolveStored } from './context';
 import { type ConversationsRepository, SqlConversationsRepository } from './conversations-repository';
 import { EventLog, TERMINAL_EVENTS } from './event-log';
+import { type ForegroundLease, ForegroundLeases, STOPPED_ERROR } from './foreground-leases';
 import { checkOwnership } from './ownership';
 import { responseError } from './response-error';
 import type { StoredItem } from './items';
@@ -24,7 +25,7 @@ export interface ResponsesOptions {
   /** Reads `input_file` and `input_image` file parts; without it they answer 400. */
   files?: FileContents;
   log: Logger;
-  /** Lease of a background response; default 30 s (`FATHOM_LEASE_SECONDS`). */
+  /** Lease of a background response, and of a stored foreground one; default 30 s (`FATHOM_LEASE_SECONDS`). */
   leaseMs?: number;
   /** Background responses run at once by this process; default 8. */
   concurrency?: number;
@@ -57,6 +58,7 @@ export class Responses {
   readonly #contextTokens: number;
   readonly #events: EventLog;
   readonly #worker: LeasedWorker<StoredResponse>;
+  readonly #foregroundLeases: ForegroundLeases;
 
   constructor(options: ResponsesOptions) {
     this.#chat = options.chat;
@@ -84,15 +86,25 @@ export class Responses {
       leaseMs: options.leaseMs,
       log: options.log,
     });
+    this.#foregroundLeases = new ForegroundLeases({
+      repository: this.#repository,
+      log: options.log,
+      leaseMs: options.leaseMs,
+      onEnded: (id) => this.#events.notify(id),
+    });
   }
 
-  /** Starts running background responses (queued ones, and those a stopped process left). */
+  /**
+   * Starts running background responses (queued ones, and those a stopped process left) and ending the
+   * stored foreground responses of stopped processes `failed`.
+   */
   start(): void {
     this.#worker.start();
+    this.#foregroundLeases.start();
   }
 
-  close(): Promise<void> {
-    return this.#worker.close();
+  async close(): Promise<void> {
+    await Promise.all([this.#worker.close(), this.#foregroundLeases.close()]);
   }
 
   /**
@@ -113,12 +125,14 @@ export class Responses {
       });
       this.#worker.wake();
       if (!request.stream) return { response };
-      return { events: this.#follow(accountId, response.id, -1, options.signal) };
+      return { events: this.#events.follow(accountId, response.id, -1, options.signal) };
     }
     const context = await buildContext(this.#sources, accountId, request, this.#contextTokens);
+    // Aborted when this process stops or loses the response's lease (stored responses), or the client goes.
+    const stop = new AbortController();
     const events = runResponse({ chat: this.#chat, searcher: this.#searcher }, request, context.messages, response, {
       accountId,
-      signal: options.signal,
+      signal: options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal,
     })[Symbol.asyncIterator]();
     let first: IteratorResult<ResponsesEvent>;
     try {
@@ -127,14 +141,31 @@ export class Responses {
       if (request.store && !options.signal?.aborted) await this.#storeFailed(accountId, request, response, error);
       throw error;
     }
+    let lease: ForegroundLease | undefined;
     if (request.store) {
+      const row = {
+        ...this.#row(accountId, request, response, 'in_progress', null),
+        attempts: 1,
+        lease: this.#foregroundLeases.newLease(),
+      };
       await this.#db.transaction(async (tx) => {
         const repository = this.#repository.in(tx);
-        await repository.insert(this.#row(accountId, request, response, 'in_progress', null));
+        await repository.insert(row);
         await repository.addItems(response.id, accountId, 'input', request.input);
       });
+      lease = this.#foregroundLeases.hold(row, stop);
     }
-    const run = this.#foreground(accountId, request, response, first, events, options.signal, !request.stream);
+    const run = this.#foreground({
+      accountId,
+      request,
+      response,
+      first,
+      events,
+      stop,
+      lease,
+      signal: options.signal,
+      rethrow: !request.stream,
+    });
     if (request.stream) return { events: run };
     for await (const _ of run);
     return { response: this.#view(response, request.include) };
@@ -160,7 +191,7 @@ export class Responses {
         'stream',
       );
     }
-    return this.#follow(accountId, id, startingAfter, signal);
+    return this.#events.follow(accountId, id, startingAfter, signal);
   }
 
   async delete(accountId: string, id: string): Promise<{ id: string; object: 'response'; deleted: true }> {
@@ -248,34 +279,57 @@ export class Responses {
     return stored;
   }
 
-  /** Runs a foreground response after its first event, storing the outcome; a failure mid-way becomes `response.failed`. */
-  async *#foreground(
-    accountId: string,
-    request: ResponseRequest,
-    response: ResponseObject,
-    first: IteratorResult<ResponsesEvent>,
-    events: AsyncIterator<ResponsesEvent>,
-    signal: AbortSignal | undefined,
-    rethrow: boolean,
-  ): AsyncGenerator<ResponsesEvent> {
+  /**
+   * Runs a foreground response after its first event, storing the outcome; a failure mid-way becomes
+   * `response.failed`. When this process stops (or loses the lease), the lease's holder stores `failed`.
+   */
+  async *#foreground(run: {
+    accountId: string;
+    request: ResponseRequest;
+    response: ResponseObject;
+    first: IteratorResult<ResponsesEvent>;
+    events: AsyncIterator<ResponsesEvent>;
+    stop: AbortController;
+    lease?: ForegroundLease;
+    signal?: AbortSignal;
+    rethrow: boolean;
+  }): AsyncGenerator<ResponsesEvent> {
+    const { accountId, request, response, events, stop, lease, signal } = run;
     let sequence = 0;
+    let ended = false;
     try {
-      for (let next = first; !next.done; next = await events.next()) {
+      for (let next = run.first; !next.done; next = await events.next()) {
         sequence = next.value.sequence_number + 1;
-        if (TERMINAL_EVENTS.has(next.value.type) && request.store) await this.#finish(accountId, request, response);
+        if (TERMINAL_EVENTS.has(next.value.type) && lease) await this.#finish(accountId, request, response, lease.owner);
         yield next.value;
       }
+      ended = true;
     } catch (error) {
-      if (signal?.aborted) {
-        response.status = 'cancelled';
-        if (request.store) await this.#repository.update(response.id, 'cancelled', response);
+      ended = true;
+      response.status = 'failed';
+      if (stop.signal.aborted) {
+        response.error = { ...STOPPED_ERROR };
+        if (run.rethrow) throw new ServiceUnavailableError(STOPPED_ERROR.message);
+        yield { type: 'response.failed', sequence_number: sequence, response: this.#view(response, request.include) };
         return;
       }
-      response.status = 'failed';
+      if (signal?.aborted) {
+        response.status = 'cancelled';
+        if (lease) await this.#repository.update(response.id, 'cancelled', response, lease.owner);
+        return;
+      }
       response.error = responseError(error, this.#log, response.id);
-      if (request.store) await this.#repository.update(response.id, 'failed', this.#view(response, request.include));
-      if (rethrow) throw error;
+      if (lease) await this.#repository.update(response.id, 'failed', this.#view(response, request.include), lease.owner);
+      if (run.rethrow) throw error;
       yield { type: 'response.failed', sequence_number: sequence, response: this.#view(response, request.include) };
+    } finally {
+      if (!ended) {
+        // The reader stopped before the end (its client went away between two events): stop the model call.
+        stop.abort();
+        response.status = 'cancelled';
+        if (lease) await this.#repository.update(response.id, 'cancelled', response, lease.owner);
+      }
+      lease?.done();
     }
   }
 
@@ -284,11 +338,19 @@ export class Responses {
    * input as sent, references as references. A conversation deleted meanwhile is left alone: the
    * response keeps its output.
    */
-  async #finish(accountId: string, request: ResponseRequest, response: ResponseObject, owner?: string): Promise<boolean> {
+  async #finish(
+    accountId: string,
+    request: ResponseRequest,
+    response: ResponseObject,
+    owner: string,
+    terminal?: { run: number; event: ResponsesEvent },
+  ): Promise<boolean> {
     return this.#db.transaction(async (tx) => {
       const repository = this.#repository.in(tx);
       if (!(await repository.update(response.id, response.status as ResponseStatus, this.#view(response, request.include), owner)))
         return false;
+      // A background response's terminal event is stored with its status: a reader seeing one sees both.
+      if (terminal) await repository.appendEvents(response.id, terminal.run, [terminal.event], owner);
       await repository.addItems(response.id, accountId, 'output', response.output);
       if (request.conversationId) {
         await this.#sources.conversations.in(tx).addItems(request.conversationId, accountId, [...request.input, ...response.output]);
@@ -307,23 +369,30 @@ export class Responses {
     });
   }
 
-  /** A background response's run on the leased queue: events stored as they come, the outcome written only while the lease holds. */
+  /**
+   * A background response's run on the leased queue: events stored as they come (a run after another
+   * numbers its events after the earlier run's), the outcome written only while the lease holds.
+   */
   async #runBackground(task: StoredResponse, context: TaskContext): Promise<void> {
     const request = task.request as ResponseRequest;
     const response: ResponseObject = { ...task.body, status: 'in_progress', output: [], error: null };
-    if (task.attempts > 1) await this.#repository.clearRun(task.id);
-    const log = this.#events.writer(task.id, task.attempts);
-    let sequence = 0;
+    const { run, firstSequence } = await this.#repository.nextRun(task.id);
+    await this.#repository.clearOutput(task.id);
+    const log = this.#events.writer(task.id, run, context.owner);
+    let sequence = firstSequence;
     try {
       const built = await buildContext(this.#sources, task.accountId, request, this.#contextTokens);
       await this.#repository.update(task.id, 'in_progress', response, context.owner);
       for await (const event of runResponse({ chat: this.#chat, searcher: this.#searcher }, request, built.messages, response, {
         accountId: task.accountId,
         signal: context.signal,
+        firstSequence,
       })) {
         sequence = event.sequence_number + 1;
         if (TERMINAL_EVENTS.has(event.type)) {
-          if (!(await this.#finish(task.accountId, request, response, context.owner))) return;
+          await log.flush();
+          if (await this.#finish(task.accountId, request, response, context.owner, { run, event })) this.#events.notify(task.id);
+          return;
         }
         await log.push(event);
       }
@@ -334,12 +403,14 @@ export class Responses {
       response.status = 'failed';
       response.error = responseError(error, this.#log, task.id);
       const view = this.#view(response, request.include);
-      if (await this.#repository.update(task.id, 'failed', view, context.owner)) {
-        await this.#repository.appendEvents(task.id, task.attempts, [
-          { type: 'response.failed', sequence_number: sequence, response: view },
-        ]);
-        this.#events.notify(task.id);
-      }
+      const failed = { type: 'response.failed', sequence_number: sequence, response: view };
+      const stored = await this.#db.transaction(async (tx) => {
+        const repository = this.#repository.in(tx);
+        if (!(await repository.update(task.id, 'failed', view, context.owner))) return false;
+        await repository.appendEvents(task.id, run, [failed], context.owner);
+        return true;
+      });
+      if (stored) this.#events.notify(task.id);
     }
   }
 
@@ -347,38 +418,5 @@ export class Responses {
     const body = { ...task.body, status: 'failed', error };
     await this.#repository.update(task.id, 'failed', body);
     this.#events.notify(task.id);
-  }
-
-  /** Follows a background response's stored events after `after` until it ends (from any process). */
-  async *#follow(accountId: string, id: string, after: number, signal?: AbortSignal): AsyncGenerator<ResponsesEvent> {
-    let last = after;
-    let attempt: number | undefined;
-    for (;;) {
-      if (signal?.aborted) return;
-      for (const { attempt: run, event } of await this.#repository.eventsAfter(id, last)) {
-        if (attempt !== undefined && run !== attempt) {
-          // The process running it stopped and another took over: this stream's events no longer add up.
-          yield {
-            type: 'error',
-            sequence_number: last + 1,
-            code: 'server_error',
-            message: 'The response was restarted on another server; retrieve it to see its result.',
-            param: null,
-          };
-          return;
-        }
-        attempt = run;
-        last = event.sequence_number as number;
-        yield event as ResponsesEvent;
-        if (TERMINAL_EVENTS.has(event.type as string)) return;
-      }
-      const stored = await this.#repository.get(accountId, id);
-      if (!stored || FINISHED.includes(stored.status)) {
-        const rest = await this.#repository.eventsAfter(id, last);
-        for (const { event } of rest) yield event as ResponsesEvent;
-        return;
-      }
-      await this.#events.wait(id, 200, signal);
-    }
   }
 }
