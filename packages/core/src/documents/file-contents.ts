@@ -29,7 +29,7 @@ export class DocumentFileContents {
     try {
       return await this.documents.files.withLocalPath(accountId, fileId, async (file, path) => ({
         filename: file.filename,
-        text: await this.documents.ingestor.extract(path, file.filename),
+        text: await this.documents.ingestor.extract(path, file.filename, { account: accountId, interactive: true }),
       }));
     } catch (error) {
       throw unreadable(error, param);
@@ -46,7 +46,7 @@ export class DocumentFileContents {
     const path = join(tmpdir(), `fathom-inline-${randomBytes(8).toString('hex')}${extname(filename)}`);
     await writeFile(path, data);
     try {
-      return await this.documents.ingestor.extract(path, filename);
+      return await this.documents.ingestor.extract(path, filename, { account: accountId, interactive: true });
     } catch (error) {
       throw unreadable(error, param);
     } finally {

@@ -10,3 +10,8 @@ export class ExtractionError extends Error {
     this.code = code;
   }
 }
+
+/** What a parse that needed more memory than its cap says (the V8 heap and ArrayBuffers alike). */
+export function memoryMessage(memoryMb: number): string {
+  return `parsing the file needed more than ${memoryMb} MB of memory (decompression bomb?)`;
+}
