@@ -97,17 +97,18 @@ export class Fathom {
       log,
       leaseMs: config.leaseSeconds * 1000,
     });
+    const files = new DocumentFileContents(this.documents);
     this.responses = new Responses({
       db: database,
       chat: this.chat,
       searcher: this.documents,
-      files: new DocumentFileContents(this.documents),
+      files,
       log,
       leaseMs: config.leaseSeconds * 1000,
       contextTokens: config.contextTokens,
     });
     this.storedCompletions = new StoredCompletions({ db: database });
-    this.conversations = new Conversations({ db: database, responses: new SqlResponsesRepository(database) });
+    this.conversations = new Conversations({ db: database, responses: new SqlResponsesRepository(database), files });
     this.jobs = new JobEngine({ db: database, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
     this.webhooks = new WebhookToolkit({ egress: this.egress, rateLimiter: new SqlRateLimiter(database) });
     this.agents = new Agents({ db: database, config, chat: this.chat, webhooks: this.webhooks, log });

@@ -138,6 +138,17 @@ describe("another account's files and stores", () => {
         expect((await json<ErrorBody>(answer)).error).toMatchObject({ param, code: 'not_found' });
       }
     }
+    // Nor can a conversation item carry it in, for a later response to fail on.
+    const item = { role: 'user', content: [{ type: 'input_file', file_id: file.id }] };
+    const conversation = await other.client.conversations.create({});
+    for (const [path, body] of [
+      ['/v1/conversations', { items: [item] }],
+      [`/v1/conversations/${conversation.id}/items`, { items: [item] }],
+    ] as const) {
+      const answer = await server.request(path, { method: 'POST', apiKey: other.apiKey, json: body });
+      expect(answer.status).toBe(404);
+      expect((await json<ErrorBody>(answer)).error.param).toBe('items[0].content[0].file_id');
+    }
     expect(upstream.requests.length).toBe(calls);
     // Nothing was queued for the other account.
     const queued = await server.fathom.database.get<{ count: number }>('SELECT COUNT(*) AS count FROM responses WHERE account_id = ?', [

@@ -7,6 +7,8 @@ import { type ConversationRow, type ConversationsRepository, SqlConversationsRep
 import { type ContextSources, measureReferences, resolveInput, resolveStored } from './context';
 import { ContextBudget } from './context-budget';
 import { type InputItem, normalizeInput, type StoredItem } from './items';
+import { checkFiles } from './ownership';
+import type { FileContents } from './to-messages';
 import type { ResponsesRepository } from './responses-repository';
 import { viewItem } from './run-response';
 
@@ -34,14 +36,14 @@ export class Conversations {
   readonly #repository: ConversationsRepository;
   readonly #sources: ContextSources;
 
-  constructor(options: { db: SqlClient; responses: ResponsesRepository; repository?: ConversationsRepository }) {
+  constructor(options: { db: SqlClient; responses: ResponsesRepository; repository?: ConversationsRepository; files?: FileContents }) {
     this.#repository = options.repository ?? new SqlConversationsRepository(options.db);
-    this.#sources = { responses: options.responses, conversations: this.#repository };
+    this.#sources = { responses: options.responses, conversations: this.#repository, files: options.files };
   }
 
   async create(accountId: string, body: Record<string, unknown> = {}): Promise<ConversationObject> {
     const metadata = validateMetadata(body.metadata ?? undefined) ?? {};
-    const items = await this.#readItems(body.items ?? undefined, 'items', false);
+    const items = await this.#readItems(accountId, body.items ?? undefined, 'items', false);
     await measureReferences(this.#sources, accountId, items, new ContextBudget(), 'items');
     const row: ConversationRow = { id: newId('conv_'), accountId, metadata, createdAt: nowSeconds() };
     await this.#repository.insert(row);
@@ -69,7 +71,7 @@ export class Conversations {
   /** Adds up to 20 items; answers them as a list. */
   async addItems(accountId: string, id: string, body: Record<string, unknown>, include: readonly string[] = []) {
     await this.#row(accountId, id);
-    const items = await this.#readItems(body.items, 'items', true);
+    const items = await this.#readItems(accountId, body.items, 'items', true);
     // The answer shows the items, references resolved (measured first: at most the context budget).
     const resolved = await resolveInput(this.#sources, accountId, items, new ContextBudget(), 'items');
     await this.#repository.addItems(id, accountId, items);
@@ -105,12 +107,15 @@ export class Conversations {
     return row;
   }
 
-  async #readItems(raw: unknown, param: string, required: boolean): Promise<InputItem[]> {
+  /** Items as sent, validated; the files they name must be the account's (404 now, not when a response reads them). */
+  async #readItems(accountId: string, raw: unknown, param: string, required: boolean): Promise<InputItem[]> {
     if (raw === undefined && !required) return [];
     if (!Array.isArray(raw)) throw new InvalidRequestError(`Invalid '${param}': expected an array of items.`, param);
     if (raw.length > MAX_ITEMS_PER_CALL) {
       throw new InvalidRequestError(`Invalid '${param}': at most ${MAX_ITEMS_PER_CALL} items can be added at a time.`, param);
     }
-    return normalizeInput(raw, param);
+    const items = normalizeInput(raw, param);
+    await checkFiles(this.#sources.files, accountId, items, param);
+    return items;
   }
 }

@@ -5,13 +5,13 @@ import type { ResponseRequest } from './read-request';
 import type { FileContents } from './to-messages';
 
 /** The parts of the request's own input that name uploaded files, with the field each is in. */
-function fileParts(input: readonly InputItem[]): Array<{ fileId: string; param: string }> {
+function fileParts(input: readonly InputItem[], at: string): Array<{ fileId: string; param: string }> {
   const found: Array<{ fileId: string; param: string }> = [];
   input.forEach((item, index) => {
     if (item.type !== 'message' || !Array.isArray(item.content)) return;
-    (item.content as Array<Record<string, unknown>>).forEach((part, at) => {
+    (item.content as Array<Record<string, unknown>>).forEach((part, position) => {
       if ((part.type === 'input_file' || part.type === 'input_image') && typeof part.file_id === 'string') {
-        found.push({ fileId: part.file_id, param: `input[${index}].content[${at}].file_id` });
+        found.push({ fileId: part.file_id, param: `${at}[${index}].content[${position}].file_id` });
       }
     });
   });
@@ -29,13 +29,7 @@ export async function checkOwnership(
   accountId: string,
   request: ResponseRequest,
 ): Promise<void> {
-  const seen = new Set<string>();
-  for (const { fileId, param } of fileParts(request.input)) {
-    if (!deps.files) throw new InvalidRequestError(`Files in the input need the documents capability.`, param);
-    if (seen.has(fileId)) continue;
-    seen.add(fileId);
-    await deps.files.checkFile(accountId, fileId, param);
-  }
+  await checkFiles(deps.files, accountId, request.input, 'input');
   const fileSearch = request.fileSearch;
   if (!fileSearch) return;
   if (!deps.searcher) {
@@ -49,5 +43,24 @@ export async function checkOwnership(
       if (error instanceof NotFoundError) throw new NotFoundError('vector store', storeId, `${fileSearch.at}.vector_store_ids[${index}]`);
       throw error;
     }
+  }
+}
+
+/**
+ * 404 naming the field unless every file the items' message parts name (`input_file`, `input_image` by
+ * `file_id`) is an uploaded file of the account; `at` names the list (`input`, `items`). Nothing is read.
+ */
+export async function checkFiles(
+  files: FileContents | undefined,
+  accountId: string,
+  items: readonly InputItem[],
+  at: string,
+): Promise<void> {
+  const seen = new Set<string>();
+  for (const { fileId, param } of fileParts(items, at)) {
+    if (!files) throw new InvalidRequestError(`Files in the input need the documents capability.`, param);
+    if (seen.has(fileId)) continue;
+    seen.add(fileId);
+    await files.checkFile(accountId, fileId, param);
   }
 }
