@@ -1,11 +1,11 @@
 import { InvalidRequestError, NotFoundError, ServiceUnavailableError } from '../errors';
 import { newId, nowSeconds } from '../internal/ids';
-import { LeasedWorker, TaskStopped, type TaskContext } from '../internal/leased-worker';
 import type { Logger } from '../internal/logger';
 import type { ListPage, ListQuery } from '../internal/pagination';
 import type { ChatAdapterContract } from '../models/types';
 import type { SqlClient } from '../storage';
 import type { StoreSearcher } from '../vector';
+import { BackgroundResponses } from './background-responses';
 import { buildContext, checkContext, type ContextSources, resolveStored } from './context';
 import { type ConversationsRepository, SqlConversationsRepository } from './conversations-repository';
 import { EventLog, TERMINAL_EVENTS } from './event-log';
@@ -15,7 +15,8 @@ import { responseError } from './response-error';
 import type { StoredItem } from './items';
 import { type ResponseRequest, readResponseRequest } from './read-request';
 import { type ResponsesRepository, type ResponseStatus, SqlResponsesRepository, type StoredResponse } from './responses-repository';
-import { outputText, type ResponseObject, type ResponsesEvent, runResponse, viewItem } from './run-response';
+import { type ResponseObject, type ResponsesEvent, runResponse, viewItem, viewResponse } from './run-response';
+import { type OutcomeStore, storeOutcome } from './store-outcome';
 import type { FileContents } from './to-messages';
 
 export interface ResponsesOptions {
@@ -57,7 +58,8 @@ export class Responses {
   readonly #sources: ContextSources;
   readonly #contextTokens: number;
   readonly #events: EventLog;
-  readonly #worker: LeasedWorker<StoredResponse>;
+  readonly #store: OutcomeStore;
+  readonly #background: BackgroundResponses;
   readonly #foregroundLeases: ForegroundLeases;
 
   constructor(options: ResponsesOptions) {
@@ -73,18 +75,17 @@ export class Responses {
     };
     this.#contextTokens = options.contextTokens ?? 128_000;
     this.#events = new EventLog(this.#repository);
-    this.#worker = new LeasedWorker<StoredResponse>({
-      name: 'background responses',
-      queue: this.#repository.queue(),
-      run: (task, context) => this.#runBackground(task, context),
-      exhausted: (task) =>
-        this.#fail(task, {
-          code: 'server_error',
-          message: 'The servers running this response stopped several times; it was not run again.',
-        }),
+    this.#store = { db: options.db, responses: this.#repository, conversations: this.#sources.conversations };
+    this.#background = new BackgroundResponses({
+      store: this.#store,
+      sources: this.#sources,
+      events: this.#events,
+      chat: this.#chat,
+      searcher: this.#searcher,
+      contextTokens: this.#contextTokens,
+      log: options.log,
       concurrency: options.concurrency ?? 8,
       leaseMs: options.leaseMs,
-      log: options.log,
     });
     this.#foregroundLeases = new ForegroundLeases({
       repository: this.#repository,
@@ -99,12 +100,12 @@ export class Responses {
    * stored foreground responses of stopped processes `failed`.
    */
   start(): void {
-    this.#worker.start();
+    this.#background.start();
     this.#foregroundLeases.start();
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.#worker.close(), this.#foregroundLeases.close()]);
+    await Promise.all([this.#background.close(), this.#foregroundLeases.close()]);
   }
 
   /**
@@ -123,7 +124,7 @@ export class Responses {
         await repository.insert(this.#row(accountId, request, response, 'queued', request));
         await repository.addItems(response.id, accountId, 'input', request.input);
       });
-      this.#worker.wake();
+      this.#background.wake();
       if (!request.stream) return { response };
       return { events: this.#events.follow(accountId, response.id, -1, options.signal) };
     }
@@ -168,7 +169,7 @@ export class Responses {
     });
     if (request.stream) return { events: run };
     for await (const _ of run);
-    return { response: this.#view(response, request.include) };
+    return { response: viewResponse(response, request.include) };
   }
 
   /** `GET /v1/responses/{id}`: the stored response, its output shown as `include` asks. */
@@ -179,7 +180,7 @@ export class Responses {
       const output = await this.#repository.items(id, 'output');
       if (output.length || stored.status === 'completed') body.output = output;
     }
-    return this.#view(body, include);
+    return viewResponse(body, include);
   }
 
   /** `GET /v1/responses/{id}?stream=true`: a background response's events after `startingAfter`, then live ones. */
@@ -197,7 +198,7 @@ export class Responses {
   async delete(accountId: string, id: string): Promise<{ id: string; object: 'response'; deleted: true }> {
     const stored = await this.#repository.get(accountId, id);
     if (!stored) throw new NotFoundError('response', id);
-    this.#worker.cancel(id);
+    this.#background.cancel(id);
     await this.#repository.delete(accountId, id);
     this.#events.notify(id);
     return { id, object: 'response', deleted: true };
@@ -215,7 +216,7 @@ export class Responses {
     }
     const body = { ...stored.body, status: 'cancelled' };
     if (!(await this.#repository.cancel(accountId, id, body))) return this.retrieve(accountId, id);
-    this.#worker.cancel(id);
+    this.#background.cancel(id);
     this.#events.notify(id);
     return body;
   }
@@ -230,7 +231,7 @@ export class Responses {
 
   /** Resolves once this process runs no background response (tests). */
   idle(): Promise<void> {
-    return this.#worker.idle();
+    return this.#background.idle();
   }
 
   #newResponse(request: ResponseRequest): ResponseObject {
@@ -268,11 +269,6 @@ export class Responses {
     };
   }
 
-  #view(response: ResponseObject, include: readonly string[]): ResponseObject {
-    const output = response.output.map((item) => viewItem(item, include));
-    return { ...response, output, output_text: outputText(output) };
-  }
-
   async #get(accountId: string, id: string): Promise<StoredResponse> {
     const stored = await this.#repository.get(accountId, id);
     if (!stored) throw new NotFoundError('response', id);
@@ -300,7 +296,7 @@ export class Responses {
     try {
       for (let next = run.first; !next.done; next = await events.next()) {
         sequence = next.value.sequence_number + 1;
-        if (TERMINAL_EVENTS.has(next.value.type) && lease) await this.#finish(accountId, request, response, lease.owner);
+        if (TERMINAL_EVENTS.has(next.value.type) && lease) await storeOutcome(this.#store, accountId, request, response, lease.owner);
         yield next.value;
       }
       ended = true;
@@ -310,7 +306,7 @@ export class Responses {
       if (stop.signal.aborted) {
         response.error = { ...STOPPED_ERROR };
         if (run.rethrow) throw new ServiceUnavailableError(STOPPED_ERROR.message);
-        yield { type: 'response.failed', sequence_number: sequence, response: this.#view(response, request.include) };
+        yield { type: 'response.failed', sequence_number: sequence, response: viewResponse(response, request.include) };
         return;
       }
       if (signal?.aborted) {
@@ -319,9 +315,9 @@ export class Responses {
         return;
       }
       response.error = responseError(error, this.#log, response.id);
-      if (lease) await this.#repository.update(response.id, 'failed', this.#view(response, request.include), lease.owner);
+      if (lease) await this.#repository.update(response.id, 'failed', viewResponse(response, request.include), lease.owner);
       if (run.rethrow) throw error;
-      yield { type: 'response.failed', sequence_number: sequence, response: this.#view(response, request.include) };
+      yield { type: 'response.failed', sequence_number: sequence, response: viewResponse(response, request.include) };
     } finally {
       if (!ended) {
         // The reader stopped before the end (its client went away between two events): stop the model call.
@@ -333,32 +329,6 @@ export class Responses {
     }
   }
 
-  /**
-   * Stores a finished response: its object, output items, and (in a conversation) the new turn — the
-   * input as sent, references as references. A conversation deleted meanwhile is left alone: the
-   * response keeps its output.
-   */
-  async #finish(
-    accountId: string,
-    request: ResponseRequest,
-    response: ResponseObject,
-    owner: string,
-    terminal?: { run: number; event: ResponsesEvent },
-  ): Promise<boolean> {
-    return this.#db.transaction(async (tx) => {
-      const repository = this.#repository.in(tx);
-      if (!(await repository.update(response.id, response.status as ResponseStatus, this.#view(response, request.include), owner)))
-        return false;
-      // A background response's terminal event is stored with its status: a reader seeing one sees both.
-      if (terminal) await repository.appendEvents(response.id, terminal.run, [terminal.event], owner);
-      await repository.addItems(response.id, accountId, 'output', response.output);
-      if (request.conversationId) {
-        await this.#sources.conversations.in(tx).addItems(request.conversationId, accountId, [...request.input, ...response.output]);
-      }
-      return true;
-    });
-  }
-
   async #storeFailed(accountId: string, request: ResponseRequest, response: ResponseObject, error: unknown): Promise<void> {
     response.status = 'failed';
     response.error = responseError(error, this.#log, response.id);
@@ -367,56 +337,5 @@ export class Responses {
       await repository.insert(this.#row(accountId, request, response, 'failed', null));
       await repository.addItems(response.id, accountId, 'input', request.input);
     });
-  }
-
-  /**
-   * A background response's run on the leased queue: events stored as they come (a run after another
-   * numbers its events after the earlier run's), the outcome written only while the lease holds.
-   */
-  async #runBackground(task: StoredResponse, context: TaskContext): Promise<void> {
-    const request = task.request as ResponseRequest;
-    const response: ResponseObject = { ...task.body, status: 'in_progress', output: [], error: null };
-    const { run, firstSequence } = await this.#repository.nextRun(task.id);
-    await this.#repository.clearOutput(task.id);
-    const log = this.#events.writer(task.id, run, context.owner);
-    let sequence = firstSequence;
-    try {
-      const built = await buildContext(this.#sources, task.accountId, request, this.#contextTokens);
-      await this.#repository.update(task.id, 'in_progress', response, context.owner);
-      for await (const event of runResponse({ chat: this.#chat, searcher: this.#searcher }, request, built.messages, response, {
-        accountId: task.accountId,
-        signal: context.signal,
-        firstSequence,
-      })) {
-        sequence = event.sequence_number + 1;
-        if (TERMINAL_EVENTS.has(event.type)) {
-          await log.flush();
-          if (await this.#finish(task.accountId, request, response, context.owner, { run, event })) this.#events.notify(task.id);
-          return;
-        }
-        await log.push(event);
-      }
-      await log.flush();
-    } catch (error) {
-      await log.flush().catch(() => {});
-      if (context.signal.reason instanceof TaskStopped) throw context.signal.reason;
-      response.status = 'failed';
-      response.error = responseError(error, this.#log, task.id);
-      const view = this.#view(response, request.include);
-      const failed = { type: 'response.failed', sequence_number: sequence, response: view };
-      const stored = await this.#db.transaction(async (tx) => {
-        const repository = this.#repository.in(tx);
-        if (!(await repository.update(task.id, 'failed', view, context.owner))) return false;
-        await repository.appendEvents(task.id, run, [failed], context.owner);
-        return true;
-      });
-      if (stored) this.#events.notify(task.id);
-    }
-  }
-
-  async #fail(task: StoredResponse, error: { code: string; message: string }): Promise<void> {
-    const body = { ...task.body, status: 'failed', error };
-    await this.#repository.update(task.id, 'failed', body);
-    this.#events.notify(task.id);
   }
 }
