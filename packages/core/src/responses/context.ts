@@ -120,14 +120,15 @@ export async function planEarlier(
       accountId,
       links.flatMap((link) => link.entries),
     );
-    const kept: string[] = [];
+    let kept = 0;
     for (const link of [...links].reverse()) {
       const bytes = link.entries.reduce((sum, entry) => sum + size(entry), 0);
       if (truncate && !budget.fits(bytes)) break;
       budget.take(bytes, 'previous_response_id', TRUNCATION_HINT);
-      kept.unshift(link.id);
+      kept++;
     }
-    return async () => resolveStored(sources.responses, accountId, await sources.responses.responseItems(kept), false);
+    const previous = request.previousResponseId;
+    return async () => resolveStored(sources.responses, accountId, await sources.responses.chainItems(accountId, previous, kept), false);
   }
   const conversationId = request.conversationId;
   if (conversationId) {

@@ -104,7 +104,7 @@ export class SqlConversationsRepository implements ConversationsRepository {
 
   async entries(conversationId: string): Promise<Array<ItemEntry & { order: number }>> {
     const rows = await this.db.all<{ item_id: string; reference: number; bytes: number; position: number }>(
-      `SELECT item_id, reference, ${byteLengthSql(this.db.dialect, 'item')} AS bytes, ${this.#order} AS position
+      `SELECT item_id, reference, ${byteLengthSql('item')} AS bytes, ${this.#order} AS position
        FROM conversation_items WHERE conversation_id = ? ORDER BY ${this.#order}`,
       [conversationId],
     );

@@ -53,8 +53,10 @@ describe.each(testBackends())('responses and conversations storage on %s', (back
     expect(chain.map((link) => link.id)).toEqual(['r1', 'r2', 'r3']);
     expect(chain[0]!.entries.map((entry) => entry.itemId)).toEqual(['in_r1', 'out_r1']);
     expect(chain[0]!.entries[0]!.bytes).toBe(Buffer.byteLength(JSON.stringify(message('in_r1', 'question r1'))));
-    const items = await responses.responseItems(chain.map((link) => link.id));
+    const items = await responses.chainItems(a, 'r3', 3);
     expect(items.map((item) => item.id)).toEqual(['in_r1', 'out_r1', 'in_r2', 'out_r2', 'in_r3', 'out_r3']);
+    // The newest two only (what truncation keeps).
+    expect((await responses.chainItems(a, 'r3', 2)).map((item) => item.id)).toEqual(['in_r2', 'out_r2', 'in_r3', 'out_r3']);
     expect((await responses.chain(b, 'rb')).map((link) => link.id)).toEqual(['rb']);
     expect((await responses.chain(b, 'r3')).map((link) => link.id)).toEqual([]);
     expect([...(await responses.loadItems(a, ['out_r2', 'nope'])).keys()]).toEqual(['out_r2']);

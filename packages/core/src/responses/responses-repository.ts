@@ -96,8 +96,11 @@ export interface ResponsesRepository extends Repository<ResponsesRepository> {
   inputItemsPage(responseId: string, query: ListQuery): Promise<ListPage<InputItem>>;
   /** `responseId` and every response before it (`previous_response_id`) with their item entries, oldest first. */
   chain(accountId: string, responseId: string): Promise<ChainLink[]>;
-  /** Input then output items of each response, in the order of `responseIds` (references unresolved). */
-  responseItems(responseIds: readonly string[]): Promise<InputItem[]>;
+  /**
+   * Input and output items of `responseId` and of the responses before it, at most `depth` responses
+   * (the newest ones), oldest first (references unresolved).
+   */
+  chainItems(accountId: string, responseId: string, depth: number): Promise<InputItem[]>;
   /**
    * Bytes of each stored item of the account among `ids`, from any response or conversation (one row per
    * id: the first stored copy; references are not items). Ids not found are absent.
@@ -240,7 +243,7 @@ export class SqlResponsesRepository implements ResponsesRepository {
          UNION ALL
          SELECT r.id, r.previous_response_id, c.depth + 1 FROM responses r JOIN chain c ON r.id = c.previous WHERE r.account_id = ?
        )
-       SELECT c.id, i.item_id, i.reference, ${byteLengthSql(this.db.dialect, 'i.item')} AS bytes
+       SELECT c.id, i.item_id, i.reference, ${byteLengthSql('i.item')} AS bytes
        FROM chain c LEFT JOIN response_items i ON i.response_id = c.id
        ORDER BY c.depth DESC, CASE i.kind WHEN 'input' THEN 0 ELSE 1 END, i.position`,
       [responseId, accountId, accountId],
@@ -253,27 +256,25 @@ export class SqlResponsesRepository implements ResponsesRepository {
     return links;
   }
 
-  async responseItems(responseIds: readonly string[]): Promise<InputItem[]> {
-    const rank = new Map(responseIds.map((id, index) => [id, index]));
-    const rows: Array<{ response_id: string; kind: string; position: number; item: string }> = [];
-    for (const ids of slices(responseIds)) {
-      rows.push(
-        ...(await this.db.all<{ response_id: string; kind: string; position: number; item: string }>(
-          `SELECT response_id, kind, position, item FROM response_items WHERE response_id IN ${placeholders(ids.length)}`,
-          ids,
-        )),
-      );
-    }
-    const kindRank = (kind: string) => (kind === 'input' ? 0 : 1);
-    rows.sort(
-      (a, b) => rank.get(a.response_id)! - rank.get(b.response_id)! || kindRank(a.kind) - kindRank(b.kind) || a.position - b.position,
+  async chainItems(accountId: string, responseId: string, depth: number): Promise<InputItem[]> {
+    if (depth <= 0) return [];
+    const rows = await this.db.all<{ item: string }>(
+      `WITH RECURSIVE chain(id, previous, depth) AS (
+         SELECT id, previous_response_id, 0 FROM responses WHERE id = ? AND account_id = ?
+         UNION ALL
+         SELECT r.id, r.previous_response_id, c.depth + 1 FROM responses r JOIN chain c ON r.id = c.previous
+         WHERE r.account_id = ? AND c.depth + 1 < ?
+       )
+       SELECT i.item FROM chain c JOIN response_items i ON i.response_id = c.id
+       ORDER BY c.depth DESC, CASE i.kind WHEN 'input' THEN 0 ELSE 1 END, i.position`,
+      [responseId, accountId, accountId, depth],
     );
     return rows.map((row) => JSON.parse(row.item));
   }
 
   async itemSizes(accountId: string, ids: readonly string[]): Promise<Map<string, number>> {
     const sizes = new Map<string, number>();
-    const bytes = byteLengthSql(this.db.dialect, 'item');
+    const bytes = byteLengthSql('item');
     for (const table of ['response_items', 'conversation_items'] as const) {
       const missing = ids.filter((id) => !sizes.has(id));
       for (const slice of slices([...new Set(missing)])) {

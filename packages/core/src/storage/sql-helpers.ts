@@ -1,8 +1,9 @@
-import type { Dialect } from './sql-client';
-
-/** SQL for the size in bytes of a text column (UTF-8), read without loading the value where the backend can. */
-export function byteLengthSql(dialect: Dialect, column: string): string {
-  return dialect === 'postgres' ? `octet_length(${column})` : `length(CAST(${column} AS BLOB))`;
+/**
+ * SQL for the size in bytes of a text column (UTF-8): `octet_length` on both backends (SQLite 3.43+),
+ * which PostgreSQL answers from a TOASTed value's header without reading it.
+ */
+export function byteLengthSql(column: string): string {
+  return `octet_length(${column})`;
 }
 
 /** `values` in slices of at most `size` (bound parameters per statement stay well under every backend's limit). */
