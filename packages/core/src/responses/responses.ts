@@ -305,6 +305,8 @@ export class Responses {
       response.status = 'failed';
       if (stop.signal.aborted) {
         response.error = { ...STOPPED_ERROR };
+        // The lease's holder writes this too; whichever comes second changes nothing.
+        if (lease) await this.#repository.update(response.id, 'failed', viewResponse(response, request.include), lease.owner);
         if (run.rethrow) throw new ServiceUnavailableError(STOPPED_ERROR.message);
         yield { type: 'response.failed', sequence_number: sequence, response: viewResponse(response, request.include) };
         return;
