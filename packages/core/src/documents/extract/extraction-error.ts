@@ -11,7 +11,12 @@ export class ExtractionError extends Error {
   }
 }
 
-/** What a parse that needed more memory than its cap says (the V8 heap and ArrayBuffers alike). */
+/** What a parse whose V8 heap hit its cap says. */
 export function memoryMessage(memoryMb: number): string {
   return `parsing the file needed more than ${memoryMb} MB of memory (decompression bomb?)`;
+}
+
+/** What a parse whose decompressed data (ArrayBuffers, outside the heap) hit the same cap says. */
+export function decompressedMessage(memoryMb: number): string {
+  return `the data the file decompresses to needed more than ${memoryMb} MB of memory (decompression bomb?)`;
 }

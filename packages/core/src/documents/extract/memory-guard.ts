@@ -1,4 +1,4 @@
-import { ExtractionError, memoryMessage } from './extraction-error';
+import { decompressedMessage, ExtractionError } from './extraction-error';
 
 /** Allocations of at least this many bytes check the thread's ArrayBuffer memory at once. */
 const LARGE = 1024 * 1024;
@@ -62,7 +62,7 @@ export class MemoryGuard {
 
   /** Throws the memory error if an allocation of this parse was refused (even if the parser went on). */
   check(): void {
-    if (this.#tripped) throw new ExtractionError('invalid_file', memoryMessage(this.#megabytes));
+    if (this.#tripped) throw new ExtractionError('invalid_file', decompressedMessage(this.#megabytes));
   }
 
   #allocate(bytes: number): void {
@@ -72,7 +72,7 @@ export class MemoryGuard {
     this.#pending = 0;
     if (process.memoryUsage().arrayBuffers - this.#base + bytes > this.#limit) {
       this.#tripped = true;
-      throw new ExtractionError('invalid_file', memoryMessage(this.#megabytes));
+      throw new ExtractionError('invalid_file', decompressedMessage(this.#megabytes));
     }
   }
 
