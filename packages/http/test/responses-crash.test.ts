@@ -77,7 +77,8 @@ const itemIdOf = (event: OpenAI.Responses.ResponseStreamEvent) => (event as { it
 describe('a server process killed with SIGKILL mid-stream', () => {
   it('leaves no stored response in_progress, and a resumed stream never splices two runs', async () => {
     const first = await start();
-    upstream.push(slowWords(80, 'alpha'), slowWords(80, 'beta'));
+    // Long enough answers that both are still streaming when the process dies, even on a loaded machine.
+    upstream.push(slowWords(300, 'alpha'), slowWords(300, 'beta'));
     const foreground = collect(await first.client.responses.create({ model, input: 'Speak.', stream: true }), (events) =>
       events.some((event) => event.type === 'response.output_text.delta'),
     );
