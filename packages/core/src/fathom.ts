@@ -151,7 +151,11 @@ export class Fathom {
       leaseMs: config.leaseSeconds * 1000,
       contextTokens: config.contextTokens,
     });
-    this.conversations = new Conversations({ db: database, responses: new SqlResponsesRepository(database) });
+    this.conversations = new Conversations({
+      db: database,
+      responses: new SqlResponsesRepository(database),
+      files: this.documents.fileContents,
+    });
     const dataTools = createDataTools({ db: database, config, accounts: this.accounts, chat: router, egress: this.egress, log });
     this.tools = dataTools.tools;
     this.jobs = dataTools.jobs;

@@ -31,14 +31,18 @@ export class DocumentFileContents {
     try {
       return await this.files.withLocalPath(accountId, fileId, async (file, path) => ({
         filename: file.filename,
-        text: await this.ingestor.extract(path, file.filename),
+        text: await this.ingestor.extract(path, file.filename, { account: accountId, interactive: true }),
       }));
     } catch (error) {
       throw unreadable(error, param);
     }
   }
 
-  async dataText(filename: string, data: Uint8Array, param: string): Promise<string> {
+  async checkFile(accountId: string, fileId: string, param: string): Promise<void> {
+    await this.#file(accountId, fileId, param);
+  }
+
+  async dataText(accountId: string, filename: string, data: Uint8Array, param: string): Promise<string> {
     if (data.byteLength === 0) throw new InvalidRequestError(`Invalid '${param}': the file data is empty or not base64.`, param);
     // Inline `file_data` has the upload limit.
     if (data.byteLength > MAX_FILE_BYTES) {
@@ -47,7 +51,7 @@ export class DocumentFileContents {
     const path = join(tmpdir(), `fathom-inline-${randomBytes(8).toString('hex')}${extname(filename)}`);
     await writeFile(path, data);
     try {
-      return await this.ingestor.extract(path, filename);
+      return await this.ingestor.extract(path, filename, { account: accountId, interactive: true });
     } catch (error) {
       throw unreadable(error, param);
     } finally {
