@@ -13,6 +13,7 @@ import { EgressGuard } from './egress';
 import { createEmbedder, type Embedder } from './embeddings';
 import { consoleLogger, type Logger } from './internal/logger';
 import { JobEngine, jobsSchema } from './jobs';
+import { FathomMcpServer, mcpServerSchema, mcpSourcesOf } from './mcp-server';
 import { Conversations, Responses, responsesSchema, SqlResponsesRepository } from './responses';
 import { ChatAdapter, modelsSchema, StoredCompletions, storedCompletionsSchema } from './models';
 import { PgVectorIndex, VectorIndex, type VectorIndexContract, vectorSchema } from './vector';
@@ -43,6 +44,7 @@ export const FATHOM_SCHEMAS = [
   webhooksSchema,
   responsesSchema,
   storedCompletionsSchema,
+  mcpServerSchema,
 ];
 
 /**
@@ -79,6 +81,8 @@ export class Fathom {
   readonly jobs: JobEngine;
   readonly webhooks: WebhookToolkit;
   readonly agents: Agents;
+  /** Fathom as an MCP server: answers `/mcp` and `/v1/agents/{id}/mcp` (sessions in the database). */
+  readonly mcpServer: FathomMcpServer;
   /** The background execution of assistant runs (started and closed with the rest). */
   readonly #assistantRuns: Pick<AssistantsCapability, 'start' | 'close'>;
 
@@ -130,6 +134,18 @@ export class Fathom {
     this.jobs = new JobEngine({ db: database, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
     this.webhooks = new WebhookToolkit({ egress: this.egress, rateLimiter: new SqlRateLimiter(database) });
     this.agents = new Agents({ db: database, config, chat: this.chat, webhooks: this.webhooks, log });
+    this.mcpServer = new FathomMcpServer({
+      db: database,
+      log,
+      sources: mcpSourcesOf({
+        files: this.files,
+        vectorStores: this.vectorStores,
+        searcher: this.documents,
+        fileContents: this.documents.fileContents,
+        jobs: this.jobs,
+        agents: this.agents,
+      }),
+    });
   }
 
   /** Loads settings, opens (and migrates) the database, bootstraps accounts and starts background work. */

@@ -11,6 +11,7 @@ import { runWorkflow } from './agent-runner';
 import { type AgentHead, type AgentRunSummary, type AgentsRepository, SqlAgentsRepository } from './agents-repository';
 import { type BuiltInTool, builtInTools } from './built-in-tools';
 import { previewWorkflowTools, type WorkflowToolsPreview } from './preview-tools';
+import { type PublishedAgentTools, publishedAgentTools } from './published-tools';
 import { checkVariables } from './render-variables';
 import { validateWorkflow } from './validate-workflow';
 import { checkWorkflowLimits } from './workflow-limits';
@@ -168,6 +169,23 @@ export class Agents {
     return previewWorkflowTools(workflow, this.#options.webhooks, this.#builtIns);
   }
 
+  /**
+   * The published version's start variables and Webhook routes as tools that run with the stored cards
+   * (Fathom's MCP endpoint of one agent): 404 as `get`, 409 `agent_not_published` before a publish.
+   */
+  async publishedTools(accountId: string, id: string): Promise<PublishedAgentTools> {
+    const agent = await this.#head(accountId, id);
+    if (agent.version === null) throw notPublished(id);
+    const version = await this.#store.getVersion(id, agent.version);
+    if (!version) throw new NotFoundError('agent version', String(agent.version));
+    return publishedAgentTools({
+      agent: { id, account_id: agent.account_id, name: version.name, version: agent.version },
+      workflow: version.workflow,
+      webhooks: this.#options.webhooks,
+      log: this.#log,
+    });
+  }
+
   /** Snapshots the draft as the next published version. */
   async publish(accountId: string, id: string): Promise<AgentObject> {
     const draft = await this.#find(accountId, id);
@@ -322,6 +340,14 @@ export class Agents {
       this.#log.warn(`agents: run ${task.id} was interrupted by a stopped server and is marked failed`);
     }
   }
+}
+
+/** 409 for a run (or the tools of a run) of an agent never published. */
+function notPublished(id: string): ConflictError {
+  return new ConflictError(
+    `Agent '${id}' has no published version yet; publish it (POST /v1/agents/${id}/publish) before running it.`,
+    'agent_not_published',
+  );
 }
 
 /** The error a run ends with when it is stopped before its end. */

@@ -16,6 +16,8 @@ export type {
   WorkflowNodeType,
 } from './workflow-types';
 export type { AgentToolsPreview, WorkflowToolsPreview } from './preview-tools';
+export type { PublishedAgentTools } from './published-tools';
+export type { AgentTool } from './agent-tools';
 export { visibleCards } from './workflow-graph';
 export { WORKFLOW_LIMITS } from './workflow-limits';
 export { SECRET_MASK, maskWorkflowSecrets } from './workflow-secrets';

@@ -1,0 +1,170 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  CallToolRequestSchema,
+  isInitializeRequest,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../internal/logger';
+import type { SqlClient } from '../storage';
+import type { DataToolPolling } from './data-tools';
+import { createProtocolServer } from './protocol-server';
+import { AccountResources } from './resources';
+import { McpSessions, type McpSessionsOptions } from './sessions';
+import type { McpSources } from './sources';
+import { accountToolSet, agentToolSet } from './tool-sets';
+import type { McpScope } from './types';
+
+export interface FathomMcpServerOptions {
+  db: SqlClient;
+  /** What the tools and resources read and run (see `mcpSourcesOf`). */
+  sources: McpSources;
+  log: Logger;
+  /** Session settings (idle timeout, clock). */
+  sessions?: Pick<McpSessionsOptions, 'idleMs' | 'now'>;
+  /** How a data-tool call follows its job. */
+  polling?: DataToolPolling;
+}
+
+/** What one HTTP request brings besides the `Request`: its JSON body when the server already parsed it. */
+export interface McpRequestOptions {
+  body?: unknown;
+}
+
+const ACCOUNT_INSTRUCTIONS =
+  "Fathom, for one account: file_search searches the account's vector stores (list_vector_stores gives their ids) and " +
+  'answers passages with file names and scores; each data tool (website-contacts, maps…) runs a billed job and answers ' +
+  "its items; each agent_* tool runs one of the account's published agents. Resources: the account's files and " +
+  'vector-store files as text.';
+
+/** A JSON-RPC error answer, as the Streamable HTTP transport gives it for a request it refuses. */
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+/** `account`, or `agent:<id>`: the endpoint a session belongs to. */
+const scopeKey = (scope: McpScope) => (scope.kind === 'account' ? 'account' : `agent:${scope.agentId}`);
+
+/**
+ * Fathom as an MCP server over Streamable HTTP, for one authenticated account: `/mcp` (documents, data
+ * tools, published agents, the account's files as resources) and `/v1/agents/{id}/mcp` (one agent's
+ * routes and `run`). Works behind a load balancer with no sticky sessions: each request gets its own
+ * protocol server and transport (the SDK's stateless mode), and the session — opened by `initialize`,
+ * named by `Mcp-Session-Id`, ended by DELETE — is a database row every node reads. Server-to-client
+ * messages (progress) travel on the SSE answer of the request they belong to; GET answers 405.
+ */
+export class FathomMcpServer {
+  readonly sessions: McpSessions;
+  readonly #sources: McpSources;
+  readonly #log: Logger;
+  readonly #polling: DataToolPolling | undefined;
+
+  constructor(options: FathomMcpServerOptions) {
+    this.sessions = new McpSessions({ db: options.db, log: options.log, ...options.sessions });
+    this.#sources = options.sources;
+    this.#log = options.log;
+    this.#polling = options.polling;
+  }
+
+  /**
+   * Answers one HTTP request to an MCP endpoint. One agent's endpoint answers 404 (`NotFoundError`) for an
+   * agent that is not the account's, and 409 before its first publish, as `POST /v1/agents/{id}/run`.
+   */
+  async handle(accountId: string, scope: McpScope, request: Request, options: McpRequestOptions = {}): Promise<Response> {
+    const endpoint = scope.kind === 'agent' ? await this.#sources.agents.publishedTools(accountId, scope.agentId) : undefined;
+    if (request.method === 'GET') {
+      // No message of this server is sent outside the answer of the request it belongs to (the spec's 405).
+      return jsonRpcError(405, -32000, 'Method not allowed: this server sends no messages outside the answers to POST requests.', {
+        allow: 'POST, DELETE',
+      });
+    }
+    if (request.method === 'DELETE') return this.#end(accountId, scope, request);
+    if (request.method !== 'POST') return jsonRpcError(405, -32000, 'Method not allowed.', { allow: 'POST, DELETE' });
+
+    const messages = Array.isArray(options.body) ? options.body : [options.body];
+    const initialize = messages.length === 1 ? messages.find((message) => isInitializeRequest(message)) : undefined;
+    let sessionId: string | undefined;
+    if (initialize) {
+      const requested = initialize.params.protocolVersion;
+      sessionId = await this.sessions.open(accountId, scopeKey(scope), {
+        protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
+        clientName: initialize.params.clientInfo.name,
+        clientVersion: initialize.params.clientInfo.version,
+      });
+    } else {
+      const refused = await this.#checkSession(accountId, scope, request);
+      if (refused) return refused;
+    }
+
+    const tools = endpoint
+      ? agentToolSet(this.#sources, { agent: endpoint, variables: endpoint.variables, routes: endpoint.tools })
+      : accountToolSet(this.#sources, accountId, this.#polling);
+    const server = createProtocolServer({
+      accountId,
+      name: endpoint ? `fathom-agent-${endpoint.id}` : 'fathom',
+      instructions: endpoint
+        ? `The Fathom agent "${endpoint.name}": run answers a message; the other tools are the routes the agent calls.`
+        : ACCOUNT_INSTRUCTIONS,
+      tools,
+      resources: endpoint ? undefined : new AccountResources(this.#sources.documents, accountId),
+      log: this.#log,
+    });
+    // A tool call may last (a data-tool job, an agent run): its answer is an SSE stream carrying progress
+    // notifications first. Anything else is answered as one JSON body.
+    const calls = messages.some((message) => CallToolRequestSchema.safeParse(message).success);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !calls });
+    await server.connect(transport);
+    const response = await transport.handleRequest(request, { parsedBody: options.body });
+    if (sessionId) response.headers.set('mcp-session-id', sessionId);
+    if (!response.body || !calls) {
+      await transport.close();
+      return response;
+    }
+    return new Response(
+      closingWith(response.body, () => transport.close()),
+      response,
+    );
+  }
+
+  /** 400 without a session id (but for `initialize`), 404 for one that is not open for this account on this endpoint. */
+  async #checkSession(accountId: string, scope: McpScope, request: Request): Promise<Response | undefined> {
+    const id = request.headers.get('mcp-session-id');
+    if (!id) return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required (send initialize first).');
+    if (!(await this.sessions.isOpen(accountId, scopeKey(scope), id))) return jsonRpcError(404, -32001, 'Session not found');
+    return undefined;
+  }
+
+  /** DELETE: ends the session on every node (its next request answers 404 anywhere). */
+  async #end(accountId: string, scope: McpScope, request: Request): Promise<Response> {
+    const id = request.headers.get('mcp-session-id');
+    if (!id) return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required.');
+    if (!(await this.sessions.end(accountId, scopeKey(scope), id))) return jsonRpcError(404, -32001, 'Session not found');
+    return new Response(null, { status: 200 });
+  }
+}
+
+/**
+ * The stream of an SSE answer, calling `close` once it ends or its reader cancels it (the client went
+ * away): closing the transport aborts the tool call still running for it.
+ */
+function closingWith(body: ReadableStream<Uint8Array>, close: () => Promise<void>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) {
+        controller.close();
+        await close();
+      } else {
+        controller.enqueue(value);
+      }
+    },
+    async cancel(reason) {
+      await reader.cancel(reason);
+      await close();
+    },
+  });
+}
