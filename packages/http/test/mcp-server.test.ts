@@ -228,10 +228,12 @@ describe('/mcp sessions over HTTP', () => {
     expect((await raw('POST', { body: LIST_TOOLS, session })).status).toBe(200);
     const without = await raw('POST', { body: LIST_TOOLS });
     expect(without.status).toBe(400);
-    expect(await without.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    expect(await json<ErrorBody>(without)).toMatchObject({ error: { param: 'Mcp-Session-Id', code: 'missing_required_parameter' } });
     const unknown = await raw('POST', { body: LIST_TOOLS, session: 'mcps_unknown' });
     expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toMatchObject({ error: { code: -32001, message: 'Session not found' } });
+    expect(await json<ErrorBody>(unknown)).toMatchObject({
+      error: { message: "No MCP session found with id 'mcps_unknown'.", param: 'Mcp-Session-Id', code: 'not_found' },
+    });
   });
 
   it('ends a session with DELETE: later requests with it answer 404', async () => {
@@ -255,6 +257,7 @@ describe('/mcp sessions over HTTP', () => {
     });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST, DELETE');
+    expect((await json<ErrorBody>(response)).error.code).toBe('method_not_allowed');
   });
 });
 

@@ -5,6 +5,7 @@ import {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
+import { FathomError, InvalidRequestError, NotFoundError } from '../errors';
 import type { Logger } from '../internal/logger';
 import type { SqlClient } from '../storage';
 import type { DataToolPolling } from './data-tools';
@@ -37,13 +38,24 @@ const ACCOUNT_INSTRUCTIONS =
   "its items; each agent_* tool runs one of the account's published agents. Resources: the account's files and " +
   'vector-store files as text.';
 
-/** A JSON-RPC error answer, as the Streamable HTTP transport gives it for a request it refuses. */
-function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
-    status,
+/**
+ * A refusal of the HTTP layer (no session, an unknown one, a method this server does not serve) in the
+ * error shape of every Fathom route; JSON-RPC errors are for messages the protocol server reads.
+ */
+function refusal(error: FathomError, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(error.toJSON()), {
+    status: error.status,
     headers: { 'content-type': 'application/json', ...headers },
   });
 }
+
+const METHOD_NOT_ALLOWED = new FathomError(
+  'Method not allowed: POST sends messages and DELETE ends a session. This server sends no message outside the answer to a POST (no GET stream).',
+  { status: 405, code: 'method_not_allowed' },
+);
+
+/** The header a session travels in, as error messages name it. */
+const SESSION_HEADER = 'Mcp-Session-Id';
 
 /** `account`, or `agent:<id>`: the endpoint a session belongs to. */
 const scopeKey = (scope: McpScope) => (scope.kind === 'account' ? 'account' : `agent:${scope.agentId}`);
@@ -77,12 +89,10 @@ export class FathomMcpServer {
     const endpoint = scope.kind === 'agent' ? await this.#sources.agents.publishedTools(accountId, scope.agentId) : undefined;
     if (request.method === 'GET') {
       // No message of this server is sent outside the answer of the request it belongs to (the spec's 405).
-      return jsonRpcError(405, -32000, 'Method not allowed: this server sends no messages outside the answers to POST requests.', {
-        allow: 'POST, DELETE',
-      });
+      return refusal(METHOD_NOT_ALLOWED, { allow: 'POST, DELETE' });
     }
     if (request.method === 'DELETE') return this.#end(accountId, scope, request);
-    if (request.method !== 'POST') return jsonRpcError(405, -32000, 'Method not allowed.', { allow: 'POST, DELETE' });
+    if (request.method !== 'POST') return refusal(METHOD_NOT_ALLOWED, { allow: 'POST, DELETE' });
 
     const messages = Array.isArray(options.body) ? options.body : [options.body];
     const initialize = messages.length === 1 ? messages.find((message) => isInitializeRequest(message)) : undefined;
@@ -118,7 +128,7 @@ export class FathomMcpServer {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !calls });
     await server.connect(transport);
     const response = await transport.handleRequest(request, { parsedBody: options.body });
-    if (sessionId) response.headers.set('mcp-session-id', sessionId);
+    if (sessionId) response.headers.set(SESSION_HEADER, sessionId);
     if (!response.body || !calls) {
       await transport.close();
       return response;
@@ -131,19 +141,33 @@ export class FathomMcpServer {
 
   /** 400 without a session id (but for `initialize`), 404 for one that is not open for this account on this endpoint. */
   async #checkSession(accountId: string, scope: McpScope, request: Request): Promise<Response | undefined> {
-    const id = request.headers.get('mcp-session-id');
-    if (!id) return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required (send initialize first).');
-    if (!(await this.sessions.isOpen(accountId, scopeKey(scope), id))) return jsonRpcError(404, -32001, 'Session not found');
+    const id = request.headers.get(SESSION_HEADER);
+    if (!id) return refusal(missingSession());
+    if (!(await this.sessions.isOpen(accountId, scopeKey(scope), id))) return refusal(unknownSession(id));
     return undefined;
   }
 
   /** DELETE: ends the session on every node (its next request answers 404 anywhere). */
   async #end(accountId: string, scope: McpScope, request: Request): Promise<Response> {
-    const id = request.headers.get('mcp-session-id');
-    if (!id) return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required.');
-    if (!(await this.sessions.end(accountId, scopeKey(scope), id))) return jsonRpcError(404, -32001, 'Session not found');
+    const id = request.headers.get(SESSION_HEADER);
+    if (!id) return refusal(missingSession());
+    if (!(await this.sessions.end(accountId, scopeKey(scope), id))) return refusal(unknownSession(id));
     return new Response(null, { status: 200 });
   }
+}
+
+/** 400: a request other than `initialize` without its session. */
+function missingSession(): InvalidRequestError {
+  return new InvalidRequestError(
+    `Missing required header: '${SESSION_HEADER}'. Send initialize first, then the id its answer carries in this header.`,
+    SESSION_HEADER,
+    'missing_required_parameter',
+  );
+}
+
+/** 404: a session that never was this account's on this endpoint, or has ended: the client starts a new one. */
+function unknownSession(id: string): NotFoundError {
+  return new NotFoundError('MCP session', id, SESSION_HEADER);
 }
 
 /**
