@@ -171,6 +171,34 @@ describe('/mcp through the official SDK client', () => {
     await client.close();
   });
 
+  it("pages resources/list: the files first, then each store's files, each exactly once", async () => {
+    const other = await server.newAccount();
+    const ids: string[] = [];
+    for (let index = 0; index < 101; index++) {
+      const file = await other.client.files.create({
+        file: await toFile(Buffer.from(`note ${index}`), `note-${index}.txt`),
+        purpose: 'assistants',
+      });
+      ids.push(file.id);
+    }
+    const store = await other.client.vectorStores.create({ name: 'notes', file_ids: ids.slice(0, 2) });
+    const { client } = await connect('/mcp', other.apiKey);
+    const first = await client.listResources();
+    expect(first.resources).toHaveLength(100);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await client.listResources({ cursor: first.nextCursor });
+    expect(second.nextCursor).toBeUndefined();
+    expect([...first.resources, ...second.resources].map((resource) => resource.uri)).toEqual([
+      ...ids.map((id) => `fathom://files/${id}`),
+      `fathom://vector_stores/${store.id}/files/${ids[0]}`,
+      `fathom://vector_stores/${store.id}/files/${ids[1]}`,
+    ]);
+    expect(second.resources.at(-1)!.name).toBe('note-1.txt');
+    const bad = await client.listResources({ cursor: 'not-a-cursor' }).catch((caught: unknown) => caught);
+    expect((bad as McpError).code).toBe(ErrorCode.InvalidParams);
+    await client.close();
+  });
+
   it('runs a published agent with its start variables', async () => {
     const { client } = await connect();
     const result = await client.callTool({ name: 'agent_harbour_desk', arguments: { message: 'hello desk', customer_name: 'Ana' } });
