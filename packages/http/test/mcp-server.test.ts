@@ -63,6 +63,7 @@ beforeAll(async () => {
   });
   upstream = await createFakeOpenAIUpstream((request) => {
     const user = request.messages.find((message: { role: string }) => message.role === 'user').content as string;
+    if (user.includes('hang')) return { content: 'This answer never ends', hang: true };
     return { content: `You said: ${user}` };
   });
   server = await startFathom({
@@ -229,6 +230,30 @@ function raw(method: string, options: { body?: unknown; session?: string; apiKey
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
 }
+
+describe('/mcp when the client goes away', () => {
+  it('ends the agent run it started as failed, not in progress forever', async () => {
+    const { client } = await connect();
+    const requestsBefore = upstream.requests.length;
+    const call = client
+      .callTool({ name: 'agent_harbour_desk', arguments: { message: 'please hang', customer_name: 'Ana' } })
+      .catch(() => 'closed');
+    const deadline = Date.now() + 10_000;
+    while (upstream.requests.length === requestsBefore && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await client.close();
+    expect(await call).toBe('closed');
+    let runs: Array<{ status: string; message: string; error: string | null }> = [];
+    while (Date.now() < deadline) {
+      runs = (await json<{ data: typeof runs }>(await server.request(`/v1/agents/${agentId}/runs?limit=100`))).data;
+      if (runs.find((run) => run.message === 'please hang')?.status === 'failed') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(runs.find((run) => run.message === 'please hang')).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('cancelled'),
+    });
+  });
+});
 
 describe('/mcp sessions over HTTP', () => {
   it('answers 401 in OpenAI shape without a valid key, before reading the body', async () => {
