@@ -8,13 +8,14 @@ import {
 import { FathomError, InvalidRequestError, NotFoundError } from '../errors';
 import type { Logger } from '../internal/logger';
 import type { SqlClient } from '../storage';
-import type { DataToolPolling } from './data-tools';
+import { type DataToolPolling, dataTools } from './data-tools';
+import { documentTools } from './document-tools';
 import { createProtocolServer } from './protocol-server';
 import { AccountResources } from './resources';
 import { McpSessions, type McpSessionsOptions } from './sessions';
 import type { McpSources } from './sources';
 import { accountToolSet, agentToolSet } from './tool-sets';
-import type { McpScope } from './types';
+import type { McpScope, McpTool } from './types';
 
 export interface FathomMcpServerOptions {
   db: SqlClient;
@@ -73,6 +74,8 @@ export class FathomMcpServer {
   readonly #sources: McpSources;
   readonly #log: Logger;
   readonly #polling: DataToolPolling | undefined;
+  /** The tools of `/mcp` that are the same for every account (documents, data tools), made once. */
+  #fixedTools: McpTool[] | undefined;
 
   constructor(options: FathomMcpServerOptions) {
     this.sessions = new McpSessions({ db: options.db, log: options.log, ...options.sessions });
@@ -111,7 +114,7 @@ export class FathomMcpServer {
 
     const tools = endpoint
       ? agentToolSet(this.#sources, { agent: endpoint, variables: endpoint.variables, routes: endpoint.tools })
-      : accountToolSet(this.#sources, accountId, this.#polling);
+      : accountToolSet(this.#sources, accountId, this.#accountTools());
     const server = createProtocolServer({
       accountId,
       name: endpoint ? `fathom-agent-${endpoint.id}` : 'fathom',
@@ -129,14 +132,18 @@ export class FathomMcpServer {
     await server.connect(transport);
     const response = await transport.handleRequest(request, { parsedBody: options.body });
     if (sessionId) response.headers.set(SESSION_HEADER, sessionId);
-    if (!response.body || !calls) {
-      await transport.close();
-      return response;
-    }
+    // A server and transport that answered are left to the garbage collector (closing costs an error and
+    // an abort per request); one whose client went away mid-answer is closed, which aborts its tool call.
+    if (!response.body || !calls) return response;
     return new Response(
-      closingWith(response.body, () => transport.close()),
+      closingOnCancel(response.body, () => transport.close()),
       response,
     );
+  }
+
+  #accountTools(): McpTool[] {
+    this.#fixedTools ??= [...documentTools(this.#sources.documents), ...dataTools(this.#sources.dataTools, this.#polling)];
+    return this.#fixedTools;
   }
 
   /** 400 without a session id (but for `initialize`), 404 for one that is not open for this account on this endpoint. */
@@ -170,21 +177,14 @@ function unknownSession(id: string): NotFoundError {
   return new NotFoundError('MCP session', id, SESSION_HEADER);
 }
 
-/**
- * The stream of an SSE answer, calling `close` once it ends or its reader cancels it (the client went
- * away): closing the transport aborts the tool call still running for it.
- */
-function closingWith(body: ReadableStream<Uint8Array>, close: () => Promise<void>): ReadableStream<Uint8Array> {
+/** The stream of an SSE answer, calling `close` when its reader cancels it (the client went away). */
+function closingOnCancel(body: ReadableStream<Uint8Array>, close: () => Promise<void>): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const { done, value } = await reader.read();
-      if (done) {
-        controller.close();
-        await close();
-      } else {
-        controller.enqueue(value);
-      }
+      if (done) controller.close();
+      else controller.enqueue(value);
     },
     async cancel(reason) {
       await reader.cancel(reason);

@@ -1,4 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -13,6 +14,13 @@ import type { Logger } from '../internal/logger';
 import { type AccountResources, RESOURCE_TEMPLATES } from './resources';
 import { toolErrorResult } from './tool-arguments';
 import type { McpToolContext, McpToolSet } from './types';
+
+/**
+ * The JSON Schema validator every protocol server shares. The SDK's `Server` makes a new ajv instance
+ * when given none (it validates elicitation answers, which Fathom never asks for): milliseconds per
+ * request, when a server is made per request.
+ */
+const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
 
 /** Fathom's version as its MCP server states it in `initialize`. */
 export const MCP_SERVER_VERSION = '0.1.0';
@@ -57,6 +65,7 @@ export function createProtocolServer(options: ProtocolServerOptions): Server {
     {
       capabilities: { tools: { listChanged: false }, ...(resources ? { resources: { subscribe: false, listChanged: false } } : {}) },
       instructions: options.instructions,
+      jsonSchemaValidator: SHARED_VALIDATOR,
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, () =>

@@ -8,7 +8,7 @@ const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, st
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /**
- * Checks a tool call's arguments against the schema the tool validates with (defaults applied to a copy)
+ * Checks a tool call's arguments against the schema the tool validates with (defaults filled in)
  * and answers them typed; 400 naming each missing or wrong field, as the HTTP route would.
  */
 export function checkArguments<T>(tool: string, schema: object, args: Record<string, unknown>): T {
@@ -17,12 +17,12 @@ export function checkArguments<T>(tool: string, schema: object, args: Record<str
     validate = ajv.compile(schema);
     compiled.set(schema, validate);
   }
-  const copy = structuredClone(args);
-  if (!validate(copy)) {
+  // The arguments are this request's own (parsed from its body): defaults are filled in place.
+  if (!validate(args)) {
     const { message, param } = describeSchemaIssues((validate.errors ?? []) as SchemaIssue[]);
     throw new InvalidRequestError(`Invalid arguments for tool '${tool}': ${message}`, param);
   }
-  return copy as T;
+  return args as T;
 }
 
 /**

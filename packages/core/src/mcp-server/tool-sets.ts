@@ -1,24 +1,22 @@
 import { agentRunTool, agentToolsByName, runTool } from './agent-run-tools';
-import { type DataToolPolling, dataTools } from './data-tools';
-import { documentTools } from './document-tools';
 import type { McpRouteTool, McpSources, PublishedAgent } from './sources';
 import type { StartVariable } from '../agents';
 import { type McpTool, type McpToolSet, textResult } from './types';
 
 /**
- * The tools of `/mcp`: `file_search` and `list_vector_stores`, one per data tool the installation can
- * run, and one per published agent of the account (`agent_<name>`).
+ * The tools of `/mcp`: `fixed` — `file_search` and `list_vector_stores`, one per data tool the
+ * installation can run (`documentTools`, `dataTools`) — then one per published agent of the account
+ * (`agent_<name>`).
  */
-export function accountToolSet(sources: McpSources, accountId: string, polling?: DataToolPolling): McpToolSet {
-  const fixed = () => [...documentTools(sources.documents), ...dataTools(sources.dataTools, polling)];
+export function accountToolSet(sources: McpSources, accountId: string, fixed: readonly McpTool[]): McpToolSet {
   return {
     async list() {
       const agents = await agentToolsByName(sources.agents, accountId);
       const agentTools = await Promise.all([...agents].map(([name, agent]) => agentRunTool(sources.agents, accountId, name, agent)));
-      return [...fixed(), ...agentTools];
+      return [...fixed, ...agentTools];
     },
     async find(name) {
-      const tool = fixed().find((candidate) => candidate.definition.name === name);
+      const tool = fixed.find((candidate) => candidate.definition.name === name);
       if (tool || !name.startsWith('agent_')) return tool;
       const agent = (await agentToolsByName(sources.agents, accountId)).get(name);
       return agent && agentRunTool(sources.agents, accountId, name, agent);
