@@ -92,6 +92,8 @@ export function createProtocolServer(options: ProtocolServerOptions): Server {
     try {
       return await tool.call(args, context);
     } catch (error) {
+      // The client went away: nobody reads an answer, and its abort is no failure of the tool.
+      if (extra.signal.aborted) throw error;
       return toolErrorResult(name, error, log);
     }
   });
