@@ -153,6 +153,28 @@ describe('/mcp through the official SDK client', () => {
       (entry) => entry.ref === answer.job_id,
     );
     expect(ledger.map((entry) => entry.kind).sort()).toEqual(['charge', 'release', 'reserve']);
+
+    // The route's cache rules: the same search again is answered from the cache, at no cost.
+    const again = await client.callTool({ name: 'maps', arguments: { query: 'bakery', location: 'Berlin', limit: 2 } });
+    expect(again.structuredContent).toMatchObject({ cached: true, cost: 0, items: answer.items });
+    expect((await json<AccountBody>(await server.request('/v1/account'))).balance).toBeCloseTo(after, 6);
+    await client.close();
+  });
+
+  it("refuses a data tool whose ceiling the balance cannot hold, as the route does (402's message, nothing queued)", async () => {
+    const poor = await server.newAccount(1);
+    const { client } = await connect('/mcp', poor.apiKey);
+    const result = await client.callTool({ name: 'maps', arguments: { query: 'dentist', location: 'Berlin' } });
+    expect(result.isError).toBe(true);
+    const route = await server.request('/v1/tools/maps', {
+      method: 'POST',
+      apiKey: poor.apiKey,
+      json: { query: 'dentist', location: 'Berlin' },
+    });
+    expect(route.status).toBe(402);
+    expect(text(result)).toBe(`Error: ${(await json<ErrorBody>(route)).error.message}`);
+    const jobs = await json<{ data: unknown[] }>(await server.request('/v1/tools/jobs', { apiKey: poor.apiKey }));
+    expect(jobs.data).toEqual([]);
     await client.close();
   });
 
