@@ -15,6 +15,7 @@ import { createEmbedder, type Embedder } from './embeddings';
 import { consoleLogger, type Logger } from './internal/logger';
 import { type DataTools, type Jobs, jobsSchema } from './jobs';
 import { createDataTools, type DataToolsCapability } from './jobs/create-data-tools';
+import { FathomMcpServer, mcpServerSchema, mcpSourcesOf } from './mcp-server';
 import { Conversations, Responses, responsesSchema, SqlResponsesRepository } from './responses';
 import { type Chat, type Embeddings, type Models, modelsSchema, storedCompletionsSchema, type Usage } from './models';
 import { createModels, type ModelsCapability } from './models/create-models';
@@ -46,6 +47,7 @@ export const FATHOM_SCHEMAS = [
   webhooksSchema,
   responsesSchema,
   storedCompletionsSchema,
+  mcpServerSchema,
 ];
 
 /**
@@ -92,6 +94,8 @@ export class Fathom {
   readonly webhooks: WebhookToolkit;
   /** Agents with their `versions`, `runs` and the tool preview (`tools`). */
   readonly agents: Agents;
+  /** Fathom as an MCP server: answers `/mcp` and `/v1/agents/{id}/mcp` (sessions in the database). */
+  readonly mcpServer: FathomMcpServer;
   /** The background execution of assistant runs (started and closed with the rest). */
   readonly #assistantRuns: Pick<AssistantsCapability, 'start' | 'close'>;
   /** The runner of data-tool jobs. */
@@ -164,6 +168,19 @@ export class Fathom {
     const agents = createAgents({ db: database, config, chat: router, webhooks: this.webhooks, log });
     this.agents = agents.agents;
     this.#agentRuns = agents;
+    this.mcpServer = new FathomMcpServer({
+      db: database,
+      log,
+      sources: mcpSourcesOf({
+        files: this.files,
+        vectorStores: this.vectorStores,
+        searcher: this.documents,
+        fileContents: this.documents.fileContents,
+        tools: this.tools,
+        jobs: this.jobs,
+        agents: this.agents,
+      }),
+    });
   }
 
   /** Loads settings, opens (and migrates) the database, bootstraps accounts and starts background work. */

@@ -5,6 +5,7 @@ import { adminRoutes } from './routes/admin';
 import { agentsRoutes } from './routes/agents';
 import { assistantsRoutes } from './routes/assistants';
 import { documentsRoutes } from './routes/documents';
+import { agentMcpRoutes, mcpRoutes } from './routes/mcp';
 import { modelsRoutes } from './routes/models';
 import { responsesRoutes } from './routes/responses';
 import { searchRoutes } from './routes/search';
@@ -47,8 +48,14 @@ export function routeTables(surface: Surface = 'all'): Route[] {
           ...family(responsesRoutes, BODY_LIMITS.default, { tag: 'Responses' }),
           ...family(assistantsRoutes, BODY_LIMITS.assistants, { tag: 'Assistants' }),
           ...family(toolsRoutes, BODY_LIMITS.tools, { tag: 'Data tools', extension: true }),
+          ...family(mcpRoutes, BODY_LIMITS.default, { tag: 'MCP', extension: true }),
         ]
       : []),
-    ...(surface !== 'platform' ? family(agentsRoutes, BODY_LIMITS.agents, { tag: 'Agents', extension: true }) : []),
+    ...(surface !== 'platform'
+      ? [
+          ...family(agentsRoutes, BODY_LIMITS.agents, { tag: 'Agents', extension: true }),
+          ...family(agentMcpRoutes, BODY_LIMITS.default, { tag: 'MCP', extension: true }),
+        ]
+      : []),
   ];
 }

@@ -1,8 +1,8 @@
-import { ConflictError, NotFoundError } from '../errors';
+import { NotFoundError } from '../errors';
 import { type LeasedTask, type TaskContext, TaskStopped } from '../internal/leased-worker';
 import type { AgentRunEvent } from './agent-objects';
 import { runWorkflow } from './agent-runner';
-import { type AgentsContext, findAgentHead } from './agents-context';
+import { type AgentsContext, findAgentHead, notPublished } from './agents-context';
 import type { AgentHead, AgentsRepository } from './agents-repository';
 import { checkVariables } from './render-variables';
 import type { AgentRun, AgentRunCreateParams, AgentRunListParams, AgentRunsPage } from './wire/runs';
@@ -51,12 +51,7 @@ export class AgentRuns {
   async stream(accountId: string, agentId: string, params: AgentRunCreateParams): Promise<StartedAgentRun> {
     const { store, worker, leaseMs } = this.#context;
     const agent = await findAgentHead(this.#context, accountId, agentId);
-    if (agent.version === null) {
-      throw new ConflictError(
-        `Agent '${agentId}' has no published version yet; publish it (POST /v1/agents/${agentId}/publish) before running it.`,
-        'agent_not_published',
-      );
-    }
+    if (agent.version === null) throw notPublished(agentId);
     const variables = params.variables ?? {};
     const workflow = await store.publishedWorkflow(agentId, agent.version);
     if (!workflow) throw new NotFoundError('agent version', String(agent.version));

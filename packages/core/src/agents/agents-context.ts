@@ -1,4 +1,4 @@
-import { NotFoundError } from '../errors';
+import { ConflictError, NotFoundError } from '../errors';
 import type { LeasedTask, LeasedWorker } from '../internal/leased-worker';
 import type { AgentsOptions } from './agent-deps';
 import type { AgentRecord } from './agent-objects';
@@ -34,4 +34,12 @@ export async function findAgentHead(context: AgentsContext, accountId: string, i
 /** An agent as answered to a caller: without its owner, card secrets masked (see `maskWorkflowSecrets`). */
 export function toAgent({ account_id: _owner, ...agent }: AgentRecord): Agent {
   return { ...agent, workflow: maskWorkflowSecrets(agent.workflow) };
+}
+
+/** 409 for running (or serving the tools of) an agent that has no published version yet. */
+export function notPublished(agentId: string): ConflictError {
+  return new ConflictError(
+    `Agent '${agentId}' has no published version yet; publish it (POST /v1/agents/${agentId}/publish) before running it.`,
+    'agent_not_published',
+  );
 }

@@ -3,8 +3,9 @@ import { yieldToEventLoop } from '../internal/time-slices';
 import { parseModelId } from '../models/model-id';
 import { AgentRuns } from './agent-runs';
 import { AgentVersions } from './agent-versions';
-import { type AgentsContext, findAgent, toAgent } from './agents-context';
+import { type AgentsContext, findAgent, findAgentHead, notPublished, toAgent } from './agents-context';
 import { WorkflowTools } from './preview-tools';
+import { type PublishedAgentTools, publishedAgentTools } from './published-tools';
 import { checkWorkflow, validateWorkflow } from './validate-workflow';
 import type { Agent, AgentCreateParams, AgentDeleted, AgentListParams, AgentsPage, AgentUpdateParams } from './wire/agents';
 import { restoreWorkflowSecrets } from './workflow-secrets';
@@ -90,6 +91,24 @@ export class Agents {
     if (version === undefined) throw new NotFoundError('agent', id);
     await yieldToEventLoop();
     return this.retrieve(accountId, id);
+  }
+
+  /**
+   * The published version's start variables and Webhook routes as tools that run with the stored cards
+   * (Fathom's MCP endpoint of one agent): 404 as `retrieve`, 409 `agent_not_published` before a publish.
+   */
+  async publishedTools(accountId: string, id: string): Promise<PublishedAgentTools> {
+    const agent = await findAgentHead(this.#context, accountId, id);
+    if (agent.version === null) throw notPublished(id);
+    const workflow = await this.#context.store.publishedWorkflow(id, agent.version);
+    if (!workflow) throw new NotFoundError('agent version', String(agent.version));
+    const version = await this.versions.retrieve(accountId, id, agent.version);
+    return publishedAgentTools({
+      agent: { id, account_id: agent.account_id, name: version.name, version: agent.version },
+      workflow,
+      webhooks: this.#context.options.webhooks,
+      log: this.#context.options.log,
+    });
   }
 
   /**

@@ -48,6 +48,8 @@ export {
   WorkflowNode,
   type WorkflowNodeType,
 } from './wire/workflow';
+export type { PublishedAgentTools } from './published-tools';
+export type { AgentTool } from './agent-tools';
 export { visibleCards } from './workflow-graph';
 export { WORKFLOW_LIMITS } from './workflow-limits';
 export { SECRET_MASK, maskWorkflowSecrets } from './workflow-secrets';
