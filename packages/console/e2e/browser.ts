@@ -23,6 +23,9 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close(
     executablePath,
     headless: true,
     viewport: { width: 1280, height: 800 },
+    // Under the C locale of a CI container this Chromium reports `en-US@posix`, which Intl refuses: a
+    // browser as users run it reports a real language tag.
+    locale: 'en-US',
     args: [
       '--no-sandbox',
       '--disable-gpu',

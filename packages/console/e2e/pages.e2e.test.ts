@@ -82,9 +82,23 @@ describe('console: sign-in, playground, usage and admin', () => {
     await page.getByRole('link', { name: 'Usage' }).click();
     const usage = page.getByRole('table', { name: 'Usage per day and model' });
     await usage.getByRole('cell', { name: 'fake/fake-model' }).first().waitFor();
+    // The same figures as charts: a line per model, named in the legend, drawn in the model's colour.
+    const tokens = page.getByRole('img', { name: 'Tokens per day, by model' });
+    await tokens.locator('canvas').waitFor();
+    expect(await tokens.locator('.u-legend').innerText()).toContain('fake/fake-model');
+    const painted = await tokens.locator('canvas').evaluate((canvas: HTMLCanvasElement) => {
+      const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+      let blue = 0;
+      for (let i = 0; i < pixels.length; i += 4) if (pixels[i + 2]! > 200 && pixels[i]! < 80 && pixels[i + 3]! > 0) blue++;
+      return blue;
+    });
+    expect(painted).toBeGreaterThan(20);
+    await page.getByRole('img', { name: 'Requests per day, by model' }).locator('canvas').waitFor();
     await screenshot(page, 'usage');
 
     await page.setViewportSize({ width: 390, height: 800 });
+    await tokens.locator('canvas').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
     await page.getByRole('link', { name: 'Files' }).click();
     await page.getByLabel('Choose files to upload').waitFor();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

@@ -7,13 +7,14 @@ import { DataToolsPage } from './pages/data-tools';
 import { FilesPage } from './pages/files';
 import { PlaygroundPage } from './pages/playground';
 import { SignInPage } from './pages/sign-in';
-import { UsagePage } from './pages/usage';
 import { VectorStoresPage } from './pages/vector-stores';
 import { navigate, useRoute } from './router';
 import { loadSession, saveSession, type Session } from './session';
 
 // React Flow and the editor load only when an agent is opened, keeping the first page small.
 const AgentEditor = lazy(() => import('./agents/agent-editor'));
+// The usage page brings the chart library (uPlot): it loads when the page is opened.
+const UsagePage = lazy(() => import('./pages/usage'));
 
 const ACCOUNT_PAGES = [
   { path: 'agents', label: 'Agents' },
@@ -85,7 +86,9 @@ export function App() {
           ) : page === 'tools' ? (
             <DataToolsPage />
           ) : page === 'usage' ? (
-            <UsagePage />
+            <Suspense fallback={<p className="note">Loading…</p>}>
+              <UsagePage />
+            </Suspense>
           ) : (
             <AdminPage />
           )}

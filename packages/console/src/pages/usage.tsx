@@ -1,18 +1,50 @@
 import type { UsagePage as UsageList } from '../api/types';
+import { useMemo } from 'react';
+import { DayChart, seriesByDay } from '../components/day-chart';
 import { BalanceAndLedger } from '../components/ledger';
 import { Empty, ErrorMessage, Section, useApi, useLoad } from '../components/ui';
 
 /** Tokens per day and model (from `GET /v1/usage`), with the balance and ledger. */
-export function UsagePage() {
+export default function UsagePage() {
   const api = useApi();
   const usage = useLoad((signal) => api.get<UsageList>('/v1/usage', undefined, signal), []);
-  const rows = usage.data?.data ?? [];
+  const rows = useMemo(() => usage.data?.data ?? [], [usage.data]);
   const largest = Math.max(1, ...rows.map((row) => row.total_tokens));
+  const tokens = useMemo(
+    () =>
+      seriesByDay(
+        rows,
+        (row) => row.model,
+        (row) => row.total_tokens,
+      ),
+    [rows],
+  );
+  const requests = useMemo(
+    () =>
+      seriesByDay(
+        rows,
+        (row) => row.model,
+        (row) => row.requests,
+      ),
+    [rows],
+  );
   return (
     <>
       <Section title="Token usage">
         <ErrorMessage error={usage.error} />
         {usage.data && rows.length === 0 ? <Empty>No model calls yet. Usage appears here after the first chat, run or job.</Empty> : null}
+        {rows.length > 0 ? (
+          <div className="charts">
+            <figure>
+              <figcaption>Tokens per day, by model</figcaption>
+              <DayChart label="Tokens per day, by model" days={tokens.days} series={tokens.series} />
+            </figure>
+            <figure>
+              <figcaption>Requests per day, by model</figcaption>
+              <DayChart label="Requests per day, by model" days={requests.days} series={requests.series} />
+            </figure>
+          </div>
+        ) : null}
         {rows.length > 0 ? (
           <table aria-label="Usage per day and model">
             <thead>
