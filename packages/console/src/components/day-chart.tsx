@@ -75,7 +75,7 @@ export function DayChart({ label, days, series, format = (value) => value.toLoca
 export function seriesByDay<Row extends { date: string }>(
   rows: Row[],
   groupOf: (row: Row) => string,
-  valueOf: (row: Row) => number,
+  measure: (row: Row) => number,
   maxSeries = 6,
   minDays = 14,
 ): { days: string[]; series: DaySeries[] } {
@@ -87,7 +87,7 @@ export function seriesByDay<Row extends { date: string }>(
     days.push(new Date(day * 1000).toISOString().slice(0, 10));
   }
   const totals = new Map<string, number>();
-  for (const row of rows) totals.set(groupOf(row), (totals.get(groupOf(row)) ?? 0) + valueOf(row));
+  for (const row of rows) totals.set(groupOf(row), (totals.get(groupOf(row)) ?? 0) + measure(row));
   const ranked = [...totals.entries()].sort((a, b) => b[1] - a[1]).map(([group]) => group);
   const shown = ranked.length > maxSeries ? ranked.slice(0, maxSeries - 1) : ranked;
   const labels = ranked.length > shown.length ? [...shown, 'other'] : shown;
@@ -98,7 +98,7 @@ export function seriesByDay<Row extends { date: string }>(
     const line = shown.includes(group) ? labels.indexOf(group) : labels.length - 1;
     const day = index.get(row.date)!;
     const counts = values[line]!;
-    counts[day] = (counts[day] ?? 0) + valueOf(row);
+    counts[day] = (counts[day] ?? 0) + measure(row);
   }
   return { days, series: labels.map((label, line) => ({ label, values: values[line]! })) };
 }
