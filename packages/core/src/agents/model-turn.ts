@@ -1,3 +1,4 @@
+import { ToolCallAssembler } from '../models/tool-call-assembler';
 import type { ChatAdapterContract, ChatMessage, ChatRequest, ChatToolCall } from '../models/types';
 import type { AgentRunEvent } from './agent-objects';
 
@@ -27,29 +28,16 @@ export async function* modelTurn(options: ModelTurnOptions): AsyncGenerator<Agen
     return { content: result.message.content ?? '', toolCalls: result.message.tool_calls ?? [] };
   }
   let content = '';
-  const calls = new Map<number, { id?: string; name: string; arguments: string }>();
+  const calls = new ToolCallAssembler();
   for await (const part of chat.stream(request, { signal, accountId })) {
     if (part.type === 'text-delta' && part.text) {
       content += part.text;
       yield { type: 'message.delta', node_id: nodeId, content: part.text };
-    } else if (part.type === 'tool-call-delta') {
-      const call = calls.get(part.index) ?? { name: '', arguments: '' };
-      if (part.id) call.id = part.id;
-      if (part.name && !call.name) call.name = part.name;
-      if (part.argumentsDelta) call.arguments += part.argumentsDelta;
-      calls.set(part.index, call);
+    } else {
+      calls.add(part);
     }
   }
-  const toolCalls = [...calls.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(
-      ([index, call]): ChatToolCall => ({
-        id: call.id ?? `call_${nodeId}_${index}`,
-        type: 'function',
-        function: { name: call.name, arguments: call.arguments },
-      }),
-    );
-  return { content, toolCalls };
+  return { content, toolCalls: calls.calls() };
 }
 
 /** The assistant message that goes back into the conversation after a turn with tool calls. */

@@ -1,4 +1,5 @@
 import { nowSeconds } from '../internal/ids';
+import { ToolCallAssembler } from '../models/tool-call-assembler';
 import type { ChatRequest, ChatStreamPart, ChatToolCall, ChatUsage, FinishReason } from '../models/types';
 import { annotateCitations } from './citations';
 import { emitStep, type RunContext } from './run-context';
@@ -36,7 +37,7 @@ export async function runModelTurn(context: RunContext, request: ChatRequest): P
   let text = '';
   let usage: ChatUsage | undefined;
   let finishReason: FinishReason | undefined;
-  const calls = new Map<number, ChatToolCall>();
+  const calls = new ToolCallAssembler();
   for await (const part of parts) {
     if (part.type === 'text-delta') {
       if (!part.text) continue;
@@ -61,11 +62,7 @@ export async function runModelTurn(context: RunContext, request: ChatRequest): P
         delta: { content: [{ index: 0, type: 'text', text: { value: part.text } }] },
       });
     } else if (part.type === 'tool-call-delta') {
-      const call = calls.get(part.index) ?? { id: '', type: 'function' as const, function: { name: '', arguments: '' } };
-      if (part.id) call.id = part.id;
-      if (part.name) call.function.name += part.name;
-      if (part.argumentsDelta) call.function.arguments += part.argumentsDelta;
-      calls.set(part.index, call);
+      calls.add(part);
     } else if (part.type === 'finish') {
       usage = part.usage;
       finishReason = part.finishReason;
@@ -80,9 +77,7 @@ export async function runModelTurn(context: RunContext, request: ChatRequest): P
     step.completed_at = now;
     step.usage = usage ?? null;
   }
-  const toolCalls = [...calls.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([index, call]) => ({ ...call, id: call.id || `call_${run.id.slice(4)}_${state.toolRounds}_${index}` }));
+  const toolCalls = calls.calls();
   return { text, toolCalls, usage, finishReason, message, step };
 }
 

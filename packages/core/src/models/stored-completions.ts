@@ -1,4 +1,5 @@
 import { type Repository, type Schema, type SqlClient, toPage } from '../storage';
+import { ToolCallAssembler } from './tool-call-assembler';
 import type { ChatLogprobs, ChatMessage, ChatStreamPart, FinishReason } from './types';
 import type { ChatCompletion, ChatCompletionsPage } from './wire/chat-completions';
 
@@ -197,7 +198,7 @@ export class SqlStoredCompletionsRepository implements StoredCompletionsReposito
 /** Builds the `chat.completion` object of a streamed answer from its parts, to store it once the stream ends. */
 export class CompletionAccumulator {
   #text = '';
-  #calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> = [];
+  readonly #calls = new ToolCallAssembler();
   #finish: FinishReason | null = null;
   #logprobs: ChatLogprobs | null = null;
   #usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | undefined;
@@ -217,10 +218,7 @@ export class CompletionAccumulator {
         if (part.logprobs.refusal) (logprobs.refusal ??= []).push(...part.logprobs.refusal);
       }
     } else if (part.type === 'tool-call-delta') {
-      const call = (this.#calls[part.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
-      if (part.id) call.id = part.id;
-      if (part.name) call.function.name += part.name;
-      if (part.argumentsDelta) call.function.arguments += part.argumentsDelta;
+      this.#calls.add(part);
     } else {
       this.#finish = part.finishReason;
       this.#usage = part.usage;
@@ -228,7 +226,7 @@ export class CompletionAccumulator {
   }
 
   completion(): ChatCompletion {
-    const calls = this.#calls.filter(Boolean);
+    const calls = this.#calls.calls();
     return {
       id: this.id,
       object: 'chat.completion',

@@ -1,5 +1,5 @@
 import { ServiceUnavailableError } from '../errors';
-import { newId, randomToken } from '../internal/ids';
+import { newId } from '../internal/ids';
 import type {
   ChatAdapterContract,
   ChatMessage,
@@ -9,6 +9,7 @@ import type {
   ChatToolDefinition,
   ChatUsage,
 } from '../models/types';
+import { ToolCallAssembler } from '../models/tool-call-assembler';
 import { citationMarker, type SearchHit, type StoreSearcher } from '../vector';
 import { CitationStream } from './citation-stream';
 import type { StoredItem } from './items';
@@ -140,7 +141,7 @@ export async function* runResponse(
     let text = '';
     let raw = '';
     const citations = new CitationStream(passages);
-    const calls: ChatToolCall[] = [];
+    const calls = new ToolCallAssembler();
     const emitText = function* (piece: string) {
       if (!piece) return;
       if (!message) {
@@ -181,14 +182,7 @@ export async function* runResponse(
           });
         }
       } else if (part.type === 'tool-call-delta') {
-        const entry = (calls[part.index] ??= {
-          id: part.id ?? `call_${randomToken(24)}`,
-          type: 'function',
-          function: { name: '', arguments: '' },
-        });
-        if (part.id) entry.id = part.id;
-        if (part.name) entry.function.name += part.name;
-        if (part.argumentsDelta) entry.function.arguments += part.argumentsDelta;
+        calls.add(part);
       } else {
         finish = part;
         addUsage(usage, part.usage);
@@ -208,7 +202,7 @@ export async function* runResponse(
       incomplete = true;
       break;
     }
-    const toolCalls = calls.filter(Boolean);
+    const toolCalls = calls.calls();
     const searches = searching ? toolCalls.filter((entry) => entry.function.name === 'file_search').slice(0, searchesLeft) : [];
     const functions = toolCalls.filter((entry) => entry.function.name !== 'file_search' || !searching);
     if (searches.length) {

@@ -20,6 +20,11 @@ export interface FakeTurn {
   delayMs?: number;
   /** Never finish: non-streaming requests get no answer, streams send their first chunk then stall. */
   hang?: boolean;
+  /**
+   * Stream each tool call's function name in two pieces, as some providers do (OpenAI sends it whole):
+   * every consumer of a stream must join the pieces.
+   */
+  splitToolNames?: boolean;
 }
 
 /** A list of turns used in order (a request beyond the list answers 500), or a function choosing each turn. */
@@ -205,6 +210,7 @@ const openAIWriter: TurnWriter = {
     for (const [index, call] of (turn.toolCalls ?? []).entries()) {
       const args = argumentsText(call.arguments);
       const half = Math.ceil(args.length / 2);
+      const nameHalf = turn.splitToolNames ? Math.ceil(call.name.length / 2) : call.name.length;
       await pause();
       if (response.destroyed) return;
       send([
@@ -216,14 +222,27 @@ const openAIWriter: TurnWriter = {
                 index,
                 id: call.id ?? `call_fake_${index}`,
                 type: 'function',
-                function: { name: call.name, arguments: args.slice(0, half) },
+                function: { name: call.name.slice(0, nameHalf), arguments: args.slice(0, half) },
               },
             ],
           },
           finish_reason: null,
         },
       ]);
-      send([{ index: 0, delta: { tool_calls: [{ index, function: { arguments: args.slice(half) } }] }, finish_reason: null }]);
+      send([
+        {
+          index: 0,
+          delta: {
+            tool_calls: [
+              {
+                index,
+                function: { ...(nameHalf < call.name.length ? { name: call.name.slice(nameHalf) } : {}), arguments: args.slice(half) },
+              },
+            ],
+          },
+          finish_reason: null,
+        },
+      ]);
     }
     if (turn.hang) await pause();
     send([{ index: 0, delta: {}, finish_reason: turn.finishReason ?? (turn.toolCalls?.length ? 'tool_calls' : 'stop') }]);
