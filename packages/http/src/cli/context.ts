@@ -71,10 +71,17 @@ export async function embeddedOnly(what: string): Promise<string> {
   return dataDir;
 }
 
+/** Core's messages go to stderr: stdout carries the command's data (`--json` must parse). */
+const stderrLogger = {
+  info: (message: string, ...rest: unknown[]) => console.error(message, ...rest),
+  warn: (message: string, ...rest: unknown[]) => console.error(message, ...rest),
+  error: (message: string, ...rest: unknown[]) => console.error(message, ...rest),
+};
+
 /** Opens the data dir in this process (no background work unless the command starts it), runs `fn`, closes. */
 export async function withFathom<T>(fn: (fathom: Fathom) => Promise<T>): Promise<T> {
   const { Fathom } = await import('@fathom/core');
-  const fathom = await Fathom.open({ start: false });
+  const fathom = await Fathom.open({ start: false, logger: stderrLogger });
   try {
     return await fn(fathom);
   } finally {
