@@ -30,9 +30,9 @@ async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Commander printed the help, the version or the error with the usage already.
-      const done = ['commander.helpDisplayed', 'commander.version'].includes(error.code);
-      process.exitCode = done ? EXIT.ok : EXIT.usage;
+      // Commander printed the help, the version or the error with the usage already; help asked for and
+      // the version come with exit code 0, everything else (help shown for a mistake included) is usage.
+      process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
     }
     const param = (error as { param?: unknown }).param;

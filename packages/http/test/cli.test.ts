@@ -36,7 +36,7 @@ describe('fathom CLI', { timeout: 240_000 }, () => {
   });
 
   it('answers --help on the program and each command with examples, --version with the package version, and usage errors with 2', async () => {
-    const [version, help, searchHelp, keysHelp, unknownOption, unknownCommand, missing, badShell] = await Promise.all([
+    const [version, help, searchHelp, keysHelp, unknownOption, unknownCommand, missing, badShell, helpCommand, group] = await Promise.all([
       runCli(['--version']),
       runCli(['--help']),
       runCli(['search', '--help']),
@@ -45,6 +45,8 @@ describe('fathom CLI', { timeout: 240_000 }, () => {
       runCli(['serach']),
       runCli(['ingest', docs]),
       runCli(['completion', 'tcsh']),
+      runCli(['help', 'search']),
+      runCli(['stores']),
     ]);
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(version).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
@@ -56,6 +58,7 @@ describe('fathom CLI', { timeout: 240_000 }, () => {
     expect(searchHelp.stdout).toContain('Usage: fathom search [options] <store> <query...>');
     expect(searchHelp.stdout).toMatch(/Examples:\n {2}\$ fathom search notes/);
     expect(keysHelp.stdout).toContain('Usage: fathom keys create [options] <account-id>');
+    expect(helpCommand).toMatchObject({ code: 0, stdout: searchHelp.stdout });
 
     expect(unknownOption.code).toBe(2);
     expect(unknownOption.stderr).toContain("error: unknown option '--bogus'");
@@ -65,6 +68,8 @@ describe('fathom CLI', { timeout: 240_000 }, () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("required option '--store <name>' not specified");
     expect(badShell.code).toBe(2);
+    expect(group.code).toBe(2);
+    expect(group.stderr).toMatch(/Usage: fathom stores \[options\] \[command\][\s\S]*list \[options\]/);
     expect(badShell.stderr).toMatch(/value 'tcsh' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish/);
   });
 
