@@ -13,7 +13,7 @@ import { type ServeProcess, startServeProcess } from './serve-process';
  * (remote mode, and embedded mode over the data dir that server holds) and over a data dir of its own.
  */
 // Each command is a process that loads the sources through tsx: seconds each on a loaded machine.
-describe('fathom CLI', { timeout: 240_000 }, () => {
+describe('fathom CLI', { timeout: 600_000 }, () => {
   const root = mkdtempSync(join(tmpdir(), 'fathom-cli-e2e-'));
   const serverDir = join(root, 'served');
   const docs = join(root, 'docs');
