@@ -19,6 +19,10 @@ const POSTGRES_EXCLUDED: string[] = [
   'test/disk-full.test.ts',
   // Copies a SQLite data dir into its own PostgreSQL.
   'test/migrate-data.test.ts',
+  // The CLI as a process: in remote mode a client of the public API (the backend behind it is the other
+  // suites' business), in embedded mode a data dir of its own. Each command is a process loading the
+  // sources, the slowest file of the suite: running it twice buys nothing.
+  'test/cli.test.ts',
 ];
 
 // One project per package (test.projects replaces the deprecated vitest.workspace.ts).

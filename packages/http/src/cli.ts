@@ -1,46 +1,51 @@
 #!/usr/bin/env node
-/** The `fathom` CLI: serve, ingest, search, reindex, models pull, migrate-data. */
-const USAGE = `Usage: fathom <command> [options]
+/** The `fathom` CLI (docs/cli.md): the command tree is in cli/program.ts, each command group in cli/. */
+import { readFileSync } from 'node:fs';
+import { type Command, CommanderError } from 'commander';
+import { UsageError } from './cli/context';
+import { buildProgram } from './cli/program';
 
-Commands:
-  serve                                   serve the API (what npm start runs)
-  ingest <paths...> --store <name>        ingest files or folders into a store (no server needed)
-  search <store> "<query>"                ranked passages with file names and scores
-  reindex <store>                         re-embed a store with the current embedder
-  models pull [model-id]                  fetch the embedding model into FATHOM_MODELS_DIR
-  migrate-data --to postgres://…          copy this data dir (SQLite) into an empty PostgreSQL and verify
+// dist/cli.js and src/cli.ts both sit one folder below the package's package.json.
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
-Settings come from the environment; see docs/configuration.md.`;
+/** Exit codes (docs/cli.md): 0 ok, 1 failure, 2 usage error. */
+const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
-async function main(argv: string[]): Promise<void> {
-  const [name, ...args] = argv;
-  if (!name || name === 'help' || name === '--help' || name === '-h') {
-    console.log(USAGE);
-    return;
-  }
-  if (name === 'serve') {
-    const { serve } = await import('./commands/serve');
-    await serve();
-    return;
-  }
-  const loader: Record<string, () => Promise<{ run: (args: string[]) => Promise<void> }>> = {
-    ingest: () => import('./commands/ingest'),
-    search: () => import('./commands/search'),
-    reindex: () => import('./commands/reindex'),
-    models: () => import('./commands/models'),
-    'migrate-data': () => import('./commands/migrate-data'),
-  };
-  const load = loader[name];
-  if (!load) {
-    console.error(`Unknown command '${name}'.\n\n${USAGE}`);
-    process.exitCode = 2;
-    return;
-  }
-  const command = await load();
-  await command.run(args);
+/** Bad input: a UsageError, or a 400 (an option the API's schema refuses, named by `param`). */
+function isUsageError(error: unknown): boolean {
+  return error instanceof UsageError || (error instanceof Error && (error as { status?: unknown }).status === 400);
 }
 
-main(process.argv.slice(2)).catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exitCode = 1;
-});
+async function main(argv: string[]): Promise<void> {
+  const program = buildProgram(version);
+  let current: Command = program;
+  program.hook('preAction', (_program, action) => {
+    current = action;
+  });
+  try {
+    if (argv.length === 0) {
+      program.outputHelp();
+      return;
+    }
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander printed the help, the version or the error with the usage already; help asked for and
+      // the version come with exit code 0, everything else (help shown for a mistake included) is usage.
+      process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    const param = (error as { param?: unknown }).param;
+    const message = `${error instanceof Error ? error.message : String(error)}${typeof param === 'string' ? ` (param: ${param})` : ''}`;
+    if (isUsageError(error)) {
+      console.error(`error: ${message}\n`);
+      console.error(current.helpInformation());
+      process.exitCode = EXIT.usage;
+    } else {
+      console.error(`error: ${message}`);
+      process.exitCode = EXIT.failure;
+    }
+  }
+}
+
+await main(process.argv.slice(2));

@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, vi } from 'vitest';
 
 /**
@@ -34,4 +36,33 @@ export async function captureOutput(fn: () => Promise<void>): Promise<string> {
     write.mockRestore();
   }
   return lines.join('\n');
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const cliEntry = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+
+/**
+ * Runs `fathom <args>` in a process of its own, as `npx fathom` runs it from a checkout (bin/fathom.js
+ * without a build: the sources through tsx). The environment is the test's without any Fathom or
+ * provider setting, plus `env`: nothing leaks from the developer's shell.
+ */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(FATHOM_|OPENAI_|ANTHROPIC_|OLLAMA_)/.test(name)));
+  const child = spawn(process.execPath, ['--conditions=fathom-source', '--import', 'tsx', cliEntry, ...args], {
+    env: { ...base, FATHOM_EMBEDDER: 'hash', FATHOM_ALLOW_REMOTE_MODELS: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
+  child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }

@@ -1,5 +1,6 @@
 import { Fathom } from '@fathom/core';
 import { createServer } from '../server';
+import { writeServerLock } from './server-lock';
 
 /** `fathom serve`: the platform API on HOST:PORT, and the agent service on AGENTS_PORT when set. */
 export async function serve(): Promise<void> {
@@ -19,9 +20,13 @@ export async function serve(): Promise<void> {
     await agents.listen({ port: config.agentsPort, host: config.host });
     servers.push(agents);
   }
+  // Embedded CLI commands find this server through the record and go through it instead of fighting it.
+  const removeLock = writeServerLock(config.dataDir, address);
+  process.once('exit', removeLock);
   const where = config.databaseUrl ? fathom.database.location : config.dataDir;
   console.log(`Fathom is serving ${address}/v1 (data in ${where})`);
   const stop = async () => {
+    removeLock();
     for (const server of servers) await server.close();
     await fathom.close();
     process.exit(0);

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { writeTinyModel } from '@fathom/core/test';
 import { describe, expect, it } from 'vitest';
 import { captureOutput, useCliEnvironment } from '../../test/cli-harness';
-import { run as models } from './models';
+import { listModels, pullModel } from './models';
 
 describe('fathom models', () => {
   const root = useCliEnvironment(
@@ -16,12 +16,12 @@ describe('fathom models', () => {
   const capture = captureOutput;
 
   it('pull loads the model through transformers.js and prints where it lives', async () => {
-    const out = await capture(() => models(['pull', 'local/tiny']));
+    const out = await capture(() => pullModel('local/tiny'));
     expect(out).toContain(`Ready: local/tiny (64 dimensions, 126-token window) in ${join(root, 'models', 'local/tiny')}`);
     expect(out).toContain(`FATHOM_MODELS_DIR=${join(root, 'models')}`);
   });
 
   it('list shows the models in FATHOM_MODELS_DIR', async () => {
-    expect(await capture(() => models(['list']))).toMatch(/^local\/tiny {2}\(\d+\.\d MB\)$/m);
+    expect(await capture(() => listModels())).toMatch(/^local\/tiny {2}\(\d+\.\d MB\)$/m);
   });
 });

@@ -1,9 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { loadConfig, TransformersEmbedder } from '@fathom/core';
-
-const USAGE = `Usage: fathom models pull [model-id]   download an embedding model into FATHOM_MODELS_DIR (default: FATHOM_EMBEDDING_MODEL)
-       fathom models list              list the models found in FATHOM_MODELS_DIR`;
+import { printJson } from './output';
 
 function sizeOf(path: string): number {
   const stat = statSync(path);
@@ -23,21 +21,18 @@ function localModels(modelsDir: string): string[] {
   return found.sort();
 }
 
-/** `fathom models`: pre-fetches the embedding model through transformers.js for air-gapped installs. */
-export async function run(args: string[]): Promise<void> {
-  const [action, modelArg] = args;
+/** `fathom models list`: the models found in FATHOM_MODELS_DIR. */
+export async function listModels(options: { json?: boolean } = {}): Promise<void> {
   const config = loadConfig();
-  if (action === 'list') {
-    const models = localModels(config.modelsDir);
-    if (models.length === 0) console.log(`No models in ${config.modelsDir}. Run 'fathom models pull'.`);
-    for (const model of models) console.log(`${model}  (${(sizeOf(join(config.modelsDir, model)) / 2 ** 20).toFixed(1)} MB)`);
-    return;
-  }
-  if (action !== 'pull') {
-    console.log(USAGE);
-    process.exitCode = action ? 2 : 0;
-    return;
-  }
+  const models = localModels(config.modelsDir).map((id) => ({ id, bytes: sizeOf(join(config.modelsDir, id)) }));
+  if (options.json) return printJson(models);
+  if (models.length === 0) console.log(`No models in ${config.modelsDir}. Run 'fathom models pull'.`);
+  for (const model of models) console.log(`${model.id}  (${(model.bytes / 2 ** 20).toFixed(1)} MB)`);
+}
+
+/** `fathom models pull`: pre-fetches the embedding model through transformers.js for air-gapped installs. */
+export async function pullModel(modelArg?: string): Promise<void> {
+  const config = loadConfig();
   const modelId = modelArg || config.embeddingModel;
   console.log(`Fetching ${modelId} into ${config.modelsDir} ...`);
   const embedder = await TransformersEmbedder.load({ modelId, modelsDir: config.modelsDir, allowRemoteModels: true }).catch(

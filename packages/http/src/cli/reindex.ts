@@ -1,7 +1,5 @@
 import { Fathom } from '@fathom/core';
-
-const USAGE = `Usage: fathom reindex <store id or name>   re-embed one vector store with the current embedder
-       fathom reindex --all                   re-embed every store built by another embedder`;
+import { embeddedOnly, UsageError } from './context';
 
 /** Store ids of any account matching an id or a name; an id only the index knows still counts. */
 async function resolveStores(fathom: Fathom, wanted: string): Promise<string[]> {
@@ -11,21 +9,17 @@ async function resolveStores(fathom: Fathom, wanted: string): Promise<string[]> 
 }
 
 /** `fathom reindex`: re-embeds a store's chunks with the current embedder and rebuilds its HNSW index. */
-export async function run(args: string[]): Promise<void> {
-  const [target] = args;
-  if (!target || target === '--help' || target === '-h') {
-    console.log(USAGE);
-    if (!target) process.exitCode = 2;
-    return;
-  }
+export async function reindex(target: string | undefined, options: { all?: boolean }): Promise<void> {
+  await embeddedOnly('re-indexing');
   const fathom = await Fathom.open({ start: false });
   try {
     const embedderId = fathom.embedder.id;
     let storeIds: string[];
-    if (target === '--all') {
+    if (options.all) {
       storeIds = await fathom.vectorIndex.storesNotBuiltWith(embedderId);
       if (storeIds.length === 0) console.log(`Every store is already indexed with ${embedderId}.`);
     } else {
+      if (!target) throw new UsageError('Name a store, or pass --all.');
       storeIds = await resolveStores(fathom, target);
       if (storeIds.length === 0) throw new Error(`No vector store with id or name '${target}'.`);
       if (storeIds.length > 1) throw new Error(`Several vector stores are named '${target}': ${storeIds.join(', ')}. Pass an id.`);

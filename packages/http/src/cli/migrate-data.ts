@@ -1,21 +1,9 @@
 import { consoleLogger, loadConfig, migrateData } from '@fathom/core';
-import { parseArgs } from './ingest';
-
-const USAGE = `Usage: fathom migrate-data --to postgres://user:password@host:port/database
-
-Copies the SQLite data dir (FATHOM_DATA_DIR) into an empty PostgreSQL database with pgvector: accounts,
-keys, the ledger, files and their bytes, vector stores with their chunks and vectors (nothing is
-embedded again), assistants, jobs, agents, responses, conversations. Then compares every count and
-exits non-zero when one differs. Stop the server first; the data dir is only read.`;
+import { embeddedOnly } from './context';
 
 /** `fathom migrate-data`: SQLite data dir -> PostgreSQL, verified. */
-export async function run(args: string[]): Promise<void> {
-  const { options } = parseArgs(args, ['to']);
-  if (!options.to || args.includes('--help') || args.includes('-h')) {
-    console.log(USAGE);
-    if (!options.to) process.exitCode = 2;
-    return;
-  }
+export async function migrateDataCommand(options: { to: string }): Promise<void> {
+  await embeddedOnly('copying its data');
   const config = loadConfig(process.env, {});
   console.log(`Copying ${config.dataDir} into ${options.to.replace(/\/\/[^@/]*@/, '//***@')} ...`);
   const report = await migrateData({

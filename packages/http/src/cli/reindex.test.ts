@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { Fathom, HashEmbedder } from '@fathom/core';
 import { describe, expect, it } from 'vitest';
 import { captureOutput, useCliEnvironment } from '../../test/cli-harness';
-import { run as ingest } from './ingest';
-import { run as reindex } from './reindex';
+import { ingest } from './ingest';
+import { reindex } from './reindex';
 
 describe('fathom reindex', () => {
   const root = useCliEnvironment(
@@ -36,7 +36,7 @@ describe('fathom reindex', () => {
     });
     await seeded.close();
 
-    const out = await capture(() => reindex(['vs_seeded']));
+    const out = await capture(() => reindex('vs_seeded', {}));
     expect(out).toMatch(/Re-indexing vs_seeded \(2 chunks, built with hash:v1:64\) with hash:v1:512/);
     expect(out).toMatch(/2 chunks re-embedded and indexed/);
 
@@ -48,13 +48,13 @@ describe('fathom reindex', () => {
     } finally {
       await after.close();
     }
-    expect(await capture(() => reindex(['--all']))).toMatch(/already indexed with hash:v1:512/);
+    expect(await capture(() => reindex(undefined, { all: true }))).toMatch(/already indexed with hash:v1:512/);
   });
 
   it('finds a store by name and refuses unknown stores', async () => {
-    await capture(() => ingest([join(root, 'docs'), '--store', 'tides']));
-    const out = await capture(() => reindex(['tides']));
+    await capture(() => ingest({ mode: 'embedded', dataDir: join(root, 'data') }, [join(root, 'docs')], { store: 'tides' }));
+    const out = await capture(() => reindex('tides', {}));
     expect(out).toMatch(/Re-indexing vs_\w+ \(1 chunks, built with hash:v1:512\)/);
-    await expect(capture(() => reindex(['no-such-store']))).rejects.toThrow(/No vector store with id or name 'no-such-store'/);
+    await expect(capture(() => reindex('no-such-store', {}))).rejects.toThrow(/No vector store with id or name 'no-such-store'/);
   });
 });
