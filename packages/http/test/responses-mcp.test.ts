@@ -1,3 +1,5 @@
+import { Agent, hostedMcpTool, run, setDefaultOpenAIClient, setTracingDisabled } from '@openai/agents';
+import OpenAIClient from 'openai';
 import { createFakeOpenAIUpstream, type FakeUpstream, startEverythingServer, type TestMcpServer } from '@fathom/core/test';
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -215,5 +217,48 @@ describe('the Responses mcp tool against server-everything', () => {
       expect(answer.status).toBe(400);
       expect((await answer.json()).error.param).toBe(param);
     }
+  });
+});
+
+describe('the OpenAI Agents SDK hostedMcpTool() through Fathom', () => {
+  beforeAll(() => {
+    setTracingDisabled(true);
+    setDefaultOpenAIClient(new OpenAIClient({ apiKey: server.apiKey, baseURL: server.baseURL, maxRetries: 0 }));
+  });
+
+  it('runs a call without approval, and one the agent approves in onApproval (history sent back as input)', async () => {
+    openai.push({ toolCalls: [{ name: 'get-sum', arguments: { a: 20, b: 22 } }] }, { content: 'It is 42.' });
+    const agent = new Agent({
+      name: 'Calculator',
+      model: 'fake/gpt-test',
+      tools: [
+        hostedMcpTool({ serverLabel: 'everything', serverUrl: everything.url, authorization: SECRET_TOKEN, requireApproval: 'never' }),
+      ],
+    });
+    const result = await run(agent, 'What is 20 + 22?');
+    expect(result.finalOutput).toBe('It is 42.');
+    expect(openai.requests.at(-1).messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringContaining('42') });
+
+    const approvals: string[] = [];
+    openai.push({ toolCalls: [{ name: 'echo', arguments: { message: 'via the agents sdk' } }] }, { content: 'Echoed it.' });
+    const careful = new Agent({
+      name: 'Careful',
+      model: 'fake/gpt-test',
+      tools: [
+        hostedMcpTool({
+          serverLabel: 'everything',
+          serverUrl: everything.url,
+          requireApproval: 'always',
+          onApproval: async (_context, item) => {
+            approvals.push((item.rawItem as { name?: string }).name ?? '');
+            return { approve: true };
+          },
+        }),
+      ],
+    });
+    const approved = await run(careful, 'Echo something.');
+    expect(approvals).toEqual(['echo']);
+    expect(approved.finalOutput).toBe('Echoed it.');
+    expect(openai.requests.at(-1).messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringContaining('via the agents sdk') });
   });
 });
