@@ -152,7 +152,9 @@ export class McpConnection {
 
 /** Whether a Streamable HTTP failure is the answer of a server that only speaks the older HTTP+SSE transport. */
 function looksLikeSseOnly(error: unknown): boolean {
-  return error instanceof StreamableHTTPError && typeof error.code === 'number' && error.code >= 400 && error.code < 500;
+  // 401/403 are the server's answer about credentials, not about the transport.
+  if (!(error instanceof StreamableHTTPError) || typeof error.code !== 'number') return false;
+  return error.code >= 400 && error.code < 500 && error.code !== 401 && error.code !== 403;
 }
 
 async function open(client: Client, transport: Transport, signal: AbortSignal, timeoutMs: number): Promise<void> {
