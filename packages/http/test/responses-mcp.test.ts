@@ -220,6 +220,49 @@ describe('the Responses mcp tool against server-everything', () => {
   });
 });
 
+describe('the mcp tool in background responses', () => {
+  it('runs with the headers kept out of the stored request, and a resumed stream replays the mcp events in order', async () => {
+    openai.push({ toolCalls: [{ name: 'get-sum', arguments: { a: 3, b: 4 } }] }, { content: 'Seven.' });
+    const created = await server.client.responses.create({
+      model: 'fake/gpt-test',
+      input: 'Three plus four?',
+      background: true,
+      tools: [mcpTool({ require_approval: 'never' })],
+    });
+    // The queued row's request (kept until the response ends) has the tool without its secrets.
+    const queued = await server.fathom.database.get<{ request: string | null }>('SELECT request FROM responses WHERE id = ?', [created.id]);
+    expect(queued?.request ?? '').not.toContain(SECRET_TOKEN);
+    let final: OpenAI.Responses.Response | undefined;
+    for (let attempt = 0; attempt < 200; attempt++) {
+      final = await server.client.responses.retrieve(created.id);
+      if (final.status === 'completed' || final.status === 'failed') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(final?.status).toBe('completed');
+    expect(final!.output.map((item) => item.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
+    expect((final!.output[1] as OpenAI.Responses.ResponseOutputItem.McpCall).output).toContain('7');
+
+    const all: Array<{ type: string; sequence_number: number }> = [];
+    for await (const event of await server.client.responses.retrieve(created.id, { stream: true })) all.push(event);
+    const mcpTypes = all.map((event) => event.type).filter((type) => type.startsWith('response.mcp_'));
+    expect(mcpTypes).toEqual([
+      'response.mcp_list_tools.in_progress',
+      'response.mcp_list_tools.completed',
+      'response.mcp_call_arguments.delta',
+      'response.mcp_call_arguments.done',
+      'response.mcp_call.in_progress',
+      'response.mcp_call.completed',
+    ]);
+    const resumed: Array<{ type: string; sequence_number: number }> = [];
+    for await (const event of await server.client.responses.retrieve(created.id, { stream: true, starting_after: 4 })) resumed.push(event);
+    expect(resumed.map((event) => event.sequence_number)).toEqual(all.slice(5).map((event) => event.sequence_number));
+    expect(resumed[0]?.type).toBe(all[5]?.type);
+
+    expect(await storedText()).not.toContain(SECRET_TOKEN);
+    expect(await storedText()).not.toContain(SECRET_HEADER);
+  });
+});
+
 describe('the OpenAI Agents SDK hostedMcpTool() through Fathom', () => {
   beforeAll(() => {
     setTracingDisabled(true);
