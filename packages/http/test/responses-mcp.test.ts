@@ -20,7 +20,7 @@ beforeAll(async () => {
       AGENT_EGRESS_ALLOW: `127.0.0.1:${everything.port}`,
     },
   });
-}, 30_000);
+}, 120_000);
 
 afterAll(async () => {
   await server?.close({ keepData: false });
