@@ -39,6 +39,11 @@ function mcpTool(extra: Record<string, unknown> = {}): OpenAI.Responses.Tool.Mcp
   } as OpenAI.Responses.Tool.Mcp;
 }
 
+/** The OpenAI error envelope of an answer. */
+async function errorOf(answer: Response): Promise<{ param: string; message: string }> {
+  return ((await answer.json()) as { error: { param: string; message: string } }).error;
+}
+
 /** Every stored row of a response (body, request, items, events) as one string. */
 async function storedText(): Promise<string> {
   const db = server.fathom.database;
@@ -111,7 +116,7 @@ describe('the Responses mcp tool against server-everything', () => {
       },
     });
     expect(replay.status).toBe(400);
-    expect((await replay.json()).error).toMatchObject({
+    expect(await errorOf(replay)).toMatchObject({
       param: 'input[0].approval_request_id',
       message: expect.stringContaining('already answered'),
     });
@@ -125,7 +130,7 @@ describe('the Responses mcp tool against server-everything', () => {
       },
     });
     expect(unknown.status).toBe(400);
-    expect((await unknown.json()).error.param).toBe('input[0].approval_request_id');
+    expect((await errorOf(unknown)).param).toBe('input[0].approval_request_id');
 
     openai.push({ toolCalls: [{ name: 'echo', arguments: { message: 'never sent' } }] });
     const second = await server.client.responses.create({ model: 'fake/gpt-test', input: 'Echo again.', tools: [mcpTool()] });
@@ -215,7 +220,7 @@ describe('the Responses mcp tool against server-everything', () => {
         json: { model: 'fake/gpt-test', input: 'Hi', tools: [tool] },
       });
       expect(answer.status).toBe(400);
-      expect((await answer.json()).error.param).toBe(param);
+      expect((await errorOf(answer)).param).toBe(param);
     }
   });
 });
