@@ -154,6 +154,7 @@ export class Fathom {
       log,
       leaseMs: config.leaseSeconds * 1000,
       contextTokens: config.contextTokens,
+      mcp: { fetch: this.egress.fetch, servers: config.mcpServers ?? {} },
     });
     this.conversations = new Conversations({
       db: database,

@@ -36,7 +36,11 @@ export type IdPrefix =
   | 'fc_'
   | 'fco_'
   | 'conv_'
-  | 'ing_';
+  | 'ing_'
+  | 'mcpl_'
+  | 'mcp_'
+  | 'mcpr_'
+  | 'mcpa_';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}${randomToken(24)}`;

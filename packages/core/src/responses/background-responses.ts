@@ -4,6 +4,8 @@ import type { ChatAdapterContract } from '../models/types';
 import type { StoreSearcher } from '../vector';
 import { buildContext, type ContextSources } from './context';
 import { type EventLog, TERMINAL_EVENTS } from './event-log';
+import type { McpDeps } from './mcp-run';
+import type { McpToolSettings } from './mcp-request';
 import type { ResponseRequest } from './read-request';
 import { responseError } from './response-error';
 import type { StoredResponse } from './responses-repository';
@@ -16,6 +18,9 @@ export interface BackgroundResponsesOptions {
   events: EventLog;
   chat: ChatAdapterContract;
   searcher?: StoreSearcher;
+  mcp?: McpDeps;
+  /** The `mcp` tools with their headers, by response id (never stored: a response taken over by another process runs without them). */
+  mcpSecrets: Map<string, McpToolSettings[]>;
   contextTokens: number;
   log: Logger;
   /** Background responses run at once by this process. */
@@ -70,7 +75,9 @@ export class BackgroundResponses {
   /** One run: events stored as they come, the outcome written only while the lease holds. */
   async #run(task: StoredResponse, context: TaskContext): Promise<void> {
     const { store, events, sources } = this.#options;
-    const request = task.request as ResponseRequest;
+    const stored = task.request as ResponseRequest;
+    const secrets = this.#options.mcpSecrets.get(task.id);
+    const request: ResponseRequest = secrets ? { ...stored, mcp: secrets } : { ...stored, mcp: stored.mcp ?? [] };
     const response: ResponseObject = { ...task.body, status: 'in_progress', output: [], error: null };
     const { run, firstSequence } = await store.responses.nextRun(task.id);
     await store.responses.clearOutput(task.id);
@@ -79,9 +86,10 @@ export class BackgroundResponses {
     try {
       const built = await buildContext(sources, task.accountId, request, this.#options.contextTokens);
       await store.responses.update(task.id, 'in_progress', response, context.owner);
-      const deps = { chat: this.#options.chat, searcher: this.#options.searcher };
+      const deps = { chat: this.#options.chat, searcher: this.#options.searcher, mcp: this.#options.mcp };
       for await (const event of runResponse(deps, request, built.messages, response, {
         accountId: task.accountId,
+        context: built,
         signal: context.signal,
         firstSequence,
       })) {
@@ -89,6 +97,7 @@ export class BackgroundResponses {
         if (TERMINAL_EVENTS.has(event.type)) {
           await log.flush();
           if (await storeOutcome(store, task.accountId, request, response, context.owner, { run, event })) events.notify(task.id);
+          this.#options.mcpSecrets.delete(task.id);
           return;
         }
         await log.push(event);

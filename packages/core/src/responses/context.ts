@@ -17,6 +17,10 @@ export interface ContextSources {
 /** What a response runs with: every message the model sees. */
 export interface ResponseContext {
   messages: ChatMessage[];
+  /** The earlier turns' items then the new input, resolved (the MCP tool reads listings and approvals from them). */
+  items: StoredItem[];
+  /** Index in `items` of the request's own first input item. */
+  firstInput: number;
 }
 
 const TRUNCATION_HINT = "; send truncation: 'auto' to leave out the oldest turns instead";
@@ -200,5 +204,9 @@ export async function buildContext(
     earlierParam: request.previousResponseId ? 'previous_response_id' : 'conversation',
   });
   if (request.instructions) messages.unshift({ role: 'system', content: request.instructions });
-  return { messages: request.truncation === 'auto' ? truncateMessages(messages, contextTokens) : messages };
+  return {
+    messages: request.truncation === 'auto' ? truncateMessages(messages, contextTokens) : messages,
+    items: [...earlier, ...input],
+    firstInput: earlier.length,
+  };
 }

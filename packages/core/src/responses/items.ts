@@ -1,6 +1,7 @@
 import { InvalidRequestError } from '../errors';
 import { checkContent, checkJsonLength, checkLength, FIELD_LIMITS } from '../internal/field-limits';
 import { newId } from '../internal/ids';
+import { MCP_ITEM_TYPES, normalizeMcpItem } from './mcp-items';
 
 /**
  * An item as Responses and Conversations store and list it (`ResponseItem`/`ConversationItem` in the
@@ -101,7 +102,7 @@ function normalizeContent(content: unknown, role: string, where: string): Record
 }
 
 /** Item types accepted as input; everything a client sends back from an earlier `output` is among them. */
-const ACCEPTED = ['message', 'function_call', 'function_call_output', 'file_search_call', 'reasoning', 'item_reference'];
+const ACCEPTED = ['message', 'function_call', 'function_call_output', 'file_search_call', 'reasoning', 'item_reference', ...MCP_ITEM_TYPES];
 
 /**
  * Validates one input item (naming the field on error) and gives it its stored form: an id (kept when
@@ -174,8 +175,10 @@ export function normalizeInputItem(raw: unknown, where: string): InputItem {
         results,
       };
     }
-    default:
+    case 'reasoning':
       return normalizeReasoning(raw, where);
+    default:
+      return normalizeMcpItem(raw, type, id, where);
   }
 }
 

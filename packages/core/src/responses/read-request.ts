@@ -4,6 +4,7 @@ import { validateMetadata } from '../internal/metadata';
 import type { ChatToolChoice, ChatToolDefinition } from '../models/types';
 import type { AttributeFilter, StoreSearchOptions } from '../vector';
 import { type InputItem, normalizeInput } from './items';
+import { echoMcpTool, MAX_MCP_SERVERS, type McpToolSettings, readMcpTool } from './mcp-request';
 
 /** The hosted `file_search` tool of a request, executed by Fathom's own search. */
 export interface FileSearchSettings {
@@ -22,6 +23,8 @@ export interface ResponseRequest {
   /** Function tools as chat tools (the hosted file_search tool is in `fileSearch`). */
   tools: ChatToolDefinition[];
   fileSearch?: FileSearchSettings;
+  /** The `mcp` tools, one per `server_label` (their headers are secrets: see `withoutMcpSecrets`). */
+  mcp: McpToolSettings[];
   toolChoice?: ChatToolChoice;
   temperature?: number;
   topP?: number;
@@ -126,11 +129,15 @@ function fileSearchSettings(tool: Record<string, unknown>, where: string): FileS
   };
 }
 
-function readTools(body: Record<string, unknown>): { tools: ChatToolDefinition[]; fileSearch?: FileSearchSettings } {
+function readTools(
+  body: Record<string, unknown>,
+  mcpServers: ReadonlySet<string> | undefined,
+): { tools: ChatToolDefinition[]; fileSearch?: FileSearchSettings; mcp: McpToolSettings[] } {
   const raw = field(body, 'tools');
-  if (raw === undefined) return { tools: [] };
+  if (raw === undefined) return { tools: [], mcp: [] };
   if (!Array.isArray(raw)) fail('tools', `Invalid type for 'tools': expected an array.`);
   const tools: ChatToolDefinition[] = [];
+  const mcp: McpToolSettings[] = [];
   let fileSearch: FileSearchSettings | undefined;
   raw.forEach((tool: unknown, index) => {
     const where = `tools[${index}]`;
@@ -149,15 +156,25 @@ function readTools(body: Record<string, unknown>): { tools: ChatToolDefinition[]
     } else if (tool.type === 'file_search') {
       if (fileSearch) fail(`${where}.type`, `Invalid '${where}': only one file_search tool is allowed.`);
       fileSearch = fileSearchSettings(tool, where);
+    } else if (tool.type === 'mcp') {
+      const settings = readMcpTool(tool, where, mcpServers);
+      if (mcp.some((other) => other.serverLabel === settings.serverLabel)) {
+        fail(
+          `${where}.server_label`,
+          `Invalid '${where}.server_label': '${settings.serverLabel}' names two mcp tools; labels must be unique.`,
+        );
+      }
+      if (mcp.length >= MAX_MCP_SERVERS) fail(where, `Invalid '${where}': a request may use at most ${MAX_MCP_SERVERS} MCP servers.`);
+      mcp.push(settings);
     } else {
       fail(
         `${where}.type`,
-        `Unsupported value for '${where}.type': '${String(tool.type)}'. Fathom supports function and file_search tools.`,
+        `Unsupported value for '${where}.type': '${String(tool.type)}'. Fathom supports function, file_search and mcp tools.`,
         'unsupported_parameter',
       );
     }
   });
-  return { tools, fileSearch };
+  return { tools, fileSearch, mcp };
 }
 
 function readToolChoice(body: Record<string, unknown>): ChatToolChoice | undefined {
@@ -231,7 +248,7 @@ function readInclude(body: Record<string, unknown>): string[] {
  * allows it) and reads it into a `ResponseRequest`. Fields Fathom has no use for (prompt caching,
  * service tier, moderation settings…) are accepted and ignored.
  */
-export function readResponseRequest(body: Record<string, unknown>): ResponseRequest {
+export function readResponseRequest(body: Record<string, unknown>, options: { mcpServers?: ReadonlySet<string> } = {}): ResponseRequest {
   if (!isObject(body)) fail('body', 'The request body must be a JSON object.');
   const model = optionalString(body, 'model');
   if (!model) fail('model', `Missing required parameter: 'model'.`);
@@ -260,7 +277,7 @@ export function readResponseRequest(body: Record<string, unknown>): ResponseRequ
   const instructions = optionalString(body, 'instructions') ?? null;
   checkLength(instructions, 'instructions', FIELD_LIMITS.instructions);
   const metadata = validateMetadata(field(body, 'metadata')) ?? {};
-  const { tools, fileSearch } = readTools(body);
+  const { tools, fileSearch, mcp } = readTools(body, options.mcpServers);
   const temperature = optionalNumber(body, 'temperature', 0, 2);
   const topP = optionalNumber(body, 'top_p', 0, 1);
   const maxOutputTokens = optionalNumber(body, 'max_output_tokens', 1, Number.MAX_SAFE_INTEGER, true);
@@ -274,6 +291,7 @@ export function readResponseRequest(body: Record<string, unknown>): ResponseRequ
     instructions,
     tools,
     fileSearch,
+    mcp,
     toolChoice: readToolChoice(body),
     temperature,
     topP,
@@ -300,7 +318,7 @@ export function readResponseRequest(body: Record<string, unknown>): ResponseRequ
       temperature: temperature ?? null,
       top_p: topP ?? null,
       tool_choice: field(body, 'tool_choice') ?? 'auto',
-      tools: field(body, 'tools') ?? [],
+      tools: echoTools(field(body, 'tools')),
       text: field(body, 'text') ?? { format: { type: 'text' } },
       reasoning: { effort: effort ?? null, summary: (reasoning?.summary as string | undefined) ?? null },
       truncation,
@@ -313,4 +331,16 @@ export function readResponseRequest(body: Record<string, unknown>): ResponseRequ
       top_logprobs: field(body, 'top_logprobs') ?? 0,
     },
   };
+}
+
+/** The request's tools as the response echoes (and stores) them: an `mcp` tool without its headers and authorization. */
+function echoTools(tools: unknown): unknown {
+  if (!Array.isArray(tools)) return [];
+  return tools.map((tool) => (isObject(tool) && tool.type === 'mcp' ? echoMcpTool(tool) : tool));
+}
+
+/** The request as a background response stores it: the `mcp` tools' headers left out (kept in memory only). */
+export function withoutMcpSecrets(request: ResponseRequest): ResponseRequest {
+  if (!request.mcp.length) return request;
+  return { ...request, mcp: request.mcp.map((tool) => ({ ...tool, headers: {} })) };
 }

@@ -13,7 +13,9 @@ import { type ForegroundLease, ForegroundLeases, STOPPED_ERROR } from './foregro
 import { checkOwnership } from './ownership';
 import { responseError } from './response-error';
 import type { StoredItem } from './items';
-import { type ResponseRequest, readResponseRequest } from './read-request';
+import { checkMcpApprovals, hasApprovalResponses, type McpDeps } from './mcp-run';
+import type { McpToolSettings } from './mcp-request';
+import { type ResponseRequest, readResponseRequest, withoutMcpSecrets } from './read-request';
 import { type ResponsesRepository, type ResponseStatus, SqlResponsesRepository, type StoredResponse } from './responses-repository';
 import { type ResponseObject, type ResponsesEvent, runResponse, viewItem, viewResponse } from './run-response';
 import { type OutcomeStore, storeOutcome } from './store-outcome';
@@ -34,6 +36,8 @@ export interface ResponsesOptions {
   contextTokens?: number;
   responses?: ResponsesRepository;
   conversations?: ConversationsRepository;
+  /** The `mcp` tool: the egress guard's fetch and the operator's servers (`FATHOM_MCP_SERVERS`); without it the tool answers 400. */
+  mcp?: McpDeps;
 }
 
 /** What `create` answers: the response object, or its stream events. */
@@ -61,6 +65,9 @@ export class Responses {
   readonly #store: OutcomeStore;
   readonly #background: BackgroundResponses;
   readonly #foregroundLeases: ForegroundLeases;
+  readonly #mcp?: McpDeps;
+  /** The `mcp` tools (with their headers) of queued background responses: kept in this process's memory only. */
+  readonly #mcpSecrets = new Map<string, McpToolSettings[]>();
 
   constructor(options: ResponsesOptions) {
     this.#chat = options.chat;
@@ -74,6 +81,7 @@ export class Responses {
       files: options.files,
     };
     this.#contextTokens = options.contextTokens ?? 128_000;
+    this.#mcp = options.mcp;
     this.#events = new EventLog(this.#repository);
     this.#store = { db: options.db, responses: this.#repository, conversations: this.#sources.conversations };
     this.#background = new BackgroundResponses({
@@ -82,6 +90,8 @@ export class Responses {
       events: this.#events,
       chat: this.#chat,
       searcher: this.#searcher,
+      mcp: options.mcp,
+      mcpSecrets: this.#mcpSecrets,
       contextTokens: this.#contextTokens,
       log: options.log,
       concurrency: options.concurrency ?? 8,
@@ -113,17 +123,22 @@ export class Responses {
    * status); once a stream has started, a failure ends it with `response.failed` and is stored.
    */
   async create(accountId: string, body: Record<string, unknown>, options: { signal?: AbortSignal } = {}): Promise<CreateResult> {
-    const request = readResponseRequest(body);
+    const request = readResponseRequest(body, { mcpServers: new Set(Object.keys(this.#mcp?.servers ?? {})) });
     await checkOwnership({ files: this.#sources.files, searcher: this.#searcher }, accountId, request);
     const response = this.#newResponse(request);
     if (request.background) {
       await checkContext(this.#sources, accountId, request);
+      if (hasApprovalResponses(request.input)) {
+        const built = await buildContext(this.#sources, accountId, request, this.#contextTokens);
+        checkMcpApprovals(request.mcp, built.items, built.firstInput);
+      }
       response.status = 'queued';
       await this.#db.transaction(async (tx) => {
         const repository = this.#repository.in(tx);
-        await repository.insert(this.#row(accountId, request, response, 'queued', request));
+        await repository.insert(this.#row(accountId, request, response, 'queued', withoutMcpSecrets(request)));
         await repository.addItems(response.id, accountId, 'input', request.input);
       });
+      if (request.mcp.length) this.#mcpSecrets.set(response.id, request.mcp);
       this.#background.wake();
       if (!request.stream) return { response };
       return { events: this.#events.follow(accountId, response.id, -1, options.signal) };
@@ -131,8 +146,9 @@ export class Responses {
     const context = await buildContext(this.#sources, accountId, request, this.#contextTokens);
     // Aborted when this process stops or loses the response's lease (stored responses), or the client goes.
     const stop = new AbortController();
-    const events = runResponse({ chat: this.#chat, searcher: this.#searcher }, request, context.messages, response, {
+    const events = runResponse({ chat: this.#chat, searcher: this.#searcher, mcp: this.#mcp }, request, context.messages, response, {
       accountId,
+      context,
       signal: options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal,
     })[Symbol.asyncIterator]();
     let first: IteratorResult<ResponsesEvent>;

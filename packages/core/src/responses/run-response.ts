@@ -13,12 +13,15 @@ import { ToolCallAssembler } from '../models/tool-call-assembler';
 import { citationMarker, type SearchHit, type StoreSearcher } from '../vector';
 import { CitationStream } from './citation-stream';
 import type { StoredItem } from './items';
+import { MAX_MCP_CALLS, type McpDeps, McpRun } from './mcp-run';
 import type { ResponseRequest } from './read-request';
 
 /** What running a response needs: the chat adapter and Fathom's document search. */
 export interface RunDeps {
   chat: ChatAdapterContract;
   searcher?: StoreSearcher;
+  /** The `mcp` tool's egress fetch and operator servers; without it a request with an mcp tool answers 400. */
+  mcp?: McpDeps;
 }
 
 /** One Responses stream event: `type` doubles as the SSE event name; `sequence_number` orders them. */
@@ -29,6 +32,9 @@ export type ResponseObject = Record<string, unknown> & { id: string; status: str
 
 /** How long a response with file_search waits for its stores' files still being ingested, ms. */
 export const FILE_SEARCH_INGESTION_WAIT_MS = 60_000;
+
+/** Model turns of one response at most (hosted tool calls loop; this bounds a model that never stops). */
+const MAX_ROUNDS = 32;
 
 /** Model turns that may call `file_search` before the model must answer. */
 export const MAX_FILE_SEARCH_ROUNDS = 4;
@@ -73,6 +79,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Sequence number of the first event; default 0. */
   firstSequence?: number;
+  /** The context's items and where the request's input starts in them (MCP listings and approvals). */
+  context?: { items: readonly StoredItem[]; firstInput: number };
 }
 
 /**
@@ -89,6 +97,27 @@ export async function* runResponse(
   messages: ChatMessage[],
   response: ResponseObject,
   options: RunOptions,
+): AsyncGenerator<ResponsesEvent> {
+  // MCP servers are listed (and approvals checked) before the first model turn: the tools are part of it.
+  const mcp = await McpRun.prepare(deps.mcp, request.mcp, options.context ?? { items: [], firstInput: 0 }, {
+    maxCalls: Math.min(request.maxToolCalls ?? MAX_MCP_CALLS, MAX_MCP_CALLS),
+    signal: options.signal,
+    reservedNames: [...request.tools.map((tool) => tool.function.name), 'file_search'],
+  });
+  try {
+    yield* runTurns(deps, request, messages, response, options, mcp);
+  } finally {
+    await mcp?.close();
+  }
+}
+
+async function* runTurns(
+  deps: RunDeps,
+  request: ResponseRequest,
+  messages: ChatMessage[],
+  response: ResponseObject,
+  options: RunOptions,
+  mcp: McpRun | undefined,
 ): AsyncGenerator<ResponsesEvent> {
   const { fileSearch } = request;
   if (fileSearch && !deps.searcher) {
@@ -107,9 +136,25 @@ export async function* runResponse(
   const event = (type: string, fields: Record<string, unknown>): ResponsesEvent => ({ type, sequence_number: sequence++, ...fields });
   const snapshot = () => ({ ...response, output: output.map((item) => viewItem(item, include)) });
 
+  // Listings and approved calls run before the first model turn; their events follow `response.created`.
+  const startEvents: Array<[string, Record<string, unknown>]> = [];
+  const startOutput: StoredItem[] = [];
+  if (mcp) {
+    const start = mcp.emitStart((type, fields) => {
+      startEvents.push([type, fields]);
+      return { type, sequence_number: -1, ...fields };
+    }, startOutput);
+    let step = await start.next();
+    while (!step.done) step = await start.next();
+    if (step.value.length) {
+      context.push({ role: 'assistant', content: null, tool_calls: step.value.map((result) => result.call) });
+      for (const result of step.value) context.push({ role: 'tool', tool_call_id: result.call.id, content: result.content });
+    }
+  }
+
   for (let round = 0; ; round++) {
     const searching = fileSearch !== undefined && round < MAX_FILE_SEARCH_ROUNDS && searchesLeft > 0;
-    const tools = [...request.tools, ...(searching ? [FILE_SEARCH_FUNCTION] : [])];
+    const tools = [...request.tools, ...(searching ? [FILE_SEARCH_FUNCTION] : []), ...(mcp?.functions ?? [])];
     const chatRequest: ChatRequest = {
       model: request.model,
       messages: context,
@@ -135,6 +180,8 @@ export async function* runResponse(
       response.status = 'in_progress';
       yield event('response.created', { response: snapshot() });
       yield event('response.in_progress', { response: snapshot() });
+      output.push(...startOutput);
+      for (const [type, fields] of startEvents) yield event(type, fields);
     }
     let message: StoredItem | undefined;
     let messageIndex = -1;
@@ -204,9 +251,14 @@ export async function* runResponse(
     }
     const toolCalls = calls.calls();
     const searches = searching ? toolCalls.filter((entry) => entry.function.name === 'file_search').slice(0, searchesLeft) : [];
-    const functions = toolCalls.filter((entry) => entry.function.name !== 'file_search' || !searching);
+    const isSearch = (entry: ChatToolCall) => searching && entry.function.name === 'file_search';
+    const mcpCalls = mcp ? toolCalls.filter((entry) => !isSearch(entry) && mcp.owns(entry.function.name)) : [];
+    const functions = toolCalls.filter((entry) => !isSearch(entry) && !mcpCalls.includes(entry));
+    const handled = mcpCalls.length ? yield* mcp!.handle(event, output, mcpCalls) : { ran: [], approvals: 0 };
+    const answered = [...searches, ...handled.ran.map((result) => result.call)];
+    if (answered.length) context.push({ role: 'assistant', content: raw || null, tool_calls: answered });
+    for (const result of handled.ran) context.push({ role: 'tool', tool_call_id: result.call.id, content: result.content });
     if (searches.length) {
-      context.push({ role: 'assistant', content: raw || null, tool_calls: searches });
       for (const search of searches) {
         searchesLeft--;
         const turn = output.filter((item) => item.type === 'file_search_call').length;
@@ -253,7 +305,8 @@ export async function* runResponse(
       });
       yield event('response.output_item.done', { output_index: index, item });
     }
-    if (!searches.length || functions.length) break;
+    // An mcp_approval_request ends the response: the client answers it in the next request.
+    if ((!searches.length && !handled.ran.length) || functions.length || handled.approvals || round >= MAX_ROUNDS) break;
   }
   response.status = incomplete ? 'incomplete' : 'completed';
   response.incomplete_details = incomplete ? { reason: 'max_output_tokens' } : null;

@@ -149,6 +149,7 @@ export async function itemsToMessages(items: readonly StoredItem[], context: ToM
   const files = new RequestFiles(context, context.budget ?? new ContextBudget());
   const firstInput = context.firstInput ?? 0;
   const messages: ChatMessage[] = [];
+  const approvalRequests = new Map<string, StoredItem>();
   const addToolCall = (call: ChatToolCall) => {
     const last = messages[messages.length - 1];
     if (last?.role === 'assistant') (last.tool_calls ??= []).push(call);
@@ -176,6 +177,27 @@ export async function itemsToMessages(items: readonly StoredItem[], context: ToM
       });
     } else if (item.type === 'function_call_output') {
       messages.push({ role: 'tool', tool_call_id: String(item.call_id), content: textOf(item.output) });
+    } else if (item.type === 'mcp_call') {
+      // An MCP call the model made: its result (or error) as the tool's answer.
+      addToolCall({ id: item.id, type: 'function', function: { name: String(item.name), arguments: String(item.arguments ?? '') } });
+      const error = item.error as { message?: string; content?: unknown } | null;
+      const content =
+        typeof item.output === 'string' ? item.output : `Error: ${error?.message ?? textOf(error?.content ?? 'the call failed')}`;
+      messages.push({ role: 'tool', tool_call_id: item.id, content });
+    } else if (item.type === 'mcp_approval_request') {
+      approvalRequests.set(item.id, item);
+    } else if (item.type === 'mcp_approval_response' && item.approve !== true) {
+      // A call the user declined: the model learns it was not made (an approved one appears as its mcp_call).
+      const request = approvalRequests.get(String(item.approval_request_id));
+      if (request) {
+        addToolCall({
+          id: request.id,
+          type: 'function',
+          function: { name: String(request.name), arguments: String(request.arguments ?? '') },
+        });
+        const reason = typeof item.reason === 'string' && item.reason ? ` Reason: ${item.reason}` : '';
+        messages.push({ role: 'tool', tool_call_id: request.id, content: `The user declined this call; it was not made.${reason}` });
+      }
     } else if (item.type === 'file_search_call') {
       const queries = Array.isArray(item.queries) ? (item.queries as string[]) : [];
       addToolCall({

@@ -1,0 +1,312 @@
+import { Agent, hostedMcpTool, run, setDefaultOpenAIClient, setTracingDisabled } from '@openai/agents';
+import OpenAIClient from 'openai';
+import { createFakeOpenAIUpstream, type FakeUpstream, startEverythingServer, type TestMcpServer } from '@fathom/core/test';
+import type OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFathom, type TestFathom } from './harness';
+
+const SECRET_TOKEN = 'sk-mcp-token-7f3a';
+const SECRET_HEADER = 'hdr-secret-91c2';
+
+let openai: FakeUpstream;
+let server: TestFathom;
+let everything: TestMcpServer;
+
+beforeAll(async () => {
+  [openai, everything] = await Promise.all([createFakeOpenAIUpstream([]), startEverythingServer('streamableHttp')]);
+  server = await startFathom({
+    env: {
+      FATHOM_PROVIDERS: JSON.stringify({ fake: { type: 'openai', baseUrl: openai.baseUrl } }),
+      AGENT_EGRESS_ALLOW: `127.0.0.1:${everything.port}`,
+    },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close({ keepData: false });
+  await openai?.close();
+  await everything?.close();
+});
+
+function mcpTool(extra: Record<string, unknown> = {}): OpenAI.Responses.Tool.Mcp {
+  return {
+    type: 'mcp',
+    server_label: 'everything',
+    server_url: everything.url,
+    authorization: SECRET_TOKEN,
+    headers: { 'X-Api-Key': SECRET_HEADER },
+    ...extra,
+  } as OpenAI.Responses.Tool.Mcp;
+}
+
+/** The OpenAI error envelope of an answer. */
+async function errorOf(answer: Response): Promise<{ param: string; message: string }> {
+  return ((await answer.json()) as { error: { param: string; message: string } }).error;
+}
+
+/** Every stored row of a response (body, request, items, events) as one string. */
+async function storedText(): Promise<string> {
+  const db = server.fathom.database;
+  const rows = [
+    ...(await db.all('SELECT body, request FROM responses')),
+    ...(await db.all('SELECT item FROM response_items')),
+    ...(await db.all('SELECT event FROM response_events')),
+  ];
+  return JSON.stringify(rows);
+}
+
+describe('the Responses mcp tool against server-everything', () => {
+  it('lists the tools, runs a call the model makes, and answers with its output (require_approval never)', async () => {
+    openai.push({ toolCalls: [{ name: 'get-sum', arguments: { a: 2, b: 40 } }] });
+    openai.push({ content: 'The sum is 42.' });
+    const response = await server.client.responses.create({
+      model: 'fake/gpt-test',
+      input: 'Add 2 and 40.',
+      tools: [mcpTool({ require_approval: 'never' })],
+    });
+    expect(response.status).toBe('completed');
+    expect(response.output.map((item) => item.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
+    const listing = response.output[0] as OpenAI.Responses.ResponseOutputItem.McpListTools;
+    expect(listing.server_label).toBe('everything');
+    expect(listing.tools.map((tool) => tool.name)).toContain('get-sum');
+    const call = response.output[1] as OpenAI.Responses.ResponseOutputItem.McpCall;
+    expect(call).toMatchObject({
+      server_label: 'everything',
+      name: 'get-sum',
+      arguments: '{"a":2,"b":40}',
+      status: 'completed',
+      error: null,
+    });
+    expect(call.output).toContain('42');
+    expect(response.output_text).toBe('The sum is 42.');
+    // The model saw the server's tools as functions, then the call's output as the tool's answer.
+    expect(openai.requests.at(-2).tools.map((tool: { function: { name: string } }) => tool.function.name)).toContain('get-sum');
+    expect(openai.requests.at(-1).messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringContaining('42') });
+    // The echoed tool keeps the label and URL only.
+    expect(response.tools[0]).toEqual({ type: 'mcp', server_label: 'everything', server_url: everything.url, require_approval: 'never' });
+  });
+
+  it('asks for approval by default, runs an approved call exactly once, never runs a denied one, and refuses replayed or unknown ids', async () => {
+    openai.push({ toolCalls: [{ name: 'echo', arguments: { message: 'approved once' } }] });
+    const first = await server.client.responses.create({ model: 'fake/gpt-test', input: 'Echo it.', tools: [mcpTool()] });
+    expect(first.output.map((item) => item.type)).toEqual(['mcp_list_tools', 'mcp_approval_request']);
+    const request = first.output[1] as OpenAI.Responses.ResponseOutputItem.McpApprovalRequest;
+    expect(request).toMatchObject({ server_label: 'everything', name: 'echo', arguments: '{"message":"approved once"}' });
+    expect(request.id).toMatch(/^mcpr_/);
+
+    openai.push({ content: 'Echoed.' });
+    const approved = await server.client.responses.create({
+      model: 'fake/gpt-test',
+      previous_response_id: first.id,
+      input: [{ type: 'mcp_approval_response', approval_request_id: request.id, approve: true }],
+      tools: [mcpTool()],
+    });
+    // Listed once per conversation: the earlier mcp_list_tools item is reused.
+    expect(approved.output.map((item) => item.type)).toEqual(['mcp_call', 'message']);
+    expect(approved.output[0]).toMatchObject({ name: 'echo', approval_request_id: request.id, status: 'completed' });
+    expect((approved.output[0] as OpenAI.Responses.ResponseOutputItem.McpCall).output).toContain('approved once');
+
+    const replay = await server.request('/v1/responses', {
+      method: 'POST',
+      json: {
+        model: 'fake/gpt-test',
+        previous_response_id: approved.id,
+        input: [{ type: 'mcp_approval_response', approval_request_id: request.id, approve: true }],
+        tools: [mcpTool()],
+      },
+    });
+    expect(replay.status).toBe(400);
+    expect(await errorOf(replay)).toMatchObject({
+      param: 'input[0].approval_request_id',
+      message: expect.stringContaining('already answered'),
+    });
+    const unknown = await server.request('/v1/responses', {
+      method: 'POST',
+      json: {
+        model: 'fake/gpt-test',
+        previous_response_id: first.id,
+        input: [{ type: 'mcp_approval_response', approval_request_id: 'mcpr_nope', approve: true }],
+        tools: [mcpTool()],
+      },
+    });
+    expect(unknown.status).toBe(400);
+    expect((await errorOf(unknown)).param).toBe('input[0].approval_request_id');
+
+    openai.push({ toolCalls: [{ name: 'echo', arguments: { message: 'never sent' } }] });
+    const second = await server.client.responses.create({ model: 'fake/gpt-test', input: 'Echo again.', tools: [mcpTool()] });
+    const pending = second.output.at(-1) as OpenAI.Responses.ResponseOutputItem.McpApprovalRequest;
+    openai.push({ content: 'Fine, not echoed.' });
+    const denied = await server.client.responses.create({
+      model: 'fake/gpt-test',
+      previous_response_id: second.id,
+      input: [{ type: 'mcp_approval_response', approval_request_id: pending.id, approve: false, reason: 'not today' }],
+      tools: [mcpTool()],
+    });
+    expect(denied.output.map((item) => item.type)).toEqual(['message']);
+    expect(openai.requests.at(-1).messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringContaining('declined') });
+  });
+
+  it('streams the mcp events framed by output_item events, with sequence numbers, and keeps the secrets out of events and storage', async () => {
+    openai.push({ toolCalls: [{ name: 'get-sum', arguments: { a: 1, b: 1 } }] });
+    openai.push({ content: 'Two.' });
+    const response = await server.request('/v1/responses', {
+      method: 'POST',
+      json: { model: 'fake/gpt-test', input: 'One plus one?', stream: true, tools: [mcpTool({ require_approval: 'never' })] },
+    });
+    const text = await response.text();
+    const events = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)));
+    const types = events.map((event) => event.type);
+    expect(types).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.mcp_list_tools.in_progress',
+      'response.mcp_list_tools.completed',
+      'response.output_item.done',
+      'response.output_item.added',
+      'response.mcp_call_arguments.delta',
+      'response.mcp_call_arguments.done',
+      'response.mcp_call.in_progress',
+      'response.mcp_call.completed',
+      'response.output_item.done',
+      'response.output_item.added',
+      'response.content_part.added',
+      ...types.filter((type) => type === 'response.output_text.delta'),
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
+    expect(text).not.toContain(SECRET_TOKEN);
+    expect(text).not.toContain(SECRET_HEADER);
+    const stored = await storedText();
+    expect(stored).toContain('mcp_call');
+    expect(stored).not.toContain(SECRET_TOKEN);
+    expect(stored).not.toContain(SECRET_HEADER);
+  });
+
+  it('answers an mcp_list_tools error for a loopback or metadata server_url the allow-list does not name', async () => {
+    openai.push({ content: 'No tools.' });
+    const response = await server.client.responses.create({
+      model: 'fake/gpt-test',
+      input: 'Hi',
+      tools: [
+        { type: 'mcp', server_label: 'metadata', server_url: 'http://169.254.169.254/mcp', require_approval: 'never' },
+        { type: 'mcp', server_label: 'loopback', server_url: `http://127.0.0.2:${everything.port}/mcp`, require_approval: 'never' },
+      ],
+    });
+    const listings = response.output.filter((item) => item.type === 'mcp_list_tools') as OpenAI.Responses.ResponseOutputItem.McpListTools[];
+    expect(listings.map((item) => [item.server_label, item.tools.length])).toEqual([
+      ['metadata', 0],
+      ['loopback', 0],
+    ]);
+    for (const listing of listings) expect(listing.error).toMatch(/Destination not allowed/);
+    expect(openai.requests.at(-1).tools).toBeUndefined();
+  });
+
+  it('refuses connector_id and tunnel_id, and a tool without server_url that names no operator server, naming the field', async () => {
+    for (const [tool, param] of [
+      [{ type: 'mcp', server_label: 'gmail', connector_id: 'connector_gmail' }, 'tools[0].connector_id'],
+      [{ type: 'mcp', server_label: 'x', server_url: everything.url, tunnel_id: 't' }, 'tools[0].tunnel_id'],
+      [{ type: 'mcp', server_label: 'nowhere' }, 'tools[0].server_url'],
+      [{ type: 'mcp', server_url: everything.url }, 'tools[0].server_label'],
+    ] as const) {
+      const answer = await server.request('/v1/responses', {
+        method: 'POST',
+        json: { model: 'fake/gpt-test', input: 'Hi', tools: [tool] },
+      });
+      expect(answer.status).toBe(400);
+      expect((await errorOf(answer)).param).toBe(param);
+    }
+  });
+});
+
+describe('the mcp tool in background responses', () => {
+  it('runs with the headers kept out of the stored request, and a resumed stream replays the mcp events in order', async () => {
+    openai.push({ toolCalls: [{ name: 'get-sum', arguments: { a: 3, b: 4 } }] }, { content: 'Seven.' });
+    const created = await server.client.responses.create({
+      model: 'fake/gpt-test',
+      input: 'Three plus four?',
+      background: true,
+      tools: [mcpTool({ require_approval: 'never' })],
+    });
+    // The queued row's request (kept until the response ends) has the tool without its secrets.
+    const queued = await server.fathom.database.get<{ request: string | null }>('SELECT request FROM responses WHERE id = ?', [created.id]);
+    expect(queued?.request ?? '').not.toContain(SECRET_TOKEN);
+    let final: OpenAI.Responses.Response | undefined;
+    for (let attempt = 0; attempt < 200; attempt++) {
+      final = await server.client.responses.retrieve(created.id);
+      if (final.status === 'completed' || final.status === 'failed') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(final?.status).toBe('completed');
+    expect(final!.output.map((item) => item.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
+    expect((final!.output[1] as OpenAI.Responses.ResponseOutputItem.McpCall).output).toContain('7');
+
+    const all: Array<{ type: string; sequence_number: number }> = [];
+    for await (const event of await server.client.responses.retrieve(created.id, { stream: true })) all.push(event);
+    const mcpTypes = all.map((event) => event.type).filter((type) => type.startsWith('response.mcp_'));
+    expect(mcpTypes).toEqual([
+      'response.mcp_list_tools.in_progress',
+      'response.mcp_list_tools.completed',
+      'response.mcp_call_arguments.delta',
+      'response.mcp_call_arguments.done',
+      'response.mcp_call.in_progress',
+      'response.mcp_call.completed',
+    ]);
+    const resumed: Array<{ type: string; sequence_number: number }> = [];
+    for await (const event of await server.client.responses.retrieve(created.id, { stream: true, starting_after: 4 })) resumed.push(event);
+    expect(resumed.map((event) => event.sequence_number)).toEqual(all.slice(5).map((event) => event.sequence_number));
+    expect(resumed[0]?.type).toBe(all[5]?.type);
+
+    expect(await storedText()).not.toContain(SECRET_TOKEN);
+    expect(await storedText()).not.toContain(SECRET_HEADER);
+  });
+});
+
+describe('the OpenAI Agents SDK hostedMcpTool() through Fathom', () => {
+  beforeAll(() => {
+    setTracingDisabled(true);
+    setDefaultOpenAIClient(new OpenAIClient({ apiKey: server.apiKey, baseURL: server.baseURL, maxRetries: 0 }));
+  });
+
+  it('runs a call without approval, and one the agent approves in onApproval (history sent back as input)', async () => {
+    openai.push({ toolCalls: [{ name: 'get-sum', arguments: { a: 20, b: 22 } }] }, { content: 'It is 42.' });
+    const agent = new Agent({
+      name: 'Calculator',
+      model: 'fake/gpt-test',
+      tools: [
+        hostedMcpTool({ serverLabel: 'everything', serverUrl: everything.url, authorization: SECRET_TOKEN, requireApproval: 'never' }),
+      ],
+    });
+    const result = await run(agent, 'What is 20 + 22?');
+    expect(result.finalOutput).toBe('It is 42.');
+    expect(openai.requests.at(-1).messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringContaining('42') });
+
+    const approvals: string[] = [];
+    openai.push({ toolCalls: [{ name: 'echo', arguments: { message: 'via the agents sdk' } }] }, { content: 'Echoed it.' });
+    const careful = new Agent({
+      name: 'Careful',
+      model: 'fake/gpt-test',
+      tools: [
+        hostedMcpTool({
+          serverLabel: 'everything',
+          serverUrl: everything.url,
+          requireApproval: 'always',
+          onApproval: async (_context, item) => {
+            approvals.push((item.rawItem as { name?: string }).name ?? '');
+            return { approve: true };
+          },
+        }),
+      ],
+    });
+    const approved = await run(careful, 'Echo something.');
+    expect(approvals).toEqual(['echo']);
+    expect(approved.finalOutput).toBe('Echoed it.');
+    expect(openai.requests.at(-1).messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringContaining('via the agents sdk') });
+  });
+});
