@@ -6,6 +6,7 @@ import { request as undiciRequest } from 'undici';
 import { bareHost, effectivePort, isAllowed, parseAllowList, type AllowEntry } from './allow-list';
 import { addressRange, isBlockedAddress } from './blocked-address';
 import { EgressDeniedError, EgressRedirectError, EgressTimeoutError } from './egress-errors';
+import { guardedFetch } from './guarded-fetch';
 import { PinnedDispatcher } from './pinned-dispatcher';
 import { readLimited, toHeaderRecord } from './read-response';
 import type { EgressGuardContract, EgressRequestOptions, EgressResponse } from './types';
@@ -131,6 +132,22 @@ export class EgressGuard implements EgressGuardContract {
       options.signal?.removeEventListener('abort', onAbort);
     }
   }
+
+  /**
+   * A streaming WHATWG `fetch` through the guard (for SDKs that take a `fetch`, such as MCP transports):
+   * every hop checked and pinned as in `request`, the body left as a stream, no whole-request deadline
+   * (the caller's `signal` ends it).
+   */
+  readonly fetch = (input: string | URL, init?: RequestInit): Promise<Response> =>
+    guardedFetch(
+      {
+        check: (url, signal) => (signal ? abortable(this.check(url), signal) : this.check(url)),
+        agent: this.dispatcher.agent,
+        maxRedirects: 5,
+      },
+      input,
+      init,
+    );
 
   /** Closes pooled connections. */
   close(): Promise<void> {

@@ -25,3 +25,4 @@ export {
   type TestBackend,
 } from './postgres';
 export { largestWorkflows, largestAllowed, manyRoutes, pipelineWorkflow, fanOutWorkflow, layeredWorkflow } from './large-workflows';
+export { startEverythingServer, startEdgeMcpServer, type TestMcpServer, type EdgeMcpServerOptions } from './mcp-servers';
