@@ -100,7 +100,7 @@ describe('card secrets', () => {
       headers: { 'X-Api-Key': SECRET_MASK, 'X-Client': 'fathom' },
     });
     expect(JSON.stringify(masked)).not.toContain('sk-');
-    expect(stored.nodes[0].data.config.auth.token).toBe('sk-mcp');
+    expect(stored.nodes[0]?.data.config.auth.token).toBe('sk-mcp');
     const restored = restoreWorkflowSecrets(masked, stored) as any;
     expect(restored.nodes[0].data.config.auth.token).toBe('sk-mcp');
     expect(restored.nodes[0].data.config.headers['X-Api-Key']).toBe('sk-header');
