@@ -125,7 +125,9 @@ export class McpCardClient implements AgentMcp {
 
   #entry(card: McpCard, accountId: string): { key: string; entry: Entry } {
     const server = mcpCardServer(card);
-    const key = createHash('sha256').update(JSON.stringify([accountId, server.url, server.headers])).digest('hex');
+    const key = createHash('sha256')
+      .update(JSON.stringify([accountId, server.url, server.headers]))
+      .digest('hex');
     const existing = this.#entries.get(key);
     if (existing) {
       existing.usedAt = Date.now();
