@@ -167,7 +167,7 @@ export class Fathom {
     this.#jobRunner = dataTools;
     this.webhooks = new WebhookToolkit({ egress: this.egress, rateLimiter: new SqlRateLimiter(database) });
     // MCP cards reach their servers through the egress guard; the agents capability closes the connections.
-    const mcpCards = new McpCardClient({ fetch: this.egress.fetch, log });
+    const mcpCards = new McpCardClient({ fetch: this.egress.fetch, servers: config.mcpServers, log });
     const agents = createAgents({ db: database, config, chat: router, webhooks: this.webhooks, mcp: mcpCards, log });
     this.agents = agents.agents;
     this.#agentRuns = agents;

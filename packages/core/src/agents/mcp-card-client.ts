@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../internal/logger';
-import { connectMcpServer, type McpConnection, type McpFetch, type McpRemoteServer } from '../mcp';
+import type { McpServerConfig } from '../config/mcp-servers';
+import { connectMcpServer, type McpConnection, type McpFetch, type McpRemoteServer, type McpServerTarget, operatorMcpServer } from '../mcp';
 import type { AgentMcp, AgentMcpCallOptions, McpServerTool } from './mcp-card-tools';
 import { MCP_CARD_LIMITS, type McpCard } from './wire/mcp-card';
 
@@ -17,6 +18,11 @@ export interface McpCardClientOptions {
   toolsTtlMs?: number;
   /** Connections unused this long are closed, ms; default `MCP_IDLE_MS`. */
   idleMs?: number;
+  /**
+   * The operator's servers (`FATHOM_MCP_SERVERS`): a card whose `serverUrl` is one of these labels uses
+   * that server with the operator's settings (its headers, or a stdio process), not the card's auth.
+   */
+  servers?: Readonly<Record<string, McpServerConfig>>;
   /** Opens a connection; default `connectMcpServer` (tests may count or slow it). */
   connect?: typeof connectMcpServer;
 }
@@ -123,10 +129,19 @@ export class McpCardClient implements AgentMcp {
     await Promise.all(entries.map((entry) => entry.connection.then((connection) => connection.close()).catch(() => undefined)));
   }
 
-  #entry(card: McpCard, accountId: string): { key: string; entry: Entry } {
+  /** The server a card names: an operator's server by label, else its URL with its auth and headers. */
+  #target(card: McpCard): { target: McpServerTarget; identity: unknown } {
+    const label = (card.config.serverUrl ?? '').trim();
+    const operator = this.#options.servers ? operatorMcpServer(this.#options.servers, label) : undefined;
+    if (operator) return { target: operator, identity: ['operator', label] };
     const server = mcpCardServer(card);
+    return { target: server, identity: [server.url, server.headers] };
+  }
+
+  #entry(card: McpCard, accountId: string): { key: string; entry: Entry } {
+    const { target: server, identity } = this.#target(card);
     const key = createHash('sha256')
-      .update(JSON.stringify([accountId, server.url, server.headers]))
+      .update(JSON.stringify([accountId, identity]))
       .digest('hex');
     const existing = this.#entries.get(key);
     if (existing) {

@@ -188,6 +188,24 @@ describe('agents: the MCP card against real MCP servers on 127.0.0.1', () => {
     }
   });
 
+  it("uses an operator's server (FATHOM_MCP_SERVERS) named by label, with the operator's headers", async () => {
+    const operator = new McpCardClient({
+      fetch: allowed.fetch,
+      servers: { docs: { url: edge.url, headers: { 'X-Operator': 'op-secret' } } },
+    });
+    try {
+      const chat = scriptedChat([{ calls: [{ name: 'echo', args: { text: 'via label' } }] }, { content: 'ok' }]);
+      const { events } = await run(mcpWorkflow({ serverUrl: 'docs', allowedTools: ['echo'] }), chat, operator);
+      expect(events.find((event) => event.type === 'tools_unavailable')).toBeUndefined();
+      expect(toolNames(chat.requests[0])).toEqual(['echo']);
+      expect(events.find((event) => event.type === 'tool_result')).toMatchObject({ output: 'via label' });
+      expect(edge.requests.some((headers) => headers['x-operator'] === 'op-secret')).toBe(true);
+      expect(JSON.stringify(events)).not.toContain('op-secret');
+    } finally {
+      await operator.close();
+    }
+  });
+
   it('uses the tools of @modelcontextprotocol/server-everything over Streamable HTTP', async () => {
     const everything = await startEverythingServer('streamableHttp');
     try {

@@ -21,7 +21,7 @@ export const McpCardConfig = Type.Object(
     serverUrl: Type.Optional(
       Type.String({
         description:
-          'The MCP server (Streamable HTTP, or the older HTTP+SSE transport as a fallback). Reached through the egress guard: a private or loopback address needs AGENT_EGRESS_ALLOW.',
+          "The MCP server's URL (Streamable HTTP, or the older HTTP+SSE transport as a fallback), reached through the egress guard (a private or loopback address needs AGENT_EGRESS_ALLOW); or the label of a server the operator declared in FATHOM_MCP_SERVERS.",
       }),
     ),
     auth: Type.Optional(WebhookAuth),
