@@ -79,10 +79,7 @@ describe('console: the MCP card', () => {
     await panel.getByRole('button', { name: 'List tools' }).click();
     const listed = panel.getByRole('region', { name: 'MCP tools seen by Agent 1' });
     await listed.getByText('echo', { exact: true }).waitFor();
-    expect(await listed.getByRole('listitem').allInnerTexts()).toEqual([
-      expect.stringContaining('echo'),
-      expect.stringContaining('fail'),
-    ]);
+    expect(await listed.getByRole('listitem').allInnerTexts()).toEqual([expect.stringContaining('echo'), expect.stringContaining('fail')]);
     await screenshot(page, 'mcp-card-tools');
 
     await page.getByRole('button', { name: 'Save draft' }).click();
