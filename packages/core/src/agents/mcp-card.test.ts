@@ -8,6 +8,7 @@ import type { AgentWebhooks } from './agent-deps';
 import type { AgentRunEvent, NewAgentRunStep } from './agent-objects';
 import { runWorkflow } from './agent-runner';
 import { McpCardClient } from './mcp-card-client';
+import { publishedAgentTools } from './published-tools';
 import type { Workflow } from './workflow-types';
 
 const TOKEN = 'sk-mcp-card-7d1e';
@@ -204,6 +205,19 @@ describe('agents: the MCP card against real MCP servers on 127.0.0.1', () => {
     } finally {
       await operator.close();
     }
+  });
+
+  it("serves the card's tools on a published agent's own MCP endpoint, calling the server with the stored card", async () => {
+    const published = await publishedAgentTools({
+      agent: { id: 'agent_1', account_id: 'acct_1', name: 'Helper', version: 1 },
+      workflow: mcpWorkflow({ serverUrl: edge.url, allowedTools: ['echo'] }),
+      webhooks: noWebhooks,
+      mcp: client,
+      log: silentLogger,
+    });
+    expect([...published.tools.keys()]).toEqual(['echo']);
+    expect(published.tools.get('echo')!.source).toBe('docs');
+    expect(await published.tools.get('echo')!.run({ text: 'from an MCP client' }, new AbortController().signal)).toBe('from an MCP client');
   });
 
   it('uses the tools of @modelcontextprotocol/server-everything over Streamable HTTP', async () => {
