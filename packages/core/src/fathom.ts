@@ -5,6 +5,7 @@ import { type AssistantsCapability, createAssistants } from './assistants/create
 import { threadStoresOf } from './assistants/documents-thread-stores';
 import { type Agents, agentsSchema } from './agents';
 import { type AgentsCapability, createAgents } from './agents/create-agents';
+import { McpCardClient } from './agents/mcp-card-client';
 import { loadConfig, type FathomConfig } from './config';
 import { openDatabase, SqliteDatabase, type SqlDatabase } from './storage';
 import { documentsSchema, type Files, type VectorStores } from './documents';
@@ -166,7 +167,9 @@ export class Fathom {
     this.jobs = dataTools.jobs;
     this.#jobRunner = dataTools;
     this.webhooks = new WebhookToolkit({ egress: this.egress, rateLimiter: new SqlRateLimiter(database) });
-    const agents = createAgents({ db: database, config, chat: router, webhooks: this.webhooks, log });
+    // MCP cards reach their servers through the egress guard; the agents capability closes the connections.
+    const mcpCards = new McpCardClient({ fetch: this.egress.fetch, servers: config.mcpServers, log });
+    const agents = createAgents({ db: database, config, chat: router, webhooks: this.webhooks, mcp: mcpCards, log });
     this.agents = agents.agents;
     this.#agentRuns = agents;
     this.mcpServer = new FathomMcpServer({

@@ -144,7 +144,7 @@ export default function AgentEditor({ agentId }: { agentId: string | null }) {
           </button>
         </div>
         <div className="editor-toolbar" role="toolbar" aria-label="Add nodes">
-          {(['start', 'agent', 'webhook', 'end'] as const).map((type) => (
+          {(['start', 'agent', 'webhook', 'mcp', 'end'] as const).map((type) => (
             <button key={type} type="button" onClick={() => add(type)}>
               Add {type} node
             </button>
@@ -187,6 +187,7 @@ export default function AgentEditor({ agentId }: { agentId: string | null }) {
                       workflow={workflow}
                       node={selected}
                       models={modelIds}
+                      agentId={agent?.id}
                       onChange={change}
                       onDelete={() => {
                         change(removeNodes(workflow, new Set([selected.id])));
@@ -197,7 +198,7 @@ export default function AgentEditor({ agentId }: { agentId: string | null }) {
                 ) : (
                   <p className="empty">
                     {workflow.nodes.length === 0
-                      ? 'The canvas is empty. Add a start node, an agent, a webhook card and an end node with the buttons above.'
+                      ? 'The canvas is empty. Add a start node, an agent, a webhook or MCP card and an end node with the buttons above.'
                       : 'Select a node on the canvas to edit it.'}
                   </p>
                 )

@@ -80,7 +80,7 @@ export function Canvas({ workflow, onChange, selectedId, onSelect, error }: Canv
       }
       const node: CanvasNode = {
         id: source.id,
-        type: ['start', 'agent', 'webhook', 'end'].includes(source.type) ? source.type : 'default',
+        type: ['start', 'agent', 'webhook', 'mcp', 'end'].includes(source.type) ? source.type : 'default',
         position: source.position ?? { x: 280, y: 40 + index * 140 },
         data: { node: source, error: nodeError, slots },
         selected,

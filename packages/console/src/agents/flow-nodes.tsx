@@ -85,6 +85,18 @@ export const WebhookNode = memo(({ data }: NodeProps<CanvasNode>) => {
   );
 });
 
+export const McpNode = memo(({ data }: NodeProps<CanvasNode>) => {
+  const config = data.node.type === 'mcp' ? data.node.data?.config : undefined;
+  const allowed = config?.allowedTools;
+  return (
+    <Frame data={data} kind="mcp">
+      <div className="flow-node-detail">{config?.serverUrl || 'no server URL'}</div>
+      <div className="flow-node-detail">{Array.isArray(allowed) && allowed.length > 0 ? `tools: ${allowed.join(', ')}` : 'all tools'}</div>
+      <Handle type="source" position={Position.Right} aria-label={`${nodeTitle(data.node)} card output`} />
+    </Frame>
+  );
+});
+
 export const EndNode = memo(({ data }: NodeProps<CanvasNode>) => (
   <Frame data={data} kind="end">
     <div className="flow-node-detail">{(data.node.type === 'end' && data.node.data?.status) || ''}</div>
@@ -92,4 +104,4 @@ export const EndNode = memo(({ data }: NodeProps<CanvasNode>) => (
   </Frame>
 ));
 
-export const nodeTypes = { start: StartNode, agent: AgentNode, webhook: WebhookNode, end: EndNode };
+export const nodeTypes = { start: StartNode, agent: AgentNode, webhook: WebhookNode, mcp: McpNode, end: EndNode };

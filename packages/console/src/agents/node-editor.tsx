@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { ListField, TextField } from './fields';
+import { McpEditor } from './mcp-editor';
 import { WebhookEditor } from './webhook-editor';
-import { connect, nodeTitle, removeEdges, type WfNode, type Workflow } from './workflow-model';
+import { connect, isCard, nodeTitle, removeEdges, type WfNode, type Workflow } from './workflow-model';
 
 /**
  * The form of the selected node, and its connections: every edge can be added and removed here with
@@ -11,6 +12,8 @@ export function NodeEditor(props: {
   workflow: Workflow;
   node: WfNode;
   models: string[];
+  /** The saved agent (an MCP card's "List tools" uses its saved secrets in place of the masks). */
+  agentId?: string;
   onChange(workflow: Workflow): void;
   onDelete(): void;
 }) {
@@ -52,6 +55,9 @@ export function NodeEditor(props: {
         </div>
       ) : null}
       {node.type === 'webhook' ? <WebhookEditor card={node.data ?? {}} onChange={setData} /> : null}
+      {node.type === 'mcp' ? (
+        <McpEditor nodeId={node.id} card={node.data ?? {}} workflow={workflow} agentId={props.agentId} onChange={setData} />
+      ) : null}
       {node.type === 'end' ? (
         <div className="editor-form">
           <TextField label="End label" path="data.label" value={node.data.label} onChange={(label) => setData({ ...node.data, label })} />
@@ -127,11 +133,11 @@ function Connections({ workflow, node, onChange }: { workflow: Workflow; node: W
   const edges = workflow.edges.filter((edge) => edge.source === node.id || edge.target === node.id);
   const candidates = workflow.nodes.filter((other) => {
     if (other.id === node.id) return false;
-    if (node.type === 'webhook') return other.type === 'agent';
+    if (isCard(node.type)) return other.type === 'agent';
     if (node.type === 'end') return false;
     return other.type === 'agent' || other.type === 'end';
   });
-  const label = node.type === 'webhook' ? 'Attach card to agent' : 'Connect to';
+  const label = isCard(node.type) ? 'Attach card to agent' : 'Connect to';
   return (
     <fieldset className="connections">
       <legend>Connections</legend>

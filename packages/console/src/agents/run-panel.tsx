@@ -9,7 +9,7 @@ type TimelineEntry =
   | { kind: 'message'; node: string; text: string }
   | { kind: 'tool_use'; node: string; tool: string; input: unknown }
   | { kind: 'tool_result'; node: string; tool: string; output: string }
-  | { kind: 'run.completed' | 'run.failed'; text: string };
+  | { kind: 'run.completed' | 'run.failed' | 'tools_unavailable'; text: string };
 
 /**
  * Runs the published version with a message and the start node's variables, streaming its events
@@ -53,6 +53,7 @@ export function RunPanel({ agentId, workflow, published }: { agentId: string; wo
         else if (part.event === 'message.delta') push({ kind: 'message', node: data.node_id, text: data.content });
         else if (part.event === 'tool_use') push({ kind: 'tool_use', node: data.node_id, tool: data.tool, input: data.input });
         else if (part.event === 'tool_result') push({ kind: 'tool_result', node: data.node_id, tool: data.tool, output: data.output });
+        else if (part.event === 'tools_unavailable') push({ kind: 'tools_unavailable', text: data.error });
         else if (part.event === 'run.completed') push({ kind: 'run.completed', text: data.output });
         else if (part.event === 'run.failed') push({ kind: 'run.failed', text: data.error });
         else if (part.event === 'error') throw new Error(data?.error?.message ?? 'The run failed.');
@@ -156,6 +157,10 @@ function RunSteps({ agentId, runId }: { agentId: string; runId: string }) {
           {step.type === 'tool_call' ? (
             <>
               tool call <code>{step.tool}</code> <pre>{JSON.stringify(step.input)}</pre> <pre>{step.output}</pre>
+            </>
+          ) : step.type === 'tools_unavailable' ? (
+            <>
+              tools unavailable for <code>{step.node_id}</code>: {step.error}
             </>
           ) : (
             <>

@@ -8,7 +8,8 @@ export type ToolsPreview = WorkflowToolsPreview;
 
 /**
  * Asks the server (`POST /v1/agents/tools`) for the tools and the validation result of the current
- * workflow, 300 ms after the last change. Moving nodes does not count as a change.
+ * workflow, 300 ms after the last change. Moving nodes does not count as a change. MCP cards' servers
+ * are not contacted here (`mcp_tools: false`): their tools are listed by the card's "List tools" button.
  */
 export function usePreview(api: ApiClient, workflow: Workflow): { preview?: ToolsPreview; error?: Error } {
   const key = useMemo(() => JSON.stringify(workflow, (name, value) => (name === 'position' ? undefined : value)), [workflow]);
@@ -16,7 +17,8 @@ export function usePreview(api: ApiClient, workflow: Workflow): { preview?: Tool
   useEffect(() => {
     const controller = new AbortController();
     const timer = setTimeout(() => {
-      api.post<ToolsPreview>('/v1/agents/tools', { workflow: JSON.parse(key) }, controller.signal).then(
+      // MCP servers are contacted only when asked ("List tools" on an MCP card), not on every keystroke.
+      api.post<ToolsPreview>('/v1/agents/tools', { workflow: JSON.parse(key), mcp_tools: false }, controller.signal).then(
         (preview) => setState({ preview }),
         (error: Error) => !controller.signal.aborted && setState((previous) => ({ ...previous, error })),
       );

@@ -1,13 +1,6 @@
-import { CheckField, NumberField, SecretField, SelectField, TextField } from './fields';
+import { AuthFields } from './auth-fields';
+import { CheckField, NumberField, TextField } from './fields';
 import { RouteEditor } from './route-editor';
-
-const AUTH_TYPES: Array<[string, string]> = [
-  ['none', 'None'],
-  ['bearer', 'Bearer token'],
-  ['api_key', 'API key'],
-  ['basic', 'Basic (user and password)'],
-  ['custom_header', 'Custom header'],
-];
 
 type Card = any;
 
@@ -21,7 +14,6 @@ export function WebhookEditor({ card, onChange }: { card: Card; onChange(card: C
   const auth = config.auth ?? { type: 'none' };
   const routes: any[] = config.routes ?? [];
   const setConfig = (change: Record<string, unknown>) => onChange({ ...card, config: { ...config, ...change } });
-  const setAuth = (change: Record<string, unknown>) => setConfig({ auth: { ...auth, ...change } });
   const setRoute = (index: number, change: Record<string, unknown>) =>
     setConfig({ routes: routes.map((route, position) => (position === index ? { ...route, ...change } : route)) });
   const newRouteId = () => {
@@ -47,70 +39,7 @@ export function WebhookEditor({ card, onChange }: { card: Card; onChange(card: C
         onChange={(baseUrl) => setConfig({ baseUrl })}
         placeholder="https://api.example.com/v1"
       />
-      <fieldset>
-        <legend>Authentication</legend>
-        <SelectField
-          label="Auth type"
-          path="data.config.auth.type"
-          value={auth.type ?? 'none'}
-          options={AUTH_TYPES}
-          onChange={(type) => setConfig({ auth: { type } })}
-        />
-        {auth.type === 'bearer' ? (
-          <SecretField label="Bearer token" path="data.config.auth.token" value={auth.token} onChange={(token) => setAuth({ token })} />
-        ) : null}
-        {auth.type === 'api_key' ? (
-          <>
-            <SecretField label="API key" path="data.config.auth.apiKey" value={auth.apiKey} onChange={(apiKey) => setAuth({ apiKey })} />
-            <TextField
-              label="API key name"
-              path="data.config.auth.apiKeyName"
-              value={auth.apiKeyName}
-              onChange={(apiKeyName) => setAuth({ apiKeyName })}
-              placeholder="X-Api-Key"
-            />
-            <SelectField
-              label="API key location"
-              path="data.config.auth.apiKeyLocation"
-              value={auth.apiKeyLocation ?? 'header'}
-              options={['header', 'query']}
-              onChange={(apiKeyLocation) => setAuth({ apiKeyLocation })}
-            />
-          </>
-        ) : null}
-        {auth.type === 'basic' ? (
-          <>
-            <TextField
-              label="Username"
-              path="data.config.auth.username"
-              value={auth.username}
-              onChange={(username) => setAuth({ username })}
-            />
-            <SecretField
-              label="Password"
-              path="data.config.auth.password"
-              value={auth.password}
-              onChange={(password) => setAuth({ password })}
-            />
-          </>
-        ) : null}
-        {auth.type === 'custom_header' ? (
-          <>
-            <TextField
-              label="Header name"
-              path="data.config.auth.customHeaderName"
-              value={auth.customHeaderName}
-              onChange={(customHeaderName) => setAuth({ customHeaderName })}
-            />
-            <SecretField
-              label="Header value"
-              path="data.config.auth.customHeaderValue"
-              value={auth.customHeaderValue}
-              onChange={(customHeaderValue) => setAuth({ customHeaderValue })}
-            />
-          </>
-        ) : null}
-      </fieldset>
+      <AuthFields auth={auth} onChange={(next) => setConfig({ auth: next })} />
       <fieldset>
         <legend>Calls</legend>
         <NumberField

@@ -24,6 +24,9 @@ export const SLOT = /^slot-(\d+)$/;
 
 export const emptyWorkflow = (): Workflow => ({ nodes: [], edges: [] });
 
+/** Node types wired into an agent's `slot-N` (their tools join the agent's): Webhook cards and MCP cards. */
+export const isCard = (type: NodeType | undefined) => type === 'webhook' || type === 'mcp';
+
 function uniqueId(workflow: Workflow, prefix: string): string {
   const taken = new Set(workflow.nodes.map((node) => node.id));
   for (let n = 1; ; n++) if (!taken.has(`${prefix}-${n}`)) return `${prefix}-${n}`;
@@ -52,6 +55,8 @@ export function newNode(type: NodeType, id: string, models: string[], position?:
           config: { baseUrl: '', auth: { type: 'none' }, timeout: 30000, retryOnError: true, maxRetries: 2, routes: [] },
         },
       };
+    case 'mcp':
+      return { id, type, position, data: { name: `MCP ${number}`, config: { serverUrl: '', auth: { type: 'none' }, timeout: 30000 } } };
     case 'end':
       return { id, type, position, data: { label: 'End', status: 'success' } };
   }
@@ -61,7 +66,7 @@ export function newNode(type: NodeType, id: string, models: string[], position?:
 export function addNode(workflow: Workflow, type: NodeType, models: string[], position?: { x: number; y: number }): [Workflow, string] {
   const id = uniqueId(workflow, type);
   const lowest = workflow.nodes.reduce((max, node) => Math.max(max, node.position?.y ?? 0), 0);
-  const place = position ?? { x: type === 'webhook' ? 0 : 280, y: workflow.nodes.length === 0 ? 40 : lowest + 140 };
+  const place = position ?? { x: isCard(type) ? 0 : 280, y: workflow.nodes.length === 0 ? 40 : lowest + 140 };
   return [{ ...workflow, nodes: [...workflow.nodes, newNode(type, id, models, place)] }, id];
 }
 
@@ -98,21 +103,21 @@ export function firstFreeSlot(workflow: Workflow, agentId: string): number {
 }
 
 /**
- * Wires `source` to `target`. A Webhook card goes into an agent's slot (the given one, else the first
+ * Wires `source` to `target`. A Webhook or MCP card goes into an agent's slot (the given one, else the first
  * free one); anything else is a flow edge. Returns the workflow unchanged when the edge makes no sense.
  */
 export function connect(workflow: Workflow, source: string, target: string, targetHandle?: string | null): Workflow {
   const from = workflow.nodes.find((node) => node.id === source);
   const to = workflow.nodes.find((node) => node.id === target);
   if (!from || !to || source === target) return workflow;
-  if (from.type === 'webhook') {
+  if (isCard(from.type)) {
     if (to.type !== 'agent') return workflow;
     const handle = targetHandle && SLOT.test(targetHandle) ? targetHandle : `slot-${firstFreeSlot(workflow, target)}`;
     if (workflow.edges.some((edge) => edge.target === target && edge.targetHandle === handle)) return workflow;
     if (workflow.edges.some((edge) => edge.source === source && edge.target === target)) return workflow;
     return { ...workflow, edges: [...workflow.edges, { id: `e-${source}-${target}-${handle}`, source, target, targetHandle: handle }] };
   }
-  if (to.type === 'webhook' || to.type === 'start' || from.type === 'end') return workflow;
+  if (isCard(to.type) || to.type === 'start' || from.type === 'end') return workflow;
   if (workflow.edges.some((edge) => edge.source === source && edge.target === target && !SLOT.test(edge.targetHandle ?? '')))
     return workflow;
   return { ...workflow, edges: [...workflow.edges, { id: `e-${source}-${target}`, source, target }] };
@@ -142,6 +147,6 @@ export function locateError(workflow: Workflow, error: { message: string; param?
 
 /** A node's label on the canvas. */
 export function nodeTitle(node: WfNode): string {
-  if (node.type === 'agent' || node.type === 'webhook') return node.data?.name || node.id;
+  if (node.type === 'agent' || node.type === 'webhook' || node.type === 'mcp') return node.data?.name || node.id;
   return node.data?.label || node.id;
 }

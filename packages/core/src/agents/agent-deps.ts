@@ -3,6 +3,7 @@ import type { Logger } from '../internal/logger';
 import type { ChatAdapterContract, ChatToolDefinition } from '../models/types';
 import type { SqlClient } from '../storage';
 import type { CompiledWebhookTool, CompileResult, WebhookCard, WebhookExecuteOptions } from '../webhooks';
+import type { AgentMcp } from './mcp-card-tools';
 
 /** What the runner needs from the WebhookToolkit (its public API, structurally, so tests may fake it). */
 export interface AgentWebhooks {
@@ -18,6 +19,8 @@ export interface AgentsOptions {
   config: Pick<FathomConfig, 'webSearch'> & Partial<Pick<FathomConfig, 'leaseSeconds'>>;
   chat: ChatAdapterContract;
   webhooks: AgentWebhooks;
+  /** The MCP client of MCP cards (listing and calling a server's tools); without it MCP cards offer no tools. */
+  mcp?: AgentMcp;
   log: Logger;
   /** Tool-calling rounds one agent node may take before the run fails; default 10. */
   maxToolRounds?: number;

@@ -10,6 +10,7 @@ export type AgentRunEvent =
   | { type: 'message.delta'; node_id: string; content: string }
   | { type: 'tool_use'; node_id: string; id: string; tool: string; input: unknown }
   | { type: 'tool_result'; node_id: string; id: string; tool: string; output: string }
+  | { type: 'tools_unavailable'; node_id: string; card_id: string; error: string }
   | { type: 'run.completed'; run_id: string; output: string }
   | { type: 'run.failed'; run_id: string; error: string };
 

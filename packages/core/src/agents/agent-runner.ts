@@ -5,10 +5,11 @@ import type { AgentWebhooks } from './agent-deps';
 import type { AgentRunEvent, NewAgentRunStep } from './agent-objects';
 import { agentTools, compiledCards } from './agent-tools';
 import type { BuiltInTool } from './built-in-tools';
+import { type AgentMcp, listMcpCards, type McpCardListing, unavailableText } from './mcp-card-tools';
 import { renderVariables } from './render-variables';
 import { runAgentNode } from './run-agent-node';
 import { WorkflowGraph } from './workflow-graph';
-import type { StartNode, Workflow } from './workflow-types';
+import type { McpNode, StartNode, Workflow } from './workflow-types';
 
 export interface RunWorkflowOptions {
   agentId: string;
@@ -23,6 +24,8 @@ export interface RunWorkflowOptions {
   signal: AbortSignal;
   chat: ChatAdapterContract;
   webhooks: AgentWebhooks;
+  /** Lists and calls the tools of MCP cards; without it an MCP card's tools are unavailable. */
+  mcp?: AgentMcp;
   builtIns: BuiltInTool[];
   maxToolRounds: number;
   log: Logger;
@@ -43,6 +46,8 @@ export async function* runWorkflow(options: RunWorkflowOptions): AsyncGenerator<
     // One graph and one compilation per card serve every agent node of the run.
     const graph = new WorkflowGraph(workflow);
     const compile = compiledCards((cards) => options.webhooks.compile(cards));
+    // Each MCP card is listed once per run, when the first agent node that sees it starts.
+    const listings = new Map<McpNode, McpCardListing>();
     const start = workflow.nodes.find((node): node is StartNode => node.type === 'start')!;
     const declared = new Set((start.data.variables ?? []).map((variable) => variable.name));
     const message = renderVariables(options.message, variables, declared);
@@ -56,11 +61,29 @@ export async function* runWorkflow(options: RunWorkflowOptions): AsyncGenerator<
     for (const id of graph.executionOrder(start.id).order) {
       const node = graph.nodes.get(id)!;
       if (node.type === 'agent') {
+        const cards = graph.visibleCards(node);
+        const unlisted = cards.filter((card): card is McpNode => card.type === 'mcp' && !listings.has(card));
+        if (unlisted.length > 0) {
+          const listed = await listMcpCards(unlisted, options.mcp, { accountId: options.accountId, signal: options.signal });
+          for (const [card, listing] of listed) listings.set(card, listing);
+        }
+        // A card whose server could not be reached: the node runs without its tools, and the run says so.
+        for (const card of cards) {
+          if (card.type !== 'mcp') continue;
+          const listing = listings.get(card);
+          if (!listing || !('error' in listing)) continue;
+          const error = unavailableText(card, listing.error);
+          options.log.warn(`agent ${options.agentId}: ${error}`);
+          yield { type: 'tools_unavailable', node_id: node.id, card_id: card.id, error };
+          await options.record({ type: 'tools_unavailable', node_id: node.id, card_id: card.id, error });
+        }
         const tools = agentTools({
           agentId: options.agentId,
           node,
-          cards: graph.visibleCards(node),
+          cards,
           compile,
+          mcp: options.mcp,
+          mcpListings: listings,
           builtIns: options.builtIns,
           webhooks: options.webhooks,
           accountId: options.accountId,

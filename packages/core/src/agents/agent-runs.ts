@@ -121,6 +121,7 @@ export class AgentRuns {
         signal: controller.signal,
         chat: options.chat,
         webhooks: options.webhooks,
+        mcp: options.mcp,
         builtIns,
         maxToolRounds: options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS,
         log: options.log,

@@ -44,7 +44,7 @@ const RUN_COLUMNS = 'id, agent_id, account_id, version, status, message, variabl
 interface StepRow {
   id: string;
   node_id: string;
-  type: 'message' | 'tool_call';
+  type: 'message' | 'tool_call' | 'tools_unavailable';
   call_id: string | null;
   tool: string | null;
   input_json: string | null;
@@ -239,6 +239,8 @@ export class SqlAgentsRepository implements AgentsRepository {
 
   addStep(runId: string, owner: string, step: NewAgentRunStep): Promise<boolean> {
     const isTool = step.type === 'tool_call';
+    // A `tools_unavailable` step keeps its card id in `tool` and its reason in `output`.
+    const isUnavailable = step.type === 'tools_unavailable';
     return this.db.transaction(async (tx) => {
       // A no-op write: it checks the lease and, on PostgreSQL, locks the run until the step is in.
       const held = await tx.run(
@@ -254,9 +256,9 @@ export class SqlAgentsRepository implements AgentsRepository {
           step.node_id,
           step.type,
           isTool ? step.call_id : null,
-          isTool ? step.tool : null,
+          isTool ? step.tool : isUnavailable ? step.card_id : null,
           isTool ? JSON.stringify(step.input) : null,
-          isTool ? step.output : step.content,
+          isTool ? step.output : isUnavailable ? step.error : step.content,
           nowSeconds(),
         ],
       );
@@ -372,6 +374,9 @@ function toRun(row: RunRow): AgentRunSummary {
 
 function toStep(row: StepRow): AgentRunStep {
   if (row.type === 'message') return { id: row.id, type: 'message', node_id: row.node_id, content: row.output ?? '' };
+  if (row.type === 'tools_unavailable') {
+    return { id: row.id, type: 'tools_unavailable', node_id: row.node_id, card_id: row.tool ?? '', error: row.output ?? '' };
+  }
   return {
     id: row.id,
     type: 'tool_call',

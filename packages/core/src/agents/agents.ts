@@ -31,7 +31,12 @@ export class Agents {
     this.#context = context;
     this.versions = new AgentVersions(context);
     this.runs = new AgentRuns(context);
-    this.tools = new WorkflowTools(context.options.webhooks, context.builtIns);
+    this.tools = new WorkflowTools(
+      context.options.webhooks,
+      context.builtIns,
+      context.options.mcp,
+      async (accountId, id) => (await findAgent(context, accountId, id)).workflow,
+    );
   }
 
   async create(accountId: string, params: AgentCreateParams): Promise<Agent> {
@@ -107,6 +112,7 @@ export class Agents {
       agent: { id, account_id: agent.account_id, name: version.name, version: agent.version },
       workflow,
       webhooks: this.#context.options.webhooks,
+      mcp: this.#context.options.mcp,
       log: this.#context.options.log,
     });
   }

@@ -11,7 +11,7 @@ export interface AgentsCapability {
   agents: Agents;
   /** Starts ending runs whose process stopped (after a crash, or another node's) as failed. */
   start(): void;
-  /** Aborts runs still in progress here (they end failed) and waits for them. */
+  /** Aborts runs still in progress here (they end failed), waits for them, then closes the MCP cards' connections. */
   close(): Promise<void>;
 }
 
@@ -37,6 +37,9 @@ export function createAgents(options: AgentsOptions): AgentsCapability {
   return {
     agents: new Agents(context),
     start: () => worker.start(),
-    close: () => worker.close(),
+    close: async () => {
+      await worker.close();
+      await options.mcp?.close?.();
+    },
   };
 }

@@ -39,6 +39,7 @@ export { AgentToolDefinition, AgentToolsPreview, AgentToolsPreviewParams, Workfl
 export {
   AgentNode,
   EndNode,
+  McpNode,
   StartNode,
   StartVariable,
   WebhookNode,
@@ -53,3 +54,6 @@ export type { AgentTool } from './agent-tools';
 export { visibleCards } from './workflow-graph';
 export { WORKFLOW_LIMITS } from './workflow-limits';
 export { SECRET_MASK, maskWorkflowSecrets } from './workflow-secrets';
+export { McpCard, McpCardConfig, MCP_CARD_LIMITS } from './wire/mcp-card';
+export { McpCardClient, type McpCardClientOptions } from './mcp-card-client';
+export type { AgentMcp, McpServerTool } from './mcp-card-tools';

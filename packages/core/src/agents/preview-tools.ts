@@ -6,12 +6,14 @@ import type { CompiledWebhookTool } from '../webhooks';
 import type { AgentWebhooks } from './agent-deps';
 import { type AgentTool, agentTools, type CompileCard, compiledCards } from './agent-tools';
 import type { BuiltInTool } from './built-in-tools';
+import { type AgentMcp, listMcpCards, type McpCardListing, type McpListings, unavailableText } from './mcp-card-tools';
 import { checkSeenTools } from './seen-tools';
 import { draftShapeError, validateWorkflow } from './validate-workflow';
 import type { AgentToolsPreview, AgentToolsPreviewParams, WorkflowToolsPreview } from './wire/tools-preview';
 import { WorkflowGraph } from './workflow-graph';
 import { checkWorkflowLimits } from './workflow-limits';
-import type { AgentNode, WebhookNode, Workflow, WorkflowDraft } from './workflow-types';
+import { hasMaskedSecret, restoreWorkflowSecrets } from './workflow-secrets';
+import type { AgentNode, McpNode, ToolCardNode, Workflow, WorkflowDraft } from './workflow-types';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
@@ -25,10 +27,19 @@ interface PreviewContext {
   builtIns: BuiltInTool[];
   compile: CompileCard;
   define: (tool: CompiledWebhookTool) => ChatToolDefinition;
+  mcpListings: McpListings;
+}
+
+/** What the preview does with MCP cards: list their servers' tools (with `mcp`, for `accountId`), or not. */
+export interface PreviewMcpOptions {
+  mcp?: AgentMcp;
+  accountId: string;
+  /** False: MCP cards are not contacted (each gets a warning instead). */
+  list: boolean;
 }
 
 /** One agent node's entry: its tools as a run would build them, and the collisions a run would log. */
-function previewAgent(node: AgentNode, { graph, webhooks, builtIns, compile, define }: PreviewContext): AgentToolsPreview {
+function previewAgent(node: AgentNode, { graph, webhooks, builtIns, compile, define, mcpListings }: PreviewContext): AgentToolsPreview {
   const warnings: string[] = [];
   const log: Logger = {
     info() {},
@@ -41,9 +52,27 @@ function previewAgent(node: AgentNode, { graph, webhooks, builtIns, compile, def
     },
   };
   const cards = graph.visibleCards(node).filter((card) => isRecord(card.data));
+  for (const card of cards) {
+    if (card.type !== 'mcp') continue;
+    const listing = mcpListings.get(card);
+    if (listing && 'error' in listing) warnings.push(unavailableText(card, listing.error));
+  }
   let tools: AgentTool[] = [];
   try {
-    tools = [...agentTools({ agentId: 'preview', node, cards, builtIns, webhooks, accountId: 'preview', log, compile, define }).values()];
+    tools = [
+      ...agentTools({
+        agentId: 'preview',
+        node,
+        cards,
+        builtIns,
+        webhooks,
+        accountId: 'preview',
+        log,
+        compile,
+        define,
+        mcpListings,
+      }).values(),
+    ];
   } catch (error) {
     // An unfinished card (e.g. `routes` not a list yet) cannot compile; the validation error says why.
     warnings.push(`the tools could not be compiled: ${(error as Error).message}`);
@@ -74,6 +103,7 @@ export async function previewWorkflowTools(
   workflow: WorkflowDraft,
   webhooks: AgentWebhooks,
   builtIns: BuiltInTool[],
+  mcpOptions: PreviewMcpOptions = { accountId: 'preview', list: false },
 ): Promise<WorkflowToolsPreview> {
   checkWorkflowLimits(workflow);
   const pause = timeSlices();
@@ -111,11 +141,16 @@ export async function previewWorkflowTools(
     (node): node is AgentNode => node.type === 'agent' && typeof node.id === 'string' && isRecord(node.data),
   );
   // Every card some agent sees, compiled with its definitions made, one card per step.
-  const prepared = new Set<WebhookNode>();
+  const prepared = new Set<ToolCardNode>();
+  const mcpCards: McpNode[] = [];
   for (const node of agentNodes) {
     for (const card of graph.visibleCards(node)) {
       if (prepared.has(card) || !isRecord(card.data)) continue;
       prepared.add(card);
+      if (card.type === 'mcp') {
+        mcpCards.push(card);
+        continue;
+      }
       try {
         for (const tool of compile(card).tools) define(tool);
       } catch {
@@ -124,7 +159,8 @@ export async function previewWorkflowTools(
       await pause();
     }
   }
-  const context: PreviewContext = { graph, webhooks, builtIns, compile, define };
+  const mcpListings = await previewMcpListings(mcpCards, mcpOptions);
+  const context: PreviewContext = { graph, webhooks, builtIns, compile, define, mcpListings };
   const agents: AgentToolsPreview[] = [];
   for (const node of agentNodes) {
     agents.push(previewAgent(node, context));
@@ -134,23 +170,68 @@ export async function previewWorkflowTools(
 }
 
 /**
+ * The MCP cards' listings for a preview: an unfinished card (no server yet, or a secret still masked with
+ * nothing saved behind it) and, when listing is off, every card get a reason instead of a contact.
+ */
+async function previewMcpListings(cards: McpNode[], options: PreviewMcpOptions): Promise<Map<McpNode, McpCardListing>> {
+  const listings = new Map<McpNode, McpCardListing>();
+  const ready: McpNode[] = [];
+  for (const card of cards) {
+    const config: unknown = card.data.config;
+    const serverUrl = isRecord(config) ? config.serverUrl : undefined;
+    if (!options.list) listings.set(card, { error: 'not listed: the preview was asked without MCP tools (mcp_tools: false)' });
+    else if (typeof serverUrl !== 'string' || serverUrl.trim() === '') listings.set(card, { error: 'the card has no serverUrl yet' });
+    else if (hasMaskedSecret(card.data)) {
+      listings.set(card, { error: 'a secret of the card is masked; send agent_id (or the secret itself) to list its tools' });
+    } else ready.push(card);
+  }
+  for (const [card, listing] of await listMcpCards(ready, options.mcp, { accountId: options.accountId })) listings.set(card, listing);
+  return listings;
+}
+
+/**
  * `fathom.agents.tools`: the live tool preview of a workflow (saved or not, finished or not), as the
  * console's agent editor shows it.
  */
 export class WorkflowTools {
   readonly #webhooks: AgentWebhooks;
   readonly #builtIns: BuiltInTool[];
+  readonly #mcp: AgentMcp | undefined;
+  readonly #savedDraft: ((accountId: string, agentId: string) => Promise<Workflow>) | undefined;
 
-  constructor(webhooks: AgentWebhooks, builtIns: BuiltInTool[]) {
+  /**
+   * `mcp` lists the MCP cards' servers; `savedDraft` reads the draft of an account's agent (404 for
+   * another account's) to put masked secrets back (`agent_id`).
+   */
+  constructor(
+    webhooks: AgentWebhooks,
+    builtIns: BuiltInTool[],
+    mcp?: AgentMcp,
+    savedDraft?: (accountId: string, agentId: string) => Promise<Workflow>,
+  ) {
     this.#webhooks = webhooks;
     this.#builtIns = builtIns;
+    this.#mcp = mcp;
+    this.#savedDraft = savedDraft;
   }
 
   /**
    * The tools each agent node would give its model, and whether the workflow would pass validation
-   * (`validation_error`). Masked secrets are never compiled into definitions.
+   * (`validation_error`). Masked secrets are never compiled into definitions nor sent to an MCP server:
+   * with `agent_id` they are replaced by the saved ones first. The MCP cards' servers are listed for
+   * `accountId` (none without it, or with `mcp_tools: false`).
    */
-  preview(params: AgentToolsPreviewParams): Promise<WorkflowToolsPreview> {
-    return previewWorkflowTools(params.workflow, this.#webhooks, this.#builtIns);
+  async preview(params: AgentToolsPreviewParams, accountId?: string): Promise<WorkflowToolsPreview> {
+    let workflow = params.workflow;
+    if (params.agent_id && accountId && this.#savedDraft) {
+      const saved = await this.#savedDraft(accountId, params.agent_id);
+      try {
+        workflow = restoreWorkflowSecrets(workflow, saved);
+      } catch {
+        // A mask with nothing saved behind it stays a mask: that card reports it instead of listing.
+      }
+    }
+    const list = params.mcp_tools !== false && accountId !== undefined;
+    return previewWorkflowTools(workflow, this.#webhooks, this.#builtIns, { mcp: this.#mcp, accountId: accountId ?? 'preview', list });
   }
 }

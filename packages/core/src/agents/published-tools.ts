@@ -1,13 +1,15 @@
 import type { Logger } from '../internal/logger';
 import type { AgentWebhooks } from './agent-deps';
 import { type AgentTool, agentTools, compiledCards } from './agent-tools';
+import { type AgentMcp, listMcpCards, unavailableText } from './mcp-card-tools';
 import { WorkflowGraph } from './workflow-graph';
-import type { StartNode, StartVariable, Workflow } from './workflow-types';
+import type { McpNode, StartNode, StartVariable, Workflow } from './workflow-types';
 
 /**
  * What a client outside the workflow may call of one published agent (Fathom's MCP endpoint
- * `/v1/agents/{id}/mcp`): the version's start variables, and the Webhook routes its agent nodes see,
- * each run with the stored card, so the card's configuration and credentials never leave core.
+ * `/v1/agents/{id}/mcp`): the version's start variables, and the Webhook routes and MCP card tools its
+ * agent nodes see, each run with the stored card, so the card's configuration and credentials never
+ * leave core.
  */
 export interface PublishedAgentTools {
   agent: { id: string; name: string; version: number };
@@ -21,6 +23,8 @@ export interface PublishedToolsOptions {
   agent: { id: string; account_id: string; name: string; version: number };
   workflow: Workflow;
   webhooks: AgentWebhooks;
+  /** Lists and calls the tools of MCP cards; without it MCP cards add no tool. */
+  mcp?: AgentMcp;
   log: Logger;
 }
 
@@ -29,10 +33,14 @@ export interface PublishedToolsOptions {
  * pipeline hands it) under the same sanitisation, collision rule and `tools_filter` as a run, without the
  * built-in tools (they call models and services on the account's behalf, not the agent's own routes).
  */
-export function publishedAgentTools(options: PublishedToolsOptions): PublishedAgentTools {
+export async function publishedAgentTools(options: PublishedToolsOptions): Promise<PublishedAgentTools> {
   const { agent, workflow, webhooks, log } = options;
   const graph = new WorkflowGraph(workflow);
   const compile = compiledCards((cards) => webhooks.compile(cards));
+  // An MCP card whose server cannot be reached adds no tool (as in a run); the rest are served.
+  const mcpCards = workflow.nodes.filter((node): node is McpNode => node.type === 'mcp');
+  const mcpListings = await listMcpCards(mcpCards, options.mcp, { accountId: agent.account_id });
+  for (const [card, listing] of mcpListings) if ('error' in listing) log.warn(`agent ${agent.id}: ${unavailableText(card, listing.error)}`);
   const tools = new Map<string, AgentTool>();
   for (const node of workflow.nodes) {
     if (node.type !== 'agent') continue;
@@ -45,6 +53,8 @@ export function publishedAgentTools(options: PublishedToolsOptions): PublishedAg
       accountId: agent.account_id,
       log,
       compile,
+      mcp: options.mcp,
+      mcpListings,
     });
     for (const [name, tool] of seen) if (!tools.has(name)) tools.set(name, tool);
   }

@@ -1,7 +1,7 @@
 import { InvalidRequestError } from '../errors';
 import type { WorkflowGraph } from './workflow-graph';
 import { WORKFLOW_LIMITS } from './workflow-limits';
-import type { WebhookNode } from './workflow-types';
+import type { ToolCardNode } from './workflow-types';
 
 /**
  * The characters `JSON.stringify` writes for a string, quotes included, counted without building it:
@@ -48,9 +48,12 @@ const present = (value: unknown) => (typeof value === 'string' || Array.isArray(
  * agent's `cards` list. Read from the card's fields in one pass, without compiling it; never below what
  * the preview lists for the card.
  */
-export function cardWeight(card: WebhookNode): number {
+export function cardWeight(card: ToolCardNode): number {
   const id = jsonChars(card.id) + 1;
   let chars = id;
+  // An MCP card's tools are the server's, known only when it is asked (bounded by the MCP client's
+  // tools-per-server cap): what the workflow itself carries is the card's id and name.
+  if (card.type === 'mcp') return chars + jsonChars(isRecord(card.data) ? card.data.name : undefined);
   const data: unknown = card.data;
   const routes = isRecord(data) && isRecord(data.config) && Array.isArray(data.config.routes) ? data.config.routes : [];
   // Each tool also carries the card id (its `sources` entry) and, in a collision warning, the card's name.
@@ -82,7 +85,7 @@ export function cardWeight(card: WebhookNode): number {
  * counts alone (nodes, routes) do not bound it. Throws 400 `workflow_too_large` past the limit.
  */
 export function checkSeenTools(graph: WorkflowGraph): void {
-  const weights = new Map<WebhookNode, number>();
+  const weights = new Map<ToolCardNode, number>();
   let total = 0;
   let largest = { id: '', chars: 0 };
   for (const node of graph.workflow.nodes) {

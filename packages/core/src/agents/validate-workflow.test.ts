@@ -123,7 +123,7 @@ describe('checkWorkflow: the declaration, then the rules a schema cannot say', (
     expect(failure(input)).toMatchObject({
       code: 'invalid_value',
       param: 'workflow.nodes[4].type',
-      message: "Invalid value for 'workflow.nodes[4].type': 'loop'. Supported values are: 'start', 'agent', 'webhook', 'end'.",
+      message: "Invalid value for 'workflow.nodes[4].type': 'loop'. Supported values are: 'start', 'agent', 'webhook', 'mcp', 'end'.",
     });
   });
 
@@ -237,5 +237,53 @@ describe('checkWorkflow: size limits', () => {
     const error = failure(chain(25));
     expect(error).toMatchObject({ code: 'workflow_too_large', param: 'workflow.nodes' });
     expect(error.message).toMatch(/see 2,00\d,\d{3} characters of tool definitions together, more than the 2,000,000 allowed/);
+  });
+});
+
+describe('checkWorkflow: MCP cards', () => {
+  const withMcp = (config: Record<string, unknown>, edge: Record<string, unknown> = { targetHandle: 'slot-1' }) => {
+    const input = workflow();
+    input.nodes.push({ id: 'docs', type: 'mcp', data: { name: 'Docs server', config } });
+    input.edges.push({ id: 'e4', source: 'docs', target: 'agent', ...edge });
+    return input;
+  };
+
+  it('accepts an MCP card in an agent slot with the auth shapes of a Webhook card and allowedTools', () => {
+    for (const auth of [
+      { type: 'none' },
+      { type: 'bearer', token: 't' },
+      { type: 'api_key', apiKey: 'k', apiKeyName: 'X-Key', apiKeyLocation: 'query' },
+      { type: 'basic', username: 'u', password: 'p' },
+      { type: 'custom_header', customHeaderName: 'X-T', customHeaderValue: 'v' },
+    ]) {
+      const input = withMcp({ serverUrl: 'https://mcp.example.com/mcp', auth, allowedTools: ['search'], timeout: 5000 });
+      expect(checkWorkflow(input)).toBe(input);
+    }
+  });
+
+  it('refuses an MCP card without a serverUrl with mcp_no_server naming the field', () => {
+    for (const config of [{}, { serverUrl: '  ' }]) {
+      const error = failure(withMcp(config));
+      expect(error).toMatchObject({ code: 'mcp_no_server', param: 'workflow.nodes[4].data.config.serverUrl' });
+      expect(error.message).toContain("MCP card 'Docs server' (node 'docs') has no serverUrl");
+    }
+  });
+
+  it('refuses an MCP card wired outside a slot, or an edge into one, with invalid_webhook_edge', () => {
+    const flow = failure(withMcp({ serverUrl: 'https://mcp.example.com/mcp' }, { targetHandle: undefined, target: 'end' }));
+    expect(flow).toMatchObject({ code: 'invalid_webhook_edge', param: 'workflow.edges[3]' });
+    expect(flow.message).toContain("MCP card 'docs'");
+    const into = withMcp({ serverUrl: 'https://mcp.example.com/mcp' });
+    into.edges.push({ id: 'e5', source: 'agent', target: 'docs' });
+    expect(failure(into)).toMatchObject({ code: 'invalid_webhook_edge', param: 'workflow.edges[4].target' });
+  });
+
+  it('refuses an MCP card config of the wrong shape as the schema words it', () => {
+    expect(failure(withMcp({ serverUrl: 'https://x', allowedTools: 'search' }))).toMatchObject({
+      param: 'workflow.nodes[4].data.config.allowedTools',
+    });
+    expect(failure(withMcp({ serverUrl: 'https://x', auth: { type: 'bearer' } }))).toMatchObject({
+      code: 'missing_required_parameter',
+    });
   });
 });

@@ -3,9 +3,9 @@ import { placeholderNames, sanitizeToolName } from '../webhooks';
 import { compileCheck } from '../wire';
 import { checkSeenTools } from './seen-tools';
 import { Workflow as WorkflowSchema } from './wire/workflow';
-import { isSlotEdge, SLOT_HANDLE, WorkflowGraph } from './workflow-graph';
+import { isSlotEdge, isToolCard, SLOT_HANDLE, WorkflowGraph } from './workflow-graph';
 import { checkWorkflowLimits } from './workflow-limits';
-import type { WebhookNode, Workflow } from './workflow-types';
+import type { McpNode, ToolCardNode, WebhookNode, Workflow } from './workflow-types';
 
 /**
  * The `code` of each failure of a rule the workflow's schema cannot say (400). The schema's own failures
@@ -18,6 +18,7 @@ export type WorkflowErrorCode =
   | 'invalid_workflow'
   | 'duplicate_node_id'
   | 'webhook_no_config'
+  | 'mcp_no_server'
   | 'duplicate_route_name'
   | 'path_parameter_undeclared'
   | 'path_parameter_not_required'
@@ -87,6 +88,20 @@ function checkCard(node: WebhookNode, index: number): void {
   }
 }
 
+/** An MCP card names its server. */
+function checkMcpCard(node: McpNode, index: number): void {
+  if (isBlank(node.data.config.serverUrl)) {
+    fail(
+      'mcp_no_server',
+      `MCP card '${node.data.name}' (node '${node.id}') has no serverUrl.`,
+      `workflow.nodes[${index}].data.config.serverUrl`,
+    );
+  }
+}
+
+/** `Webhook card 'x'` or `MCP card 'x'`, for messages. */
+const cardLabel = (node: ToolCardNode) => `${node.type === 'mcp' ? 'MCP' : 'Webhook'} card '${node.id}'`;
+
 function checkRoutes(node: WebhookNode, index: number, seenRoutes: Map<string, string>): void {
   (node.data.config.routes ?? []).forEach((route, r) => {
     const at = `workflow.nodes[${index}].data.config.routes[${r}]`;
@@ -125,7 +140,7 @@ function checkRoutes(node: WebhookNode, index: number, seenRoutes: Map<string, s
 /**
  * The rules of a workflow its schema cannot say (the schema has checked its shape: at the route, or
  * `checkWorkflowShape`): the routes of all cards together (`WORKFLOW_LIMITS`), unique node ids, a card
- * with a baseUrl or routes, route names unique across the workflow, path placeholders declared and
+ * with a baseUrl or routes, an MCP card with a serverUrl, route names unique across the workflow, path placeholders declared and
  * required, the graph (one start, an end reachable from it, no cycles, edges between known nodes, cards
  * only in agents' slots) and the tools its agents see. Throws `InvalidRequestError` (400) whose `code` is
  * a `WorkflowErrorCode` and whose message names the node, route or field. Linear in the size of the
@@ -141,6 +156,7 @@ export function validateWorkflow(workflow: Workflow, graph?: WorkflowGraph): Wor
     seenIds.add(node.id);
   });
   workflow.nodes.forEach((node, index) => node.type === 'webhook' && checkCard(node, index));
+  workflow.nodes.forEach((node, index) => node.type === 'mcp' && checkMcpCard(node, index));
   const seenRoutes = new Map<string, string>();
   workflow.nodes.forEach((node, index) => node.type === 'webhook' && checkRoutes(node, index, seenRoutes));
   const built =
@@ -172,24 +188,24 @@ function checkGraph(workflow: Workflow, graph: WorkflowGraph): void {
     }
     const source = nodes.get(edge.source)!;
     const target = nodes.get(edge.target)!;
-    if (source.type === 'webhook' && (target.type !== 'agent' || !SLOT_HANDLE.test(edge.targetHandle ?? ''))) {
+    if (isToolCard(source) && (target.type !== 'agent' || !SLOT_HANDLE.test(edge.targetHandle ?? ''))) {
       fail(
         'invalid_webhook_edge',
-        `Edge '${edge.id}' must connect Webhook card '${source.id}' to an agent node with targetHandle 'slot-N'.`,
+        `Edge '${edge.id}' must connect ${cardLabel(source)} to an agent node with targetHandle 'slot-N'.`,
         `workflow.edges[${index}]`,
       );
     }
-    if (isSlotEdge(edge, nodes) && source.type !== 'webhook') {
+    if (isSlotEdge(edge, nodes) && !isToolCard(source)) {
       fail(
         'invalid_webhook_edge',
-        `Edge '${edge.id}' uses tool slot '${edge.targetHandle}' but its source '${source.id}' is not a Webhook card.`,
+        `Edge '${edge.id}' uses tool slot '${edge.targetHandle}' but its source '${source.id}' is not a Webhook or MCP card.`,
         `workflow.edges[${index}]`,
       );
     }
-    if (target.type === 'webhook')
+    if (isToolCard(target))
       fail(
         'invalid_webhook_edge',
-        `Edge '${edge.id}' targets Webhook card '${target.id}'; cards only connect to an agent's slot.`,
+        `Edge '${edge.id}' targets ${cardLabel(target)}; cards only connect to an agent's slot.`,
         `workflow.edges[${index}].target`,
       );
   });

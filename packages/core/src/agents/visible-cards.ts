@@ -1,10 +1,10 @@
 import type { WorkflowGraph } from './workflow-graph';
-import type { WebhookNode } from './workflow-types';
+import type { ToolCardNode } from './workflow-types';
 
 /** `cards` with each card kept once, at its last position. */
-function lastOccurrences(cards: readonly WebhookNode[]): WebhookNode[] {
-  const seen = new Set<WebhookNode>();
-  const kept: WebhookNode[] = [];
+function lastOccurrences(cards: readonly ToolCardNode[]): ToolCardNode[] {
+  const seen = new Set<ToolCardNode>();
+  const kept: ToolCardNode[] = [];
   for (let index = cards.length - 1; index >= 0; index--) {
     const card = cards[index]!;
     if (seen.has(card)) continue;
@@ -15,7 +15,7 @@ function lastOccurrences(cards: readonly WebhookNode[]): WebhookNode[] {
 }
 
 /**
- * The Webhook cards whose tools each agent node of the graph sees: those wired to its own slots and
+ * The cards (Webhook and MCP) whose tools each agent node of the graph sees: those wired to its own slots and
  * those it receives through a pipeline. A pipeline is a flow edge from one agent node to another: the
  * receiving agent sees every card its feeding agents see (their own slots and what they received in
  * turn), so a card wired once at the head of a chain of agents serves the whole chain.
@@ -30,8 +30,8 @@ function lastOccurrences(cards: readonly WebhookNode[]): WebhookNode[] {
  * edges plus the cards each agent receives. A draft may still hold a cycle (validation refuses it on
  * save): an edge that closes a cycle in that walk passes nothing on.
  */
-export function pipelineCards(graph: WorkflowGraph): Map<string, WebhookNode[]> {
-  const seen = new Map<string, WebhookNode[]>();
+export function pipelineCards(graph: WorkflowGraph): Map<string, ToolCardNode[]> {
+  const seen = new Map<string, ToolCardNode[]>();
   const onPath = new Set<string>();
   const isAgent = (id: string) => graph.nodes.get(id)?.type === 'agent';
   for (const node of graph.workflow.nodes) {
@@ -49,7 +49,7 @@ export function pipelineCards(graph: WorkflowGraph): Map<string, WebhookNode[]> 
         }
         continue;
       }
-      const cards: WebhookNode[] = [];
+      const cards: ToolCardNode[] = [];
       // A source still on the path (it closes a cycle) has no entry yet and passes nothing on.
       for (const source of sources) for (const card of (isAgent(source) && seen.get(source)) || []) cards.push(card);
       for (const card of graph.cardsOf(frame.id)) cards.push(card);

@@ -1,12 +1,17 @@
 import { pipelineCards } from './visible-cards';
-import type { AgentNode, WebhookNode, Workflow, WorkflowEdge, WorkflowNode } from './workflow-types';
+import type { AgentNode, ToolCardNode, Workflow, WorkflowEdge, WorkflowNode } from './workflow-types';
 
-/** Edges from a Webhook card into an agent's tool slot carry `targetHandle = slot-N`. */
+/** Edges from a Webhook or MCP card into an agent's tool slot carry `targetHandle = slot-N`. */
 export const SLOT_HANDLE = /^slot-(\d+)$/;
+
+/** True for a node whose tools an agent sees through a slot (a Webhook card or an MCP card). */
+export function isToolCard(node: WorkflowNode | undefined): node is ToolCardNode {
+  return node?.type === 'webhook' || node?.type === 'mcp';
+}
 
 /** True for an edge that wires a tool card to an agent rather than moving the flow on. */
 export function isSlotEdge(edge: WorkflowEdge, nodes: ReadonlyMap<string, WorkflowNode>): boolean {
-  return (typeof edge.targetHandle === 'string' && SLOT_HANDLE.test(edge.targetHandle)) || nodes.get(edge.source)?.type === 'webhook';
+  return (typeof edge.targetHandle === 'string' && SLOT_HANDLE.test(edge.targetHandle)) || isToolCard(nodes.get(edge.source));
 }
 
 /** The slot number of a card edge (`slot-3` -> 3); an edge without one sorts after every slot. */
@@ -26,8 +31,8 @@ export class WorkflowGraph {
   readonly next: ReadonlyMap<string, readonly string[]>;
   /** Flow predecessors of each node (slot edges excluded), in edge order, each once. */
   readonly previous: ReadonlyMap<string, readonly string[]>;
-  readonly #slots = new Map<string, WebhookNode[]>();
-  #visible: Map<string, WebhookNode[]> | undefined;
+  readonly #slots = new Map<string, ToolCardNode[]>();
+  #visible: Map<string, ToolCardNode[]> | undefined;
 
   constructor(workflow: Workflow) {
     this.workflow = workflow;
@@ -41,7 +46,7 @@ export class WorkflowGraph {
     const seen = new Set<string>();
     const cardEdges = new Map<string, WorkflowEdge[]>();
     for (const edge of workflow.edges) {
-      if (nodes.get(edge.source)?.type === 'webhook') {
+      if (isToolCard(nodes.get(edge.source))) {
         const wired = cardEdges.get(edge.target);
         if (wired) wired.push(edge);
         else cardEdges.set(edge.target, [edge]);
@@ -56,7 +61,7 @@ export class WorkflowGraph {
     }
     // Array.prototype.sort is stable: cards on the same slot keep their edge order.
     for (const [target, edges] of cardEdges) {
-      const cards = edges.sort((a, b) => slotIndex(a) - slotIndex(b)).map((edge) => nodes.get(edge.source) as WebhookNode);
+      const cards = edges.sort((a, b) => slotIndex(a) - slotIndex(b)).map((edge) => nodes.get(edge.source) as ToolCardNode);
       this.#slots.set(target, [...new Set(cards)]);
     }
     this.nodes = nodes;
@@ -64,8 +69,8 @@ export class WorkflowGraph {
     this.previous = previous;
   }
 
-  /** The Webhook cards wired to an agent's slots, in slot order, each once. */
-  cardsOf(agent: AgentNode | string): readonly WebhookNode[] {
+  /** The cards (Webhook and MCP) wired to an agent's slots, in slot order, each once. */
+  cardsOf(agent: AgentNode | string): readonly ToolCardNode[] {
     return this.#slots.get(typeof agent === 'string' ? agent : agent.id) ?? [];
   }
 
@@ -73,7 +78,7 @@ export class WorkflowGraph {
    * The cards an agent node sees (its own slots and those it receives through a pipeline, see
    * `pipelineCards`); worked out for every agent node at once, the first time one is asked for.
    */
-  visibleCards(agent: AgentNode | string): readonly WebhookNode[] {
+  visibleCards(agent: AgentNode | string): readonly ToolCardNode[] {
     this.#visible ??= pipelineCards(this);
     const id = typeof agent === 'string' ? agent : agent.id;
     return this.#visible.get(id) ?? this.cardsOf(id);
@@ -110,10 +115,10 @@ export class WorkflowGraph {
 }
 
 /**
- * The Webhook cards whose tools one agent node sees (the rule: `pipelineCards`). Builds the workflow's
+ * The cards (Webhook and MCP) whose tools one agent node sees (the rule: `pipelineCards`). Builds the workflow's
  * graph: a caller asking about several agents of one workflow holds a `WorkflowGraph` instead and asks
  * it (`graph.visibleCards(agent)`), which works every agent out once.
  */
-export function visibleCards(workflow: Workflow, agent: AgentNode): WebhookNode[] {
+export function visibleCards(workflow: Workflow, agent: AgentNode): ToolCardNode[] {
   return [...new WorkflowGraph(workflow).visibleCards(agent)];
 }

@@ -87,4 +87,30 @@ describe('card secrets', () => {
     expect(restored.nodes[1].data.config.auth.token).toBe('sk-old');
     expect(restored.nodes[1].data.config.routes[0].headers['X-Api-Key']).toBe('route-secret');
   });
+
+  it('masks and restores the secrets of an MCP card (auth and secret-looking headers) as those of a Webhook card', () => {
+    const mcp = (auth: Record<string, unknown>, headers: Record<string, string>) => ({
+      nodes: [{ id: 'docs', type: 'mcp', data: { name: 'Docs', config: { serverUrl: 'https://mcp.example.com/mcp', auth, headers } } }],
+      edges: [],
+    });
+    const stored = mcp({ type: 'bearer', token: 'sk-mcp' }, { 'X-Api-Key': 'sk-header', 'X-Client': 'fathom' });
+    const masked = maskWorkflowSecrets(stored) as any;
+    expect(masked.nodes[0].data.config).toMatchObject({
+      auth: { type: 'bearer', token: SECRET_MASK },
+      headers: { 'X-Api-Key': SECRET_MASK, 'X-Client': 'fathom' },
+    });
+    expect(JSON.stringify(masked)).not.toContain('sk-');
+    expect(stored.nodes[0]?.data.config.auth.token).toBe('sk-mcp');
+    const restored = restoreWorkflowSecrets(masked, stored) as any;
+    expect(restored.nodes[0].data.config.auth.token).toBe('sk-mcp');
+    expect(restored.nodes[0].data.config.headers['X-Api-Key']).toBe('sk-header');
+    // A mask with nothing saved behind it is a 400 naming the MCP card's field.
+    expect(() => restoreWorkflowSecrets(masked, undefined)).toThrow(
+      expect.objectContaining({ param: 'workflow.nodes[0].data.config.auth.token', code: 'masked_secret_unknown' }),
+    );
+    // A secret never moves from a Webhook card to an MCP card that takes its id.
+    const webhook = workflow({ type: 'bearer', token: 'sk-webhook' });
+    const renamed = { nodes: [{ ...masked.nodes[0], id: 'card' }], edges: [] };
+    expect(() => restoreWorkflowSecrets(renamed, webhook)).toThrow(expect.objectContaining({ code: 'masked_secret_unknown' }));
+  });
 });

@@ -1,7 +1,7 @@
 import { InvalidRequestError } from '../errors';
 
 /**
- * What the API answers in place of a secret of a Webhook card. Sending it back unchanged (the console
+ * What the API answers in place of a secret of a Webhook or MCP card. Sending it back unchanged (the console
  * and a GET-edit-POST client do) keeps the stored secret; any other value replaces it.
  */
 export const SECRET_MASK = '********';
@@ -14,7 +14,7 @@ const AUTH_SECRET_FIELD: Record<string, string> = {
   custom_header: 'customHeaderValue',
 };
 
-/** Header names whose values are treated as secrets in `defaultHeaders` and route `headers`. */
+/** Header names whose values are treated as secrets in `defaultHeaders`, route `headers` and an MCP card's `headers`. */
 const SECRET_HEADER = /authorization|token|secret|api[-_]?key|password|cookie|credential/i;
 
 interface SecretSlot {
@@ -27,6 +27,9 @@ interface SecretSlot {
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The node types whose `data.config` holds secrets: Webhook cards and MCP cards (the same auth shapes). */
+const isCard = (node: Record<string, unknown>) => node.type === 'webhook' || node.type === 'mcp';
 
 /** Every secret-bearing string of one card (`node.data`), with a location key that survives re-ordering routes. */
 function secretSlots(card: unknown): SecretSlot[] {
@@ -47,6 +50,8 @@ function secretSlots(card: unknown): SecretSlot[] {
     }
   };
   headerSlots(config.defaultHeaders, 'defaultHeaders', 'config.defaultHeaders');
+  // An MCP card's headers go with every request to its server.
+  headerSlots(config.headers, 'headers', 'config.headers');
   if (Array.isArray(config.routes)) {
     config.routes.forEach((route, index) => {
       if (!isObject(route)) return;
@@ -65,10 +70,11 @@ function secretSlots(card: unknown): SecretSlot[] {
 function copyCardSecrets<T>(workflow: T): T {
   if (!isObject(workflow) || !Array.isArray(workflow.nodes)) return workflow;
   const nodes = workflow.nodes.map((node: unknown) => {
-    if (!isObject(node) || node.type !== 'webhook' || !isObject(node.data) || !isObject(node.data.config)) return node;
+    if (!isObject(node) || !isCard(node) || !isObject(node.data) || !isObject(node.data.config)) return node;
     const config = { ...node.data.config };
     if (isObject(config.auth)) config.auth = { ...config.auth };
     if (isObject(config.defaultHeaders)) config.defaultHeaders = { ...config.defaultHeaders };
+    if (isObject(config.headers)) config.headers = { ...config.headers };
     if (Array.isArray(config.routes)) {
       config.routes = config.routes.map((route: unknown) =>
         isObject(route) && isObject(route.headers) ? { ...route, headers: { ...route.headers } } : route,
@@ -84,7 +90,7 @@ export function maskWorkflowSecrets<T>(workflow: T): T {
   const copy = copyCardSecrets(workflow);
   const nodes = isObject(copy) && Array.isArray(copy.nodes) ? copy.nodes : [];
   for (const node of nodes) {
-    if (!isObject(node) || node.type !== 'webhook') continue;
+    if (!isObject(node) || !isCard(node)) continue;
     for (const slot of secretSlots(node.data)) if (slot.holder[slot.field] !== '') slot.holder[slot.field] = SECRET_MASK;
   }
   return copy;
@@ -100,17 +106,18 @@ export function restoreWorkflowSecrets<T>(incoming: T, stored: unknown): T {
   const copy = copyCardSecrets(incoming) as unknown as { nodes: unknown[] };
   const storedCards = new Map<string, Map<string, unknown>>();
   for (const node of isObject(stored) && Array.isArray(stored.nodes) ? stored.nodes : []) {
-    if (!isObject(node) || node.type !== 'webhook' || typeof node.id !== 'string') continue;
-    storedCards.set(node.id, new Map(secretSlots(node.data).map((slot) => [slot.key, slot.holder[slot.field]])));
+    if (!isObject(node) || !isCard(node) || typeof node.id !== 'string') continue;
+    storedCards.set(`${node.type}:${node.id}`, new Map(secretSlots(node.data).map((slot) => [slot.key, slot.holder[slot.field]])));
   }
   copy.nodes.forEach((node, index) => {
-    if (!isObject(node) || node.type !== 'webhook') return;
+    if (!isObject(node) || !isCard(node)) return;
     for (const slot of secretSlots(node.data)) {
       if (slot.holder[slot.field] !== SECRET_MASK) continue;
-      const previous = typeof node.id === 'string' ? storedCards.get(node.id)?.get(slot.key) : undefined;
+      // A mask is kept only for a card of the same type and id: a secret never moves from one kind of card to another.
+      const previous = typeof node.id === 'string' ? storedCards.get(`${node.type}:${node.id}`)?.get(slot.key) : undefined;
       if (typeof previous !== 'string' || previous === SECRET_MASK) {
         throw new InvalidRequestError(
-          `Webhook card '${String(node.id)}': ${slot.path} is the mask '${SECRET_MASK}' but no saved secret exists there to keep; send the secret itself.`,
+          `${node.type === 'mcp' ? 'MCP' : 'Webhook'} card '${String(node.id)}': ${slot.path} is the mask '${SECRET_MASK}' but no saved secret exists there to keep; send the secret itself.`,
           `workflow.nodes[${index}].data.${slot.path}`,
           'masked_secret_unknown',
         );
@@ -119,4 +126,9 @@ export function restoreWorkflowSecrets<T>(incoming: T, stored: unknown): T {
     }
   });
   return copy as T;
+}
+
+/** True when a card (`node.data`) still carries `SECRET_MASK` where a secret goes: it cannot authenticate as it is. */
+export function hasMaskedSecret(card: unknown): boolean {
+  return secretSlots(card).some((slot) => slot.holder[slot.field] === SECRET_MASK);
 }

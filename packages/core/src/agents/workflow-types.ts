@@ -2,8 +2,10 @@
 export type {
   AgentNode,
   EndNode,
+  McpNode,
   StartNode,
   StartVariable,
+  ToolCardNode,
   WebhookNode,
   Workflow,
   WorkflowDraft,

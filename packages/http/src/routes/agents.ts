@@ -33,6 +33,8 @@ function toSse(event: AgentRunEvent): AgentRunStreamEvent {
       return { event: event.type, data: { id: event.id, tool: event.tool, input: event.input, node_id: event.node_id } };
     case 'tool_result':
       return { event: event.type, data: { id: event.id, tool: event.tool, output: event.output, node_id: event.node_id } };
+    case 'tools_unavailable':
+      return { event: event.type, data: { node_id: event.node_id, card_id: event.card_id, error: event.error } };
     case 'run.completed':
       return { event: event.type, data: { run_id: event.run_id, output: event.output } };
     case 'run.failed':
@@ -112,7 +114,7 @@ export const agentsRoutes: Route[] = [
     summary: 'Preview the tools each agent node of a workflow (saved or not, finished or not) offers its model.',
     operationId: 'previewAgentTools',
     schema: { body: AgentToolsPreviewParams, response: WorkflowToolsPreview },
-    handler: ({ fathom, body }) => fathom.agents.tools.preview(body),
+    handler: ({ fathom, account, body }) => fathom.agents.tools.preview(body, account.id),
   }),
   defineRoute({
     method: 'GET',

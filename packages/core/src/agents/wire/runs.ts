@@ -17,7 +17,10 @@ export type AgentRunCreateParams = Static<typeof AgentRunCreateParams>;
 export const AgentRunStatus = StringEnum(['in_progress', 'completed', 'failed']);
 export type AgentRunStatus = Static<typeof AgentRunStatus>;
 
-/** One stored step of a run: an agent node's answer, or one tool call with its result. */
+/**
+ * One stored step of a run: an agent node's answer, one tool call with its result, or an MCP card whose
+ * server could not be reached (the node ran without that card's tools).
+ */
 export const AgentRunStep = TaggedUnion(
   'type',
   [
@@ -34,6 +37,16 @@ export const AgentRunStep = TaggedUnion(
         tool: Type.String(),
         input: Type.Unknown({ description: 'The arguments the model chose (never the card configuration).' }),
         output: Type.String(),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        id: Type.String(),
+        type: Type.Literal('tools_unavailable'),
+        node_id: Type.String(),
+        card_id: Type.String({ description: 'The MCP card whose server could not be listed.' }),
+        error: Type.String({ description: 'Why; the agent node ran without the tools of this card.' }),
       },
       { additionalProperties: false },
     ),
@@ -78,7 +91,8 @@ const closed = <T extends Parameters<typeof Type.Object>[0]>(properties: T) => T
 /**
  * One server-sent event of a streamed run (`stream: true`): `event: <event>` and `data: <data>`. A run
  * starts with `run.started` and ends with `run.completed` or `run.failed`; each route call is a `tool_use`
- * (the arguments the model chose, never the card configuration) then its `tool_result`. `error` ends a
+ * (the arguments the model chose, never the card configuration) then its `tool_result`; `tools_unavailable`
+ * says an agent node runs without the tools of an MCP card whose server could not be reached. `error` ends a
  * stream that failed after it started.
  */
 export const AgentRunStreamEvent = TaggedUnion(
@@ -98,6 +112,10 @@ export const AgentRunStreamEvent = TaggedUnion(
     closed({
       event: Type.Literal('tool_result'),
       data: closed({ id: Type.String(), tool: Type.String(), output: Type.String(), node_id: Type.String() }),
+    }),
+    closed({
+      event: Type.Literal('tools_unavailable'),
+      data: closed({ node_id: Type.String(), card_id: Type.String(), error: Type.String() }),
     }),
     closed({ event: Type.Literal('run.completed'), data: closed({ run_id: Type.String(), output: Type.String() }) }),
     closed({ event: Type.Literal('run.failed'), data: closed({ run_id: Type.String(), error: Type.String() }) }),

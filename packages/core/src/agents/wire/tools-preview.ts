@@ -4,7 +4,24 @@ import { WorkflowDraft } from './workflow';
 
 /* The live tool preview (`POST /v1/agents/tools`): what each agent node of a workflow offers its model. */
 
-export const AgentToolsPreviewParams = Type.Object({ workflow: WorkflowDraft }, { title: 'AgentToolsPreviewParams' });
+export const AgentToolsPreviewParams = Type.Object(
+  {
+    workflow: WorkflowDraft,
+    agent_id: Type.Optional(
+      Type.String({
+        description:
+          "The saved agent this workflow edits: card secrets still masked (`********`) are taken from its draft, so an MCP card's server can be listed with them.",
+      }),
+    ),
+    mcp_tools: Type.Optional(
+      Type.Boolean({
+        description:
+          "List the tools of the MCP cards' servers (each is contacted through the egress guard); default true. `false` answers at once without them, with a warning per MCP card.",
+      }),
+    ),
+  },
+  { title: 'AgentToolsPreviewParams' },
+);
 export type AgentToolsPreviewParams = Static<typeof AgentToolsPreviewParams>;
 
 /** A tool definition as the model receives it (OpenAI's function tool). */
@@ -32,9 +49,13 @@ export const AgentToolsPreview = Type.Object(
     name: Type.String(),
     model: Type.String(),
     tools: Type.Array(AgentToolDefinition, { description: 'The definitions the model receives, in order (built-ins first).' }),
-    sources: Type.Record(Type.String(), Type.String(), { description: 'Tool name -> `built-in`, or the id of the Webhook card node.' }),
+    sources: Type.Record(Type.String(), Type.String(), {
+      description: 'Tool name -> `built-in`, or the id of the Webhook or MCP card node.',
+    }),
     cards: Type.Array(Type.String(), { description: 'Ids of the cards the node sees (its slots and those received through a pipeline).' }),
-    warnings: Type.Array(Type.String(), { description: 'Name collisions and overwrites, as a run would log them.' }),
+    warnings: Type.Array(Type.String(), {
+      description: 'Name collisions and overwrites, as a run would log them, and MCP cards whose tools could not be listed.',
+    }),
   },
   { title: 'AgentToolsPreview', additionalProperties: false },
 );

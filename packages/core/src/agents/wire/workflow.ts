@@ -1,11 +1,12 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { WebhookCard } from '../../webhooks/wire/webhook-card';
+import { McpCard } from './mcp-card';
 import { OptionalNullable, TaggedUnion } from '../../wire';
 import { WORKFLOW_LIMITS } from '../workflow-limits';
 
 /**
  * The workflow format of the agent service (spec "Agent"): a graph of nodes joined by edges.
- * `start -> agent(s) -> end` is the flow; Webhook cards sit beside it, wired to an agent's `slot-N`.
+ * `start -> agent(s) -> end` is the flow; Webhook and MCP cards sit beside it, wired to an agent's `slot-N`.
  * Declared once: the routes validate with it, core checks stored workflows and drafts with it, and the
  * console's editor uses its types. Every object stays open: editors keep their own keys on nodes and
  * edges (canvas positions, UI state), which are saved and given back as they were sent.
@@ -71,6 +72,13 @@ export type AgentNode = Static<typeof AgentNode>;
 export const WebhookNode = Type.Object({ id: NodeId, type: Type.Literal('webhook'), data: WebhookCard }, { title: 'WebhookNode' });
 export type WebhookNode = Static<typeof WebhookNode>;
 
+/** An MCP card on the canvas: its `data` is the card; the server's tools join the agent's tools like a Webhook card's routes. */
+export const McpNode = Type.Object({ id: NodeId, type: Type.Literal('mcp'), data: McpCard }, { title: 'McpNode' });
+export type McpNode = Static<typeof McpNode>;
+
+/** A node whose tools an agent sees when it is wired to one of the agent's `slot-N`. */
+export type ToolCardNode = WebhookNode | McpNode;
+
 export const EndNode = Type.Object(
   {
     id: NodeId,
@@ -81,7 +89,7 @@ export const EndNode = Type.Object(
 );
 export type EndNode = Static<typeof EndNode>;
 
-export const WorkflowNode = TaggedUnion('type', [StartNode, AgentNode, WebhookNode, EndNode], { title: 'WorkflowNode' });
+export const WorkflowNode = TaggedUnion('type', [StartNode, AgentNode, WebhookNode, McpNode, EndNode], { title: 'WorkflowNode' });
 export type WorkflowNode = Static<typeof WorkflowNode>;
 export type WorkflowNodeType = WorkflowNode['type'];
 
@@ -91,7 +99,7 @@ export const WorkflowEdge = Type.Object(
     source: NodeId,
     target: NodeId,
     targetHandle: OptionalNullable(
-      Type.String({ description: '`slot-N` when a Webhook card is wired to an agent; absent on flow edges.' }),
+      Type.String({ description: '`slot-N` when a Webhook or MCP card is wired to an agent; absent on flow edges.' }),
     ),
     sourceHandle: OptionalNullable(Type.String()),
   },
