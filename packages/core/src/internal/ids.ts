@@ -36,7 +36,8 @@ export type IdPrefix =
   | 'fc_'
   | 'fco_'
   | 'conv_'
-  | 'ing_';
+  | 'ing_'
+  | 'batch_';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}${randomToken(24)}`;
