@@ -65,13 +65,33 @@ async function waitFor(client: OpenAI, id: string, done: (batch: OpenAI.Batch) =
 
 const finished = (batch: OpenAI.Batch) => ['completed', 'failed', 'expired', 'cancelled'].includes(batch.status);
 
-async function jsonl(client: OpenAI, fileId: string | undefined): Promise<any[]> {
+/** A line of a batch's output or error file. */
+interface OutputLine {
+  id: string;
+  custom_id: string;
+  response: {
+    status_code: number;
+    request_id: string;
+    body: {
+      id?: string;
+      object?: string;
+      model?: string;
+      status?: string;
+      output_text?: string;
+      choices?: Array<{ message: { content: string } }>;
+      data?: Array<{ index: number; embedding: number[] }>;
+    };
+  } | null;
+  error: { code: string; message: string } | null;
+}
+
+async function jsonl(client: OpenAI, fileId: string | undefined): Promise<OutputLine[]> {
   if (!fileId) return [];
   const text = await (await client.files.content(fileId)).text();
   return text
     .split('\n')
     .filter(Boolean)
-    .map((text) => JSON.parse(text));
+    .map((text) => JSON.parse(text) as OutputLine);
 }
 
 describe('POST /v1/batches on /v1/chat/completions', () => {
@@ -124,10 +144,10 @@ describe('POST /v1/batches on /v1/chat/completions', () => {
     expect(output.map((entry) => entry.custom_id).sort()).toEqual(['a', 'b', 'd']);
     for (const entry of output) {
       expect(entry).toMatchObject({ id: expect.stringMatching(/^batch_req_/), error: null, response: { status_code: 200 } });
-      expect(entry.response.request_id).toMatch(/^req_/);
-      expect(entry.response.body).toMatchObject({ object: 'chat.completion', model: chatModel });
+      expect(entry.response?.request_id).toMatch(/^req_/);
+      expect(entry.response?.body).toMatchObject({ object: 'chat.completion', model: chatModel });
     }
-    expect(output.find((entry) => entry.custom_id === 'b').response.body.choices[0].message.content).toBe('echo flaky');
+    expect(output.find((entry) => entry.custom_id === 'b')?.response?.body.choices?.[0]?.message.content).toBe('echo flaky');
     expect(seen.get('flaky')).toBe(2);
 
     // The refused line answers what the route answers for the same body.
@@ -154,7 +174,11 @@ describe('POST /v1/batches on /v1/chat/completions', () => {
 
   it("belongs to its account: another account's batch and cancel answer 404", async () => {
     const input = await upload(server.client, [chatLine('x', 'mine')]);
-    const batch = await server.client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const batch = await server.client.batches.create({
+      input_file_id: input.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    });
     const other = await server.newAccount();
     await expect(other.client.batches.retrieve(batch.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
     await expect(other.client.batches.cancel(batch.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
@@ -183,8 +207,8 @@ describe('POST /v1/batches on /v1/embeddings and /v1/responses', () => {
     const output = await jsonl(client, batch.output_file_id);
     expect(output).toHaveLength(5);
     for (const entry of output) {
-      expect(entry.response.body).toMatchObject({ object: 'list', model: embedModel, data: [{ index: 0 }, { index: 1 }] });
-      expect(entry.response.body.data[0].embedding).toHaveLength(4);
+      expect(entry.response?.body).toMatchObject({ object: 'list', model: embedModel, data: [{ index: 0 }, { index: 1 }] });
+      expect(entry.response?.body.data?.[0]?.embedding).toHaveLength(4);
     }
     expect(upstream.server.requests.filter((request) => request.path.endsWith('/embeddings')).length - before).toBe(5);
   });
@@ -201,11 +225,12 @@ describe('POST /v1/batches on /v1/embeddings and /v1/responses', () => {
     expect(batch.usage?.input_tokens).toBe(20);
     expect(batch.usage?.output_tokens).toBe(8);
     const output = await jsonl(client, batch.output_file_id);
-    const byId = Object.fromEntries(output.map((entry) => [entry.custom_id, entry.response.body]));
+    const byId = Object.fromEntries(output.map((entry) => [entry.custom_id, entry.response?.body]));
     expect(byId.r1).toMatchObject({ object: 'response', status: 'completed', output_text: 'echo first' });
     expect(byId.r2).toMatchObject({ object: 'response', status: 'completed', output_text: 'echo second' });
     // A stored line is a stored response, as from the route.
-    expect(await client.responses.retrieve(byId.r1.id)).toMatchObject({ id: byId.r1.id, status: 'completed' });
+    const storedId = byId.r1?.id ?? '';
+    expect(await client.responses.retrieve(storedId)).toMatchObject({ id: storedId, status: 'completed' });
   });
 });
 
@@ -223,9 +248,9 @@ describe('validation', () => {
       param: 'endpoint',
     });
     const wrongPurpose = await upload(client, [chatLine('a', 'x')], 'assistants');
-    await expect(create({ input_file_id: wrongPurpose.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).rejects.toMatchObject(
-      { status: 400, param: 'input_file_id' },
-    );
+    await expect(
+      create({ input_file_id: wrongPurpose.id, endpoint: '/v1/chat/completions', completion_window: '24h' }),
+    ).rejects.toMatchObject({ status: 400, param: 'input_file_id' });
     await expect(create({ input_file_id: 'file-nope', endpoint: '/v1/chat/completions', completion_window: '24h' })).rejects.toBeInstanceOf(
       OpenAI.NotFoundError,
     );
@@ -238,13 +263,22 @@ describe('validation', () => {
     const input = await upload(client, [
       chatLine('ok', 'fine'),
       '{not json',
-      JSON.stringify({ method: 'POST', url: '/v1/chat/completions', body: { model: chatModel, messages: [{ role: 'user', content: 'x' }] } }),
+      JSON.stringify({
+        method: 'POST',
+        url: '/v1/chat/completions',
+        body: { model: chatModel, messages: [{ role: 'user', content: 'x' }] },
+      }),
       chatLine('ok', 'again'),
       line('u', '/v1/embeddings', { model: chatModel, messages: [{ role: 'user', content: 'x' }] }),
       line('m', '/v1/chat/completions', { model: chatModel }),
       line('mm', '/v1/chat/completions', { model: 'fake/other', messages: [{ role: 'user', content: 'x' }] }),
       line('s', '/v1/chat/completions', { model: chatModel, messages: [{ role: 'user', content: 'x' }], stream: true }),
-      JSON.stringify({ custom_id: 'g', method: 'GET', url: '/v1/chat/completions', body: { model: chatModel, messages: [{ role: 'user', content: 'x' }] } }),
+      JSON.stringify({
+        custom_id: 'g',
+        method: 'GET',
+        url: '/v1/chat/completions',
+        body: { model: chatModel, messages: [{ role: 'user', content: 'x' }] },
+      }),
     ]);
     const created = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
     const batch = await waitFor(client, created.id, finished);
@@ -300,14 +334,18 @@ describe('cancel', () => {
     expect(output).toHaveLength(counts.completed);
     const errors = await jsonl(client, batch.error_file_id);
     expect(errors).toHaveLength(counts.failed);
-    for (const entry of errors) expect(entry.error.code).toBe('batch_cancelled');
+    for (const entry of errors) expect(entry.error?.code).toBe('batch_cancelled');
     // Nothing more is sent after the cancel.
     const sent = upstream.requests.filter((request) => String(request.messages?.at(-1)?.content).startsWith('slow')).length;
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(upstream.requests.filter((request) => String(request.messages?.at(-1)?.content).startsWith('slow')).length).toBe(sent);
     // A finished batch cannot be cancelled again; a cancelled one answers as it is.
     expect((await client.batches.cancel(created.id)).status).toBe('cancelled');
-    const done = await waitFor(client, (await client.batches.list({ limit: 100 })).data.find((entry) => entry.status === 'completed')!.id, finished);
+    const done = await waitFor(
+      client,
+      (await client.batches.list({ limit: 100 })).data.find((entry) => entry.status === 'completed')!.id,
+      finished,
+    );
     await expect(client.batches.cancel(done.id)).rejects.toMatchObject({ status: 400 });
   });
 });
@@ -324,7 +362,11 @@ describe('expiry', () => {
     try {
       const lines = Array.from({ length: 20 }, (_, index) => chatLine(`x${index}`, `slow expiring ${index}`));
       const input = await upload(short.client, lines);
-      const created = await short.client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+      const created = await short.client.batches.create({
+        input_file_id: input.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
       expect(created.expires_at).toBe(created.created_at + 1);
       const batch = await waitFor(short.client, created.id, finished);
       expect(batch.status).toBe('expired');

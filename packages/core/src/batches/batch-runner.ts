@@ -1,7 +1,7 @@
 import type { BatchSettings } from '../config';
 import { FathomError } from '../errors';
 import { randomToken, nowSeconds } from '../internal/ids';
-import { LeasedWorker, TaskStopped, type TaskContext } from '../internal/leased-worker';
+import { LeasedWorker, type TaskStopped, type TaskContext } from '../internal/leased-worker';
 import type { Logger } from '../internal/logger';
 import { retryWithBackoff } from '../transport';
 import type { BatchBilling } from './billing';
@@ -30,7 +30,12 @@ const STATUS_POLL_MS = 500;
 /** At shutdown, how long requests in flight may finish before they are aborted. */
 const SHUTDOWN_GRACE_MS = 5000;
 
-const SERVER_ERROR = { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: 'server_error' };
+const SERVER_ERROR = {
+  message: 'The server had an error while processing your request.',
+  type: 'server_error',
+  param: null,
+  code: 'server_error',
+};
 
 /** The status and body the route would answer for a failure (FathomError), else an internal 500 that shows nothing of it. */
 function errorAnswer(error: unknown): { status: number; body: unknown } {
@@ -263,7 +268,12 @@ export class BatchRunner {
   }
 
   /** Records what was left in flight, writes the output and error files, and ends the batch `status`. */
-  async #finalize(row: BatchRow, owner: string, status: 'completed' | 'expired' | 'cancelled' | 'failed', errors?: BatchError[]): Promise<void> {
+  async #finalize(
+    row: BatchRow,
+    owner: string,
+    status: 'completed' | 'expired' | 'cancelled' | 'failed',
+    errors?: BatchError[],
+  ): Promise<void> {
     const { repository, files, billing } = this.#options;
     for (const sent of await repository.sentLines(row.id)) {
       const result =

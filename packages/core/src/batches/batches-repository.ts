@@ -124,7 +124,13 @@ export interface BatchesRepository extends Repository<BatchesRepository> {
   /** Records an output or error file of the batch (once written), for the lease owner. */
   setFile(id: string, owner: string, kind: 'output' | 'error', fileId: string): Promise<void>;
   /** -> a terminal status with its timestamp (and the validation errors of a failed batch), for the lease owner. */
-  finish(id: string, owner: string, status: 'completed' | 'failed' | 'expired' | 'cancelled', at: number, errors?: BatchError[]): Promise<boolean>;
+  finish(
+    id: string,
+    owner: string,
+    status: 'completed' | 'failed' | 'expired' | 'cancelled',
+    at: number,
+    errors?: BatchError[],
+  ): Promise<boolean>;
   /** The custom_ids of the lines already sent or answered, with their state. */
   lineStates(batchId: string): Promise<Map<string, 'sent' | 'completed' | 'failed'>>;
   /** Records that a line's request is about to be sent (before it is). */
@@ -134,7 +140,12 @@ export interface BatchesRepository extends Repository<BatchesRepository> {
   /** A result for a line never sent (expired, cancelled); counted once. */
   recordUnsent(batchId: string, customId: string, line: number, result: LineResult): Promise<boolean>;
   /** Output lines of one state in input order, `limit` at a time after line `afterLine`. */
-  outputs(batchId: string, state: 'completed' | 'failed', afterLine: number, limit: number): Promise<Array<{ line: number; output: string }>>;
+  outputs(
+    batchId: string,
+    state: 'completed' | 'failed',
+    afterLine: number,
+    limit: number,
+  ): Promise<Array<{ line: number; output: string }>>;
   /** The lines left `sent` (in flight when a process stopped). */
   sentLines(batchId: string): Promise<Array<{ custom_id: string; line: number }>>;
   queue(): LeaseQueue<BatchRow>;
@@ -272,7 +283,12 @@ export class SqlBatchesRepository implements BatchesRepository {
     });
   }
 
-  outputs(batchId: string, state: 'completed' | 'failed', afterLine: number, limit: number): Promise<Array<{ line: number; output: string }>> {
+  outputs(
+    batchId: string,
+    state: 'completed' | 'failed',
+    afterLine: number,
+    limit: number,
+  ): Promise<Array<{ line: number; output: string }>> {
     return this.db.all<{ line: number; output: string }>(
       'SELECT line, output FROM batch_lines WHERE batch_id = ? AND state = ? AND line > ? ORDER BY line LIMIT ?',
       [batchId, state, afterLine, limit],

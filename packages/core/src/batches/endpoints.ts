@@ -44,10 +44,18 @@ export function checkBody(endpoint: BatchEndpoint, body: Record<string, unknown>
       return { message: error.message, param: error.param, code: error.code };
     }
     if (body.background === true)
-      return { message: "A batch line cannot use 'background': the batch itself runs in the background.", param: 'background', code: 'invalid_value' };
+      return {
+        message: "A batch line cannot use 'background': the batch itself runs in the background.",
+        param: 'background',
+        code: 'invalid_value',
+      };
   }
   if (body.stream === true)
-    return { message: "A batch line cannot stream: remove 'stream' (its answer is written to the output file).", param: 'stream', code: 'invalid_value' };
+    return {
+      message: "A batch line cannot stream: remove 'stream' (its answer is written to the output file).",
+      param: 'stream',
+      code: 'invalid_value',
+    };
   return null;
 }
 

@@ -45,8 +45,7 @@ export interface ValidatedInput {
   model: string | null;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Reads the whole input file once, line by line, and lists what makes it unusable: a line that is not a
@@ -68,7 +67,11 @@ export async function validateInput(stream: Readable, endpoint: BatchEndpoint): 
     if (errors.length >= MAX_REPORTED_ERRORS) break;
     total++;
     if (total > MAX_BATCH_REQUESTS) {
-      problem(line, 'too_many_requests', `The input file has more than ${MAX_BATCH_REQUESTS.toLocaleString('en-US')} requests; split it into several batches.`);
+      problem(
+        line,
+        'too_many_requests',
+        `The input file has more than ${MAX_BATCH_REQUESTS.toLocaleString('en-US')} requests; split it into several batches.`,
+      );
       break;
     }
     let request: unknown;
@@ -88,7 +91,12 @@ export async function validateInput(stream: Readable, endpoint: BatchEndpoint): 
     } else if (typeof customId !== 'string') {
       problem(line, 'invalid_type', `Line ${line}: 'custom_id' must be a string.`, 'custom_id');
     } else if (seen.has(customId)) {
-      problem(line, 'duplicate_custom_id', `Line ${line}: the custom_id '${customId.slice(0, 100)}' is used by an earlier line; each must be unique.`, 'custom_id');
+      problem(
+        line,
+        'duplicate_custom_id',
+        `Line ${line}: the custom_id '${customId.slice(0, 100)}' is used by an earlier line; each must be unique.`,
+        'custom_id',
+      );
     } else {
       seen.add(customId);
     }
@@ -96,7 +104,12 @@ export async function validateInput(stream: Readable, endpoint: BatchEndpoint): 
       problem(line, 'invalid_method', `Line ${line}: 'method' must be 'POST'.`, 'method');
     }
     if (request.url !== endpoint) {
-      problem(line, 'invalid_url', `Line ${line}: 'url' is '${String(request.url).slice(0, 100)}', not the batch's endpoint '${endpoint}'.`, 'url');
+      problem(
+        line,
+        'invalid_url',
+        `Line ${line}: 'url' is '${String(request.url).slice(0, 100)}', not the batch's endpoint '${endpoint}'.`,
+        'url',
+      );
     }
     if (!isObject(request.body)) {
       problem(line, 'missing_required_parameter', `Line ${line}: 'body' must be a JSON object, the request to '${endpoint}'.`, 'body');
@@ -110,12 +123,22 @@ export async function validateInput(stream: Readable, endpoint: BatchEndpoint): 
     const lineModel = request.body.model as string;
     if (model === null) model = lineModel;
     else if (lineModel !== model) {
-      problem(line, 'mismatched_model', `Line ${line}: the model '${lineModel.slice(0, 100)}' differs from the batch's '${model}'; one batch runs one model.`, 'body.model');
+      problem(
+        line,
+        'mismatched_model',
+        `Line ${line}: the model '${lineModel.slice(0, 100)}' differs from the batch's '${model}'; one batch runs one model.`,
+        'body.model',
+      );
     }
     if (endpoint === '/v1/embeddings') {
       inputs += embeddingInputs(request.body);
       if (inputs > MAX_BATCH_EMBEDDING_INPUTS) {
-        problem(line, 'too_many_inputs', `The batch has more than ${MAX_BATCH_EMBEDDING_INPUTS.toLocaleString('en-US')} embedding inputs across its lines.`, 'body.input');
+        problem(
+          line,
+          'too_many_inputs',
+          `The batch has more than ${MAX_BATCH_EMBEDDING_INPUTS.toLocaleString('en-US')} embedding inputs across its lines.`,
+          'body.input',
+        );
         break;
       }
     }

@@ -8,7 +8,15 @@ import { newId, nowSeconds } from '../internal/ids';
 import { isStorageFull } from '../storage';
 import type { DocumentsCore } from './documents-core';
 import type { FileRow } from './files-repository';
-import type { FileCreateFields, FileCreateParams, FileDeleted, FileListParams, FileObject, FilePage, StoredFilePurpose } from './wire/files';
+import type {
+  FileCreateFields,
+  FileCreateParams,
+  FileDeleted,
+  FileListParams,
+  FileObject,
+  FilePage,
+  StoredFilePurpose,
+} from './wire/files';
 
 /** Bytes written to a temporary path, not yet a file: `commit` stores them, `discard` deletes them. */
 export interface StagedUpload {
