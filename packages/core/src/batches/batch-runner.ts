@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { BatchSettings } from '../config';
 import { FathomError } from '../errors';
 import { randomToken, nowSeconds } from '../internal/ids';
@@ -179,6 +180,8 @@ export class BatchRunner {
       await repository.finishSent(row.id, sent.custom_id, unanswered(sent.custom_id, 'batch_interrupted', INTERRUPTED));
     }
     const calls = new AbortController();
+    // Every request in flight (and its retry wait) listens to it.
+    setMaxListeners(settings.concurrency * 4 + 16, calls.signal);
     // Set from callbacks (the task's signal, the status watch, a failed request): an object, read fresh each time.
     const run: { stop: Outcome | null; failure?: unknown } = { stop: null };
     const onAbort = () => {
