@@ -1,6 +1,9 @@
 // Batches: OpenAI's Batch API over fathom.batches (parse, call core, serialize).
-import { Batch, BatchCreateParams, BatchesPage, BatchListParams } from '@fathom/core';
+import { Batch, BatchCreateParams, BatchesPage, BatchListParams, Type } from '@fathom/core';
 import { defineRoute, type Route } from '../route';
+
+/** A cancel takes no body. */
+const NO_BODY = Type.Object({});
 
 export const batchesRoutes: Route[] = [
   defineRoute({
@@ -32,7 +35,7 @@ export const batchesRoutes: Route[] = [
     path: '/v1/batches/:batch_id/cancel',
     summary: 'Cancel a batch: it ends `cancelled` with the output of the requests that finished.',
     operationId: 'cancelBatch',
-    schema: { response: Batch },
+    schema: { body: NO_BODY, response: Batch },
     handler: ({ fathom, account, params }) => fathom.batches.cancel(account.id, params.batch_id),
   }),
 ];
