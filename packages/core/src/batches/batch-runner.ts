@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import type { Readable } from 'node:stream';
 import type { BatchSettings } from '../config';
 import { FathomError } from '../errors';
 import { randomToken, nowSeconds } from '../internal/ids';
@@ -55,7 +56,7 @@ const INTERRUPTED =
   'The server stopped while this request was in flight; it was not sent again (a request of a batch is sent at most once), so it may or may not have run upstream.';
 const CANCELLED = 'The batch was cancelled while this request was in flight; its answer was not recorded.';
 
-type Outcome = 'done' | 'expired' | 'cancelled' | 'stopped';
+type Outcome = 'done' | 'expired' | 'cancelled' | 'stopped' | 'file-gone';
 
 /**
  * Runs batches from the durable lease queue (any process sharing the database takes over a batch whose
@@ -126,6 +127,11 @@ export class BatchRunner {
     if (row.status === 'in_progress') {
       const outcome = await this.#execute(row, context);
       if (outcome === 'stopped') return;
+      if (outcome === 'file-gone') {
+        const message = `The input file '${row.input_file_id}' was deleted while the batch ran; the output files hold what finished.`;
+        await this.#finalize(row, context.owner, 'failed', [{ code: 'invalid_file', message, param: 'input_file_id', line: null }]);
+        return;
+      }
       row = (await repository.get(task.id))!;
       if (row.status === 'in_progress' && outcome === 'expired') {
         await this.#finalize(row, context.owner, 'expired');
@@ -179,6 +185,13 @@ export class BatchRunner {
     for (const sent of await repository.sentLines(row.id)) {
       await repository.finishSent(row.id, sent.custom_id, unanswered(sent.custom_id, 'batch_interrupted', INTERRUPTED));
     }
+    let stream: Readable;
+    try {
+      ({ stream } = await files.content(row.account_id, row.input_file_id));
+    } catch (error) {
+      if (error instanceof FathomError && error.status === 404) return 'file-gone';
+      throw error;
+    }
     const calls = new AbortController();
     // Every request in flight (and its retry wait) listens to it.
     setMaxListeners(settings.concurrency * 4 + 16, calls.signal);
@@ -191,6 +204,7 @@ export class BatchRunner {
       else calls.abort();
     };
     context.signal.addEventListener('abort', onAbort, { once: true });
+    if (context.signal.aborted) onAbort();
     // A cancel made on another process is seen in the row.
     const watch = setInterval(() => {
       repository.get(row.id).then(
@@ -207,7 +221,6 @@ export class BatchRunner {
     let expired = false;
     const inFlight = new Set<Promise<void>>();
     try {
-      const { stream } = await files.content(row.account_id, row.input_file_id);
       for await (const line of batchLines(stream)) {
         if (run.stop) break;
         if (done.has(line.customId)) continue;

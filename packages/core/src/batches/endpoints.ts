@@ -1,7 +1,7 @@
 import { describeSchemaIssues, FathomError } from '../errors';
 import { ChatCompletionCreateParams, EmbeddingCreateParams } from '../models';
 import { readResponseRequest } from '../responses/read-request';
-import { compileCheck } from '../wire';
+import { compileCheck, type SchemaCheck } from '../wire';
 import { type LineUsage, NO_USAGE } from './batches-repository';
 import type { BatchEndpoint } from './wire/batches';
 
@@ -23,8 +23,8 @@ export interface BodyProblem {
   code: string;
 }
 
-const checkChat = compileCheck(ChatCompletionCreateParams);
-const checkEmbeddings = compileCheck(EmbeddingCreateParams);
+// Compiled at the first batch, not when Fathom loads.
+let checks: { chat: SchemaCheck<ChatCompletionCreateParams>; embeddings: SchemaCheck<EmbeddingCreateParams> } | undefined;
 
 /**
  * Checks a line's body as the endpoint's route does before it calls core: the route's JSON Schema (the
@@ -32,10 +32,11 @@ const checkEmbeddings = compileCheck(EmbeddingCreateParams);
  * line cannot stream (`stream: true` is refused) and a Responses line cannot run in the background.
  */
 export function checkBody(endpoint: BatchEndpoint, body: Record<string, unknown>): BodyProblem | null {
+  checks ??= { chat: compileCheck(ChatCompletionCreateParams), embeddings: compileCheck(EmbeddingCreateParams) };
   if (endpoint === '/v1/chat/completions') {
-    if (!checkChat(body)) return describeSchemaIssues(checkChat.issues);
+    if (!checks.chat(body)) return describeSchemaIssues(checks.chat.issues);
   } else if (endpoint === '/v1/embeddings') {
-    if (!checkEmbeddings(body)) return describeSchemaIssues(checkEmbeddings.issues);
+    if (!checks.embeddings(body)) return describeSchemaIssues(checks.embeddings.issues);
   } else {
     try {
       readResponseRequest(body);
