@@ -385,5 +385,6 @@ describe('expiry', () => {
     } finally {
       await short.close({ keepData: false });
     }
-  });
+    // It starts a server of its own (on PostgreSQL a database of its own): slow on a loaded machine.
+  }, 240_000);
 });
