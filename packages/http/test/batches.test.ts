@@ -356,32 +356,32 @@ describe('expiry', () => {
       env: {
         FATHOM_PROVIDERS: JSON.stringify({ fake: { type: 'openai', baseUrl: upstream.baseUrl } }),
         FATHOM_BATCH_CONCURRENCY: '1',
-        FATHOM_BATCH_WINDOW_SECONDS: '1',
+        FATHOM_BATCH_WINDOW_SECONDS: '4',
       },
     });
     try {
-      const lines = Array.from({ length: 20 }, (_, index) => chatLine(`x${index}`, `slow expiring ${index}`));
+      const lines = Array.from({ length: 60 }, (_, index) => chatLine(`x${index}`, `slow expiring ${index}`));
       const input = await upload(short.client, lines);
       const created = await short.client.batches.create({
         input_file_id: input.id,
         endpoint: '/v1/chat/completions',
         completion_window: '24h',
       });
-      expect(created.expires_at).toBe(created.created_at + 1);
+      expect(created.expires_at).toBe(created.created_at + 4);
       const batch = await waitFor(short.client, created.id, finished);
       expect(batch.status).toBe('expired');
       expect(batch.expired_at).toBeGreaterThanOrEqual(batch.created_at);
       const counts = batch.request_counts!;
-      expect(counts.total).toBe(20);
+      expect(counts.total).toBe(60);
       expect(counts.completed).toBeGreaterThan(0);
-      expect(counts.completed).toBeLessThan(20);
-      expect(counts.completed + counts.failed).toBe(20);
+      expect(counts.completed).toBeLessThan(60);
+      expect(counts.completed + counts.failed).toBe(60);
       const output = await jsonl(short.client, batch.output_file_id);
       const errors = await jsonl(short.client, batch.error_file_id);
       expect(output).toHaveLength(counts.completed);
       expect(errors).toHaveLength(counts.failed);
       for (const entry of errors) expect(entry).toMatchObject({ response: null, error: { code: 'batch_expired' } });
-      expect(new Set([...output, ...errors].map((entry) => entry.custom_id)).size).toBe(20);
+      expect(new Set([...output, ...errors].map((entry) => entry.custom_id)).size).toBe(60);
     } finally {
       await short.close({ keepData: false });
     }
