@@ -3,6 +3,7 @@ import { ApiClient } from './api/client';
 import { ApiContext } from './components/ui';
 import { AdminPage } from './pages/admin';
 import { AgentsPage } from './pages/agents';
+import { BatchesPage } from './pages/batches';
 import { DataToolsPage } from './pages/data-tools';
 import { FilesPage } from './pages/files';
 import { PlaygroundPage } from './pages/playground';
@@ -20,6 +21,7 @@ const ACCOUNT_PAGES = [
   { path: 'agents', label: 'Agents' },
   { path: 'files', label: 'Files' },
   { path: 'stores', label: 'Vector stores' },
+  { path: 'batches', label: 'Batches' },
   { path: 'playground', label: 'Playground' },
   { path: 'tools', label: 'Data tools' },
   { path: 'usage', label: 'Usage' },
@@ -81,6 +83,8 @@ export function App() {
             <FilesPage />
           ) : page === 'stores' ? (
             <VectorStoresPage storeId={route[1]} />
+          ) : page === 'batches' ? (
+            <BatchesPage />
           ) : page === 'playground' ? (
             <PlaygroundPage />
           ) : page === 'tools' ? (

@@ -4,6 +4,7 @@ import { type Assistants, assistantsSchema, type Threads } from './assistants';
 import { type AssistantsCapability, createAssistants } from './assistants/create-assistants';
 import { threadStoresOf } from './assistants/documents-thread-stores';
 import { type Agents, agentsSchema } from './agents';
+import { Batches, batchesSchema } from './batches';
 import { type AgentsCapability, createAgents } from './agents/create-agents';
 import { McpCardClient } from './agents/mcp-card-client';
 import { loadConfig, type FathomConfig } from './config';
@@ -18,7 +19,16 @@ import { type DataTools, type Jobs, jobsSchema } from './jobs';
 import { createDataTools, type DataToolsCapability } from './jobs/create-data-tools';
 import { FathomMcpServer, mcpServerSchema, mcpSourcesOf } from './mcp-server';
 import { Conversations, Responses, responsesSchema, SqlResponsesRepository } from './responses';
-import { type Chat, type Embeddings, type Models, modelsSchema, storedCompletionsSchema, type Usage } from './models';
+import {
+  type Chat,
+  type ChatCompletionCreateParamsNonStreaming,
+  type EmbeddingCreateParams,
+  type Embeddings,
+  type Models,
+  modelsSchema,
+  storedCompletionsSchema,
+  type Usage,
+} from './models';
 import { createModels, type ModelsCapability } from './models/create-models';
 import { PgVectorIndex, VectorIndex, type VectorIndexContract, vectorSchema } from './vector';
 import { SqlRateLimiter, WebhookToolkit, webhooksSchema } from './webhooks';
@@ -49,6 +59,7 @@ export const FATHOM_SCHEMAS = [
   responsesSchema,
   storedCompletionsSchema,
   mcpServerSchema,
+  batchesSchema,
 ];
 
 /**
@@ -95,6 +106,8 @@ export class Fathom {
   readonly webhooks: WebhookToolkit;
   /** Agents with their `versions`, `runs` and the tool preview (`tools`). */
   readonly agents: Agents;
+  /** Batches of chat completions, responses or embeddings over JSONL files (OpenAI's `batches`). */
+  readonly batches: Batches;
   /** Fathom as an MCP server: answers `/mcp` and `/v1/agents/{id}/mcp` (sessions in the database). */
   readonly mcpServer: FathomMcpServer;
   /** The background execution of assistant runs (started and closed with the rest). */
@@ -172,6 +185,20 @@ export class Fathom {
     const agents = createAgents({ db: database, config, chat: router, webhooks: this.webhooks, mcp: mcpCards, log });
     this.agents = agents.agents;
     this.#agentRuns = agents;
+    this.batches = new Batches({
+      db: database,
+      files: this.files,
+      // Each line runs the core method behind its synchronous route: same validation, routing, usage.
+      endpoints: {
+        '/v1/chat/completions': (accountId, body, signal) =>
+          this.chat.completions.create(accountId, body as ChatCompletionCreateParamsNonStreaming, { signal }),
+        '/v1/embeddings': (accountId, body, signal) => this.embeddings.create(accountId, body as EmbeddingCreateParams, { signal }),
+        '/v1/responses': async (accountId, body, signal) => (await this.responses.create(accountId, body, { signal })).response,
+      },
+      settings: config.batches,
+      leaseMs: config.leaseSeconds * 1000,
+      log,
+    });
     this.mcpServer = new FathomMcpServer({
       db: database,
       log,
@@ -217,6 +244,7 @@ export class Fathom {
     this.responses.start();
     this.#jobRunner.start();
     this.#agentRuns.start();
+    this.batches.start();
   }
 
   /**
@@ -232,6 +260,7 @@ export class Fathom {
     // Background work first (it writes to the database), then what it used, the database last. A part
     // that fails to close does not keep the others, nor the database, open.
     const steps: Array<[string, () => unknown]> = [
+      ['batches', () => this.batches.close()],
       ['agents', () => this.#agentRuns.close()],
       ['webhooks', () => this.webhooks.close()],
       ['jobs', () => this.#jobRunner.close()],

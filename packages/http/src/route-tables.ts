@@ -4,6 +4,7 @@ import { accountRoutes } from './routes/account';
 import { adminRoutes } from './routes/admin';
 import { agentsRoutes } from './routes/agents';
 import { assistantsRoutes } from './routes/assistants';
+import { batchesRoutes } from './routes/batches';
 import { documentsRoutes } from './routes/documents';
 import { agentMcpRoutes, mcpRoutes } from './routes/mcp';
 import { modelsRoutes } from './routes/models';
@@ -49,6 +50,7 @@ export function routeTables(surface: Surface = 'all'): Route[] {
           ...family(assistantsRoutes, BODY_LIMITS.assistants, { tag: 'Assistants' }),
           ...family(toolsRoutes, BODY_LIMITS.tools, { tag: 'Data tools', extension: true }),
           ...family(mcpRoutes, BODY_LIMITS.default, { tag: 'MCP', extension: true }),
+          ...family(batchesRoutes, BODY_LIMITS.default, { tag: 'Batch' }),
         ]
       : []),
     ...(surface !== 'platform'

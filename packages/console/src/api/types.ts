@@ -9,6 +9,8 @@ import type { AccountBalance, AccountWithKeys, DataTool as ApiDataTool, ToolJob 
 export type { Agent, AgentRun, AgentRunStep, AgentRunSummary, AgentVersion, LedgerEntry, WorkflowToolsPreview } from '@fathom/core';
 
 // Declared once in core (`/v1/openapi.json` is generated from the same declarations): types only, nothing is bundled.
+export type { Batch } from '@fathom/core';
+
 export type {
   FileCounts,
   FileObject,

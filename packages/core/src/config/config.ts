@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { parseBoolean, parseNumber, parsePositiveInteger, parsePositiveNumber } from './env-values';
 import { type JobSettings, readJobSettings } from './tools-settings';
+import { type BatchSettings, readBatchSettings } from './batch-settings';
 import { parseModelAliases, type ModelAliasConfig } from './model-aliases';
 import { type DocumentsSettings, readDocumentsSettings } from './documents-settings';
 import { type McpServerConfig, parseMcpServers } from './mcp-servers';
@@ -50,6 +51,8 @@ export interface FathomConfig extends ModelAliasConfig {
   contextTokens: number;
   /** The data tools' settings (`FATHOM_TOOLS_*`). */
   tools: JobSettings;
+  /** The Batch API's settings (`FATHOM_BATCH_*`). */
+  batches: BatchSettings;
   /** `FATHOM_LEASE_SECONDS`: how long a process holds claimed background work without renewing it, default 30. */
   leaseSeconds: number;
   /**
@@ -158,6 +161,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databasePoolSize: parsePositiveInteger(env.FATHOM_DATABASE_POOL_SIZE, 10, 'FATHOM_DATABASE_POOL_SIZE'),
     contextTokens: parsePositiveInteger(env.FATHOM_CONTEXT_TOKENS, 128_000, 'FATHOM_CONTEXT_TOKENS'),
     tools: readJobSettings(env),
+    batches: readBatchSettings(env),
     leaseSeconds: parsePositiveNumber(env.FATHOM_LEASE_SECONDS, 30, 'FATHOM_LEASE_SECONDS'),
     webSearch: parseWebSearch(env),
     egressAllow: (env.AGENT_EGRESS_ALLOW || '')

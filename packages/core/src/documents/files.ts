@@ -8,7 +8,15 @@ import { newId, nowSeconds } from '../internal/ids';
 import { isStorageFull } from '../storage';
 import type { DocumentsCore } from './documents-core';
 import type { FileRow } from './files-repository';
-import type { FileCreateFields, FileCreateParams, FileDeleted, FileListParams, FileObject, FilePage, FilePurpose } from './wire/files';
+import type {
+  FileCreateFields,
+  FileCreateParams,
+  FileDeleted,
+  FileListParams,
+  FileObject,
+  FilePage,
+  StoredFilePurpose,
+} from './wire/files';
 
 /** Bytes written to a temporary path, not yet a file: `commit` stores them, `discard` deletes them. */
 export interface StagedUpload {
@@ -17,7 +25,7 @@ export interface StagedUpload {
 }
 
 /** What `commit` stores besides the bytes: the upload's fields and the name the file came with. */
-export type FileUploadParams = FileCreateFields & { filename: string };
+export type FileUploadParams = Omit<FileCreateFields, 'purpose'> & { purpose: StoredFilePurpose; filename: string };
 
 /**
  * Uploaded files (`fathom.files`, OpenAI's `files`): metadata in `files`, bytes in `FileBlobs` (the data
@@ -167,7 +175,7 @@ export function toFileObject(row: FileRow): FileObject {
     bytes: row.bytes,
     created_at: row.created_at,
     filename: row.filename,
-    purpose: row.purpose as FilePurpose,
+    purpose: row.purpose as StoredFilePurpose,
     status: 'processed',
     ...(row.expires_at === null || row.expires_at === undefined ? {} : { expires_at: row.expires_at }),
   };

@@ -40,7 +40,8 @@ export type IdPrefix =
   | 'mcpl_'
   | 'mcp_'
   | 'mcpr_'
-  | 'mcpa_';
+  | 'mcpa_'
+  | 'batch_';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}${randomToken(24)}`;

@@ -12,6 +12,11 @@ export const MAX_FILE_BYTES = 25_000_000;
 export const FilePurpose = StringEnum(FILE_PURPOSES, { title: 'FilePurpose' });
 export type FilePurpose = Static<typeof FilePurpose>;
 
+/** Purposes a file can have: the upload's, or `batch_output` (a batch's output and error files, written by Fathom). */
+export const STORED_FILE_PURPOSES = [...FILE_PURPOSES, 'batch_output'] as const;
+export const StoredFilePurpose = StringEnum(STORED_FILE_PURPOSES, { title: 'StoredFilePurpose' });
+export type StoredFilePurpose = Static<typeof StoredFilePurpose>;
+
 /** The file is deleted `seconds` after its creation (one hour to 30 days). */
 export const FileExpiresAfter = Type.Object(
   { anchor: Type.Literal('created_at'), seconds: Type.Integer({ minimum: 3600, maximum: 2_592_000 }) },
@@ -56,7 +61,7 @@ export const FileObject = Type.Object(
     bytes: Type.Integer(),
     created_at: Type.Integer(),
     filename: Type.String(),
-    purpose: FilePurpose,
+    purpose: StoredFilePurpose,
     status: StringEnum(['uploaded', 'processed', 'error']),
     expires_at: Type.Optional(Type.Integer()),
     status_details: Type.Optional(Type.String()),
