@@ -16,6 +16,7 @@ import { consoleLogger, type Logger } from './internal/logger';
 import { type DataTools, type Jobs, jobsSchema } from './jobs';
 import { createDataTools, type DataToolsCapability } from './jobs/create-data-tools';
 import { FathomMcpServer, mcpServerSchema, mcpSourcesOf } from './mcp-server';
+import { type FathomMetrics, metrics, readQueueGauges } from './observability';
 import { Conversations, Responses, responsesSchema, SqlResponsesRepository } from './responses';
 import { type Chat, type Embeddings, type Models, modelsSchema, storedCompletionsSchema, type Usage } from './models';
 import { createModels, type ModelsCapability } from './models/create-models';
@@ -96,6 +97,8 @@ export class Fathom {
   readonly agents: Agents;
   /** Fathom as an MCP server: answers `/mcp` and `/v1/agents/{id}/mcp` (sessions in the database). */
   readonly mcpServer: FathomMcpServer;
+  /** This process's Prometheus metrics (shared by every instance in the process); `scrapeMetrics()` reads them. */
+  readonly metrics: FathomMetrics = metrics;
   /** The background execution of assistant runs (started and closed with the rest). */
   readonly #assistantRuns: Pick<AssistantsCapability, 'start' | 'close'>;
   /** The runner of data-tool jobs. */
@@ -221,6 +224,15 @@ export class Fathom {
    */
   startIngestion(): void {
     this.documents.start();
+  }
+
+  /**
+   * The Prometheus text of this process's metrics, with the database-wide gauges (queue depth and lag)
+   * read from the database now: what `GET /metrics` answers.
+   */
+  async scrapeMetrics(): Promise<string> {
+    await readQueueGauges(this.database, this.metrics);
+    return this.metrics.scrape();
   }
 
   /** Stops background work and closes the database. */

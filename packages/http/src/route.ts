@@ -83,8 +83,11 @@ export interface RouteDefinition<Path extends string, Schema extends RouteSchema
   summary?: string;
   /** The OpenAPI `operationId`; default derived from the method and path. */
   operationId?: string;
-  /** The answer is not JSON: a file's bytes (`application/octet-stream`), or a server-sent-event stream when `schema.stream` is set. */
-  produces?: 'json' | 'bytes';
+  /**
+   * The answer is not JSON: a file's bytes (`application/octet-stream`), plain text (`text/plain`, e.g. the
+   * Prometheus exposition), or a server-sent-event stream when `schema.stream` is set.
+   */
+  produces?: 'json' | 'bytes' | 'text';
   /** The OpenAPI tag (the route family, e.g. `Vector stores`); set by the route tables. */
   tag?: string;
   /** A Fathom operation with no OpenAI counterpart (agents, data tools, admin…); set by the route tables. */
