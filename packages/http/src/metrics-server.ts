@@ -1,8 +1,6 @@
 import type { Fathom } from '@fathom/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { handleError, handleNotFound } from './errors';
-import { registerRoutes } from './route';
-import { metricsRoutes } from './routes/metrics';
 
 /**
  * The listener of `FATHOM_METRICS_PORT`: `GET /metrics` without auth and nothing else, for a Prometheus on
@@ -12,6 +10,9 @@ export async function createMetricsServer(fathom: Fathom): Promise<FastifyInstan
   const app = Fastify({ logger: false });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
-  registerRoutes(app, fathom, metricsRoutes('none'));
+  app.get('/metrics', async (_request, reply) => {
+    const text = await fathom.scrapeMetrics();
+    return reply.header('content-type', fathom.metrics.contentType).send(text);
+  });
   return app;
 }

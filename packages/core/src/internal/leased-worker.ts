@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from './logger';
+import { metrics } from '../observability/metrics';
 
 /** What every kind of background work hands the worker: its id and how many times it was claimed. */
 export interface LeasedTask {
@@ -219,6 +220,8 @@ export class LeasedWorker<Task extends LeasedTask> {
     const controller = new AbortController();
     const context: TaskContext = { signal: controller.signal, owner: this.owner };
     const { log, name, maxAttempts } = this.#options;
+    // A task claimed again (its attempts count past 1) was taken over from a lease that ran out: its node stopped.
+    if (task.attempts > 1) metrics.leasesExpired.inc({ kind: name.replaceAll(' ', '_') });
     const work = task.attempts > maxAttempts ? this.#options.exhausted(task, context) : run(task, context);
     const entry = {
       controller,

@@ -11,7 +11,7 @@ interface QueueShape {
   queuedMs: string;
 }
 
-/** Every lease queue (the `waiting`/`working` conditions of the `SqlLeaseQueue` each capability declares). */
+/** Every lease queue, by the `kind` label its worker's name gives (`LeasedWorker` `name`, spaces as underscores; the `waiting`/`working` conditions of the `SqlLeaseQueue` each capability declares). */
 const QUEUES: readonly QueueShape[] = [
   {
     kind: 'ingestion',
@@ -20,19 +20,19 @@ const QUEUES: readonly QueueShape[] = [
     queuedMs: 'created_at * 1000',
   },
   {
-    kind: 'tool_jobs',
+    kind: 'jobs',
     table: 'tool_jobs',
     waiting: "status = 'queued' OR (status = 'running' AND lease_until < ?)",
     queuedMs: 'created_ms',
   },
   {
-    kind: 'runs',
+    kind: 'assistant_runs',
     table: 'runs',
     waiting: "status IN ('queued', 'in_progress', 'cancelling') AND (lease_owner IS NULL OR lease_until < ?)",
     queuedMs: 'created_ms',
   },
   {
-    kind: 'responses',
+    kind: 'background_responses',
     table: 'responses',
     waiting: "background = 1 AND (status = 'queued' OR (status = 'in_progress' AND lease_until < ?))",
     queuedMs: 'created_at * 1000',
