@@ -55,7 +55,7 @@ function parseScrape(text: string): Scrape {
 }
 
 /** The value of series `name` (e.g. `x_total`, `x_count`, `x_sum`) whose labels are exactly `labels`; 0 when it does not exist yet. */
-function valueOf(scrape: Scrape, name: string, labels: Record<string, string>): number {
+function seriesValue(scrape: Scrape, name: string, labels: Record<string, string>): number {
   const found = (scrape.series.get(name) ?? []).find((entry) => {
     const own = entry.labels ?? {};
     return Object.keys(own).length === Object.keys(labels).length && Object.entries(labels).every(([key, value]) => own[key] === value);
@@ -165,7 +165,7 @@ describe('GET /metrics after a scripted workload', () => {
     await expect(server.fathom.egress.check('http://169.254.169.254/latest/meta-data')).rejects.toThrow(/not allowed/);
 
     const after = await scrape();
-    const delta = (name: string, labels: Record<string, string>) => valueOf(after, name, labels) - valueOf(before, name, labels);
+    const delta = (name: string, labels: Record<string, string>) => seriesValue(after, name, labels) - seriesValue(before, name, labels);
 
     for (const [name, { type, labels }] of Object.entries(CONTRACT)) {
       const family = after.families.get(name);
@@ -222,10 +222,10 @@ describe('GET /metrics after a scripted workload', () => {
 
     // Database-wide gauges: every queue has drained.
     for (const kind of ['ingestion', 'jobs', 'assistant_runs', 'background_responses', 'agent_runs']) {
-      expect(valueOf(after, 'fathom_lease_queue_depth', { kind }), kind).toBe(0);
-      expect(valueOf(after, 'fathom_lease_queue_lag_seconds', { kind }), kind).toBe(0);
+      expect(seriesValue(after, 'fathom_lease_queue_depth', { kind }), kind).toBe(0);
+      expect(seriesValue(after, 'fathom_lease_queue_lag_seconds', { kind }), kind).toBe(0);
     }
-    expect(valueOf(after, 'fathom_ingestion_queue_depth', {})).toBe(0);
+    expect(seriesValue(after, 'fathom_ingestion_queue_depth', {})).toBe(0);
   });
 
   it('reads queue depth and lag from the database at scrape time, for work no process of this node holds', async () => {
@@ -246,8 +246,8 @@ describe('GET /metrics after a scripted workload', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       const response = await idle.request('/metrics', { apiKey: idle.adminKey });
       const scraped = parseScrape(await response.text());
-      expect(valueOf(scraped, 'fathom_lease_queue_depth', { kind: 'jobs' })).toBe(2);
-      const lag = valueOf(scraped, 'fathom_lease_queue_lag_seconds', { kind: 'jobs' });
+      expect(seriesValue(scraped, 'fathom_lease_queue_depth', { kind: 'jobs' })).toBe(2);
+      const lag = seriesValue(scraped, 'fathom_lease_queue_lag_seconds', { kind: 'jobs' });
       expect(lag).toBeGreaterThanOrEqual(0.05);
       expect(lag).toBeLessThan(30);
     } finally {
