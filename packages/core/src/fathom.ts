@@ -16,7 +16,7 @@ import { consoleLogger, type Logger } from './internal/logger';
 import { type DataTools, type Jobs, jobsSchema } from './jobs';
 import { createDataTools, type DataToolsCapability } from './jobs/create-data-tools';
 import { FathomMcpServer, mcpServerSchema, mcpSourcesOf } from './mcp-server';
-import { type FathomMetrics, metrics, readQueueGauges } from './observability';
+import { type FathomMetrics, metrics, readQueueGauges, tracer } from './observability';
 import { Conversations, Responses, responsesSchema, SqlResponsesRepository } from './responses';
 import { type Chat, type Embeddings, type Models, modelsSchema, storedCompletionsSchema, type Usage } from './models';
 import { createModels, type ModelsCapability } from './models/create-models';
@@ -190,6 +190,8 @@ export class Fathom {
   static async open(options: FathomOptions = {}): Promise<Fathom> {
     const config = loadConfig(options.env ?? process.env, options.config ?? {});
     const log = options.logger ?? consoleLogger;
+    // OpenTelemetry tracing when the standard OTEL_* settings name an OTLP endpoint (nothing loaded otherwise).
+    await tracer.start(options.env ?? process.env);
     const database = await openDatabase({
       url: config.databaseUrl,
       location: join(config.dataDir, 'fathom.db'),

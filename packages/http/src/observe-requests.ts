@@ -1,4 +1,5 @@
-import type { Fathom } from '@fathom/core';
+import { type Fathom, tracer, withRequestId } from '@fathom/core';
+import { context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { REQUEST_ID_HEADER } from './request-id';
 
@@ -23,6 +24,7 @@ export function observeRequests(app: FastifyInstance, fathom: Fathom): void {
   const logBodies = fathom.config.logBodies;
   app.addHook('onRequest', (request, reply, done) => {
     reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
+    if (tracer.enabled) startRequestSpan(request, reply);
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
@@ -46,4 +48,48 @@ function requestLine(request: FastifyRequest, reply: FastifyReply, route: string
   if (request.account) line.account_id = request.account.id;
   if (logBodies && request.body !== undefined) line.body = request.body;
   return line;
+}
+
+/** The server span of each request being traced. */
+const spans = new WeakMap<FastifyRequest, Span>();
+
+/**
+ * A server span per request (HTTP semantic conventions), child of the caller's `traceparent` when it sent
+ * one; ended when the connection is done with the answer (finished, or the client went away mid-stream).
+ */
+function startRequestSpan(request: FastifyRequest, reply: FastifyReply): void {
+  const route = routeOf(request);
+  const parent = propagation.extract(ROOT_CONTEXT, request.headers);
+  const span = tracer.get().startSpan(
+    `${request.method} ${route}`,
+    {
+      kind: SpanKind.SERVER,
+      attributes: {
+        'http.request.method': request.method,
+        'http.route': route,
+        'url.path': request.url.split('?')[0]!,
+        'url.scheme': 'http',
+        'fathom.request_id': request.id,
+      },
+    },
+    parent,
+  );
+  spans.set(request, span);
+  reply.raw.once('close', () => {
+    const status = reply.raw.statusCode;
+    span.setAttribute('http.response.status_code', status);
+    if (request.account) span.setAttribute('fathom.account_id', request.account.id);
+    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  });
+}
+
+/**
+ * Runs a route's handler as the work of its request: core sees the request id (log lines, stored
+ * objects) and, when tracing, every span it starts is a child of the request's span.
+ */
+export function runInRequest<T>(request: FastifyRequest, fn: () => T): T {
+  const span = spans.get(request);
+  const run = () => withRequestId(request.id, fn);
+  return span ? context.with(trace.setSpan(ROOT_CONTEXT, span), run) : run();
 }

@@ -2,6 +2,7 @@ import { InvalidRequestError, type Account, type Fathom } from '@fathom/core';
 import type { Static, TSchema } from '@fathom/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateAccount, authenticateAdmin } from './auth';
+import { runInRequest } from './observe-requests';
 import type { FromSchema } from './schema-types';
 
 export type RouteMethod = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
@@ -182,7 +183,7 @@ export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: rea
         if (route.schema?.querystring !== undefined) foldObjectQuery(request.query as Record<string, unknown>, route.schema.querystring);
       },
       handler: async (request, reply) => {
-        const result = await route.handle({ request, reply, fathom });
+        const result = await runInRequest(request, () => route.handle({ request, reply, fathom }));
         if (reply.sent || reply.raw.headersSent) return reply;
         if (route.status) reply.status(route.status);
         return result;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from './logger';
 import { metrics } from '../observability/metrics';
+import { detached } from '../observability/request-context';
 
 /** What every kind of background work hands the worker: its id and how many times it was claimed. */
 export interface LeasedTask {
@@ -146,7 +147,8 @@ export class LeasedWorker<Task extends LeasedTask> {
       this.#again = true;
       return;
     }
-    void this.#pump();
+    // A request that queued work wakes the worker: the pump runs outside that request and its trace.
+    void detached(() => this.#pump());
   }
 
   /** Stops a task running in this process (user cancel); the run sees `TaskStopped('cancelled')`. */

@@ -83,7 +83,7 @@ export class ChatAdapter implements ChatAdapterContract {
     const call = startModelCall({ operation: 'chat', provider: provider.vendor, model: modelId, input: request.messages });
     let result: Omit<ChatResult, 'id' | 'model'>;
     try {
-      result = await provider.complete(upstreamModel, request, options.signal);
+      result = await call.run(() => provider.complete(upstreamModel, request, options.signal));
     } catch (error) {
       call.fail(error);
       throw error;
@@ -114,8 +114,17 @@ export class ChatAdapter implements ChatAdapterContract {
           output: { role: 'assistant', content: text },
         });
       };
+      // Each step of the upstream stream runs with the call's span active: its request carries that span's traceparent.
+      const parts = provider.stream(upstreamModel, request, options.signal)[Symbol.asyncIterator]();
+      let drained = false;
       try {
-        for await (const part of provider.stream(upstreamModel, request, options.signal)) {
+        for (;;) {
+          const next = await call.run(() => parts.next());
+          if (next.done) {
+            drained = true;
+            break;
+          }
+          const part = next.value;
           started = true;
           if (part.type === 'text-delta') {
             call.firstToken();
@@ -126,9 +135,12 @@ export class ChatAdapter implements ChatAdapterContract {
           yield part;
         }
       } catch (error) {
+        drained = true;
         call.fail(error);
         throw error;
       } finally {
+        // A consumer that stops early closes the upstream stream (as `for await` would).
+        if (!drained) await parts.return?.();
         // A stream cut short (client gone, upstream failure) still counts as a call.
         if (started && !recorded) record(undefined);
         call.fail(new Error('stream ended early'));

@@ -1,4 +1,4 @@
-import { type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { FathomError } from '../errors';
 import { metrics } from './metrics';
 import { tracer } from './tracing';
@@ -17,6 +17,8 @@ export interface ModelCallEnd {
 export interface ModelCall {
   /** Whether `end` records the answer's text (a span with content capture on): collect it only then. */
   readonly wantsOutput: boolean;
+  /** Runs `fn` with the call's span active (its outbound request then carries the span's `traceparent`). */
+  run<T>(fn: () => T): T;
   /** The first piece of a streamed answer arrived (`gen_ai_server_time_to_first_token_seconds`). */
   firstToken(): void;
   end(result: ModelCallEnd): void;
@@ -74,6 +76,9 @@ export function startModelCall(start: ModelCallStart): ModelCall {
   let ended = false;
   return {
     wantsOutput: span !== undefined && capturesContent(),
+    run(fn) {
+      return span ? context.with(trace.setSpan(context.active(), span), fn) : fn();
+    },
     firstToken() {
       if (ended || !start.stream) return;
       start.stream = false;
