@@ -87,27 +87,20 @@ let server: TestFathom;
 let worker: Fathom | undefined;
 let workerDir: string | undefined;
 let storeId: string;
+let env: Record<string, string>;
 
 beforeAll(async () => {
   collector = await createTestServer({ 'POST /v1/traces': (_request, response) => respond.json(response, 200, {}) });
   upstream = await createFakeOpenAIUpstream([]);
-  const env = {
+  env = {
     FATHOM_PROVIDERS: JSON.stringify({ fake: { type: 'openai', baseUrl: upstream.baseUrl } }),
     OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
     OTEL_SERVICE_NAME: 'fathom-under-test',
   };
   // The API node runs no background responses: on PostgreSQL another node claims them from the database.
   server = await startFathom({ env, start: false });
-  if (server.databaseUrl) {
-    server.fathom.startIngestion();
-    workerDir = mkdtempSync(join(tmpdir(), 'fathom-worker-'));
-    worker = await Fathom.open({
-      env: { ...env, FATHOM_EMBEDDER: 'hash', FATHOM_DATABASE_URL: server.databaseUrl, FATHOM_DATA_DIR: workerDir },
-      logger: silentLogger,
-    });
-  } else {
-    server.fathom.start();
-  }
+  if (server.databaseUrl) server.fathom.startIngestion();
+  else server.fathom.start();
   const file = await server.client.files.create({
     file: await toFile(Buffer.from('Refunds for cancelled boat tours are paid within five working days.'), 'refunds.md'),
     purpose: 'assistants',
@@ -211,6 +204,14 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
   });
 
   it('continues the trace of the request into the background run, on the node that claims it', async () => {
+    if (server.databaseUrl) {
+      // The node that claims background work: a second Fathom on the same PostgreSQL database.
+      workerDir = mkdtempSync(join(tmpdir(), 'fathom-worker-'));
+      worker = await Fathom.open({
+        env: { ...env, FATHOM_EMBEDDER: 'hash', FATHOM_DATABASE_URL: server.databaseUrl, FATHOM_DATA_DIR: workerDir },
+        logger: silentLogger,
+      });
+    }
     upstream.push({ content: 'Background answer.', usage: { prompt_tokens: 9, completion_tokens: 2 } });
     const created = await server.client.responses.create({ model: 'fake/gpt-test', input: 'work on this later', background: true });
     let status = created.status;
