@@ -3,7 +3,9 @@ import { defineConfig } from 'vitest/config';
 
 // Tests run the TypeScript sources of the workspace packages: the `fathom-source` export condition
 // points `@fathom/core` and `@fathom/http` at src/ instead of dist/ (see docs/decisions).
-const resolve = { conditions: ['fathom-source', ...defaultServerConditions] };
+// Without vite's `module` condition: OpenTelemetry's packages publish under it an ESM build with
+// extensionless imports that Node cannot load (Node itself loads their CommonJS `default`, as here).
+const resolve = { conditions: ['fathom-source', ...defaultServerConditions.filter((condition) => condition !== 'module')] };
 
 /**
  * http test files that do not run on PostgreSQL, each for a reason: they exercise SQLite itself

@@ -18,6 +18,7 @@ import { consoleLogger, type Logger } from './internal/logger';
 import { type DataTools, type Jobs, jobsSchema } from './jobs';
 import { createDataTools, type DataToolsCapability } from './jobs/create-data-tools';
 import { FathomMcpServer, mcpServerSchema, mcpSourcesOf } from './mcp-server';
+import { type FathomMetrics, metrics, readQueueGauges, tracer } from './observability';
 import { Conversations, Responses, responsesSchema, SqlResponsesRepository } from './responses';
 import {
   type Chat,
@@ -110,6 +111,8 @@ export class Fathom {
   readonly batches: Batches;
   /** Fathom as an MCP server: answers `/mcp` and `/v1/agents/{id}/mcp` (sessions in the database). */
   readonly mcpServer: FathomMcpServer;
+  /** This process's Prometheus metrics (shared by every instance in the process); `scrapeMetrics()` reads them. */
+  readonly metrics: FathomMetrics = metrics;
   /** The background execution of assistant runs (started and closed with the rest). */
   readonly #assistantRuns: Pick<AssistantsCapability, 'start' | 'close'>;
   /** The runner of data-tool jobs. */
@@ -218,6 +221,8 @@ export class Fathom {
   static async open(options: FathomOptions = {}): Promise<Fathom> {
     const config = loadConfig(options.env ?? process.env, options.config ?? {});
     const log = options.logger ?? consoleLogger;
+    // OpenTelemetry tracing when the standard OTEL_* settings name an OTLP endpoint (nothing loaded otherwise).
+    await tracer.start(options.env ?? process.env);
     const database = await openDatabase({
       url: config.databaseUrl,
       location: join(config.dataDir, 'fathom.db'),
@@ -253,6 +258,15 @@ export class Fathom {
    */
   startIngestion(): void {
     this.documents.start();
+  }
+
+  /**
+   * The Prometheus text of this process's metrics, with the database-wide gauges (queue depth and lag)
+   * read from the database now: what `GET /metrics` answers.
+   */
+  async scrapeMetrics(): Promise<string> {
+    await readQueueGauges(this.database, this.metrics);
+    return this.metrics.scrape();
   }
 
   /** Stops background work and closes the database. */

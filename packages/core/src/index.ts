@@ -16,6 +16,7 @@ export * from './agents';
 export * from './mcp-server';
 export * from './mcp';
 export * from './batches';
+export * from './observability';
 export { Fathom, FATHOM_SCHEMAS, type FathomOptions } from './fathom';
 export { parseListQuery, type ListPage, type ListQuery } from './internal/pagination';
 export { FIELD_LIMITS } from './internal/field-limits';

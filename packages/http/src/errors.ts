@@ -89,8 +89,9 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
     request.log.error({ err: error }, 'error after the response started');
     return;
   }
-  // Errors raised before routing (a malformed URL) skip the onRequest hook that sets it.
+  // Errors raised before routing (a malformed URL) skip the onRequest hooks that set these.
   reply.header(...NO_SNIFF);
+  reply.header('x-request-id', request.id);
   // An answer sent before the body was read (413, 401, a failed upload) must still reach the client.
   discardUnreadBody(request, reply);
   if (error instanceof FathomError) {

@@ -86,6 +86,9 @@ function successAnswer(components: Components, route: Route): Json {
       content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
     };
   }
+  if (route.produces === 'text') {
+    return { description: route.summary ?? 'OK', content: { 'text/plain': { schema: { type: 'string' } } } };
+  }
   const answer: Json = { description: route.summary ?? 'OK' };
   const content: Json = {};
   if (route.schema?.response) content['application/json'] = { schema: components.hoist(route.schema.response) };

@@ -2,6 +2,7 @@ import { InvalidRequestError, type Account, type Fathom } from '@fathom/core';
 import type { Static, TSchema } from '@fathom/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateAccount, authenticateAdmin } from './auth';
+import { runInRequest } from './observe-requests';
 import type { FromSchema } from './schema-types';
 
 export type RouteMethod = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
@@ -83,8 +84,11 @@ export interface RouteDefinition<Path extends string, Schema extends RouteSchema
   summary?: string;
   /** The OpenAPI `operationId`; default derived from the method and path. */
   operationId?: string;
-  /** The answer is not JSON: a file's bytes (`application/octet-stream`), or a server-sent-event stream when `schema.stream` is set. */
-  produces?: 'json' | 'bytes';
+  /**
+   * The answer is not JSON: a file's bytes (`application/octet-stream`), plain text (`text/plain`, e.g. the
+   * Prometheus exposition), or a server-sent-event stream when `schema.stream` is set.
+   */
+  produces?: 'json' | 'bytes' | 'text';
   /** The OpenAPI tag (the route family, e.g. `Vector stores`); set by the route tables. */
   tag?: string;
   /** A Fathom operation with no OpenAI counterpart (agents, data tools, admin…); set by the route tables. */
@@ -179,7 +183,7 @@ export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: rea
         if (route.schema?.querystring !== undefined) foldObjectQuery(request.query as Record<string, unknown>, route.schema.querystring);
       },
       handler: async (request, reply) => {
-        const result = await route.handle({ request, reply, fathom });
+        const result = await runInRequest(request, () => route.handle({ request, reply, fathom }));
         if (reply.sent || reply.raw.headersSent) return reply;
         if (route.status) reply.status(route.status);
         return result;

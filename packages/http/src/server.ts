@@ -1,12 +1,15 @@
 import multipart from '@fastify/multipart';
 import type { Fathom } from '@fathom/core';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { BODY_LIMITS, MAX_UPLOAD_BYTES } from './body-limits';
 import { registerConsole } from './console';
 import { handleError, handleNotFound, NO_SNIFF, openAiError } from './errors';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-body';
+import { metricsRoutes } from './routes/metrics';
+import { observeRequests } from './observe-requests';
+import { newRequestId, REQUEST_ID_HEADER, requestIdOf } from './request-id';
 import { checkAnswers } from './answer-check';
 import { registerRoutes } from './route';
 import { openApiRoutes } from './routes/openapi';
@@ -27,6 +30,8 @@ export interface CreateServerOptions {
   surface?: 'all' | 'platform' | 'agents';
   /** Fastify logger option; default off (the CLI turns it on). */
   logger?: FastifyServerOptions['logger'];
+  /** A pino logger to log with instead of `logger` (the CLI's, with its level and pretty output on a terminal). */
+  loggerInstance?: FastifyBaseLogger;
   /** Build directory of the console served at /console/; default `packages/console/dist`; false = no console. */
   consoleDir?: string | false;
   /**
@@ -53,7 +58,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\n` +
-        `${NO_SNIFF[0]}: ${NO_SNIFF[1]}\r\nConnection: close\r\n\r\n${body}`,
+        `${NO_SNIFF[0]}: ${NO_SNIFF[1]}\r\n${REQUEST_ID_HEADER}: ${newRequestId()}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(error);
@@ -63,7 +68,12 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
 export async function createServer(fathom: Fathom, options: CreateServerOptions = {}): Promise<FastifyInstance> {
   const surface = options.surface ?? 'all';
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
+    // Each request's id is OpenAI's `req_…` (or the caller's x-request-id, or its traceparent's trace id):
+    // in every log line of the request as `request_id`, and in the x-request-id answer header.
+    genReqId: (raw) => requestIdOf(raw.headers),
+    // One line per request from observeRequests (route template, status, duration, account) replaces fastify's two.
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     // Each route family sets its own limit (route-tables.ts); this one covers anything else.
     bodyLimit: BODY_LIMITS.default,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -96,6 +106,7 @@ export async function createServer(fathom: Fathom, options: CreateServerOptions 
     reply.raw.setHeader(...NO_SNIFF);
     done();
   });
+  observeRequests(app, fathom);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
   // Busboy truncates an oversized file and flags it; the files route checks the flag and answers 413.
@@ -103,7 +114,7 @@ export async function createServer(fathom: Fathom, options: CreateServerOptions 
 
   if (options.checkAnswers) checkAnswers(app);
   const routes = routeTables(surface);
-  registerRoutes(app, fathom, [...routes, ...openApiRoutes(routes)]);
+  registerRoutes(app, fathom, [...routes, ...openApiRoutes(routes), ...(surface !== 'agents' ? metricsRoutes('admin') : [])]);
   app.get('/health', async () => ({ status: 'ok' }));
   if (surface !== 'agents' && options.consoleDir !== false) registerConsole(app, options.consoleDir);
   return app;

@@ -4,6 +4,7 @@ import { newId, nowSeconds, randomToken } from '../internal/ids';
 import type { SqlClient } from '../storage';
 import { type AccountRow, type AccountsRepository, type LedgerKind, SqlAccountsRepository } from './accounts-repository';
 import { checkAmount, fromMicros, toMicros } from './money';
+import { metrics } from '../observability/metrics';
 import type {
   Account,
   AccountCreated,
@@ -151,6 +152,7 @@ export class Accounts {
         createdAt: nowSeconds(),
       });
     });
+    metrics.money.inc({ kind: 'reserve' }, micros / 1_000_000);
   }
 
   /**
@@ -243,6 +245,7 @@ async function moveMicros(
 ) {
   if (!(await repository.addToBalance(accountId, micros))) throw new NotFoundError('account', accountId);
   await repository.insertLedger({ accountId, kind, micros, ref, description, createdAt: nowSeconds() });
+  metrics.money.inc({ kind }, Math.abs(micros) / 1_000_000);
 }
 
 function toAccount(row: AccountRow): Account {

@@ -23,6 +23,10 @@ export interface FathomConfig extends ModelAliasConfig {
   host: string;
   /** `AGENTS_PORT`: a second listener for the agent service; unset = same port. */
   agentsPort?: number;
+  /** `FATHOM_METRICS_PORT`: a listener serving only `GET /metrics`, without auth (a private network); unset = none. */
+  metricsPort?: number;
+  /** `FATHOM_LOG_BODIES`: request lines also carry the JSON body (prompts, documents); default false. */
+  logBodies: boolean;
   /** `FATHOM_DATA_DIR`, default `./.fathom` (absolute after loading). */
   dataDir: string;
   /** `FATHOM_API_KEY`: bootstrap key of the default account. */
@@ -147,6 +151,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: parseNumber(env.PORT, 8080, 'PORT'),
     host: env.HOST || '127.0.0.1',
     agentsPort,
+    metricsPort: env.FATHOM_METRICS_PORT ? parseNumber(env.FATHOM_METRICS_PORT, 0, 'FATHOM_METRICS_PORT') : undefined,
+    logBodies: ['1', 'true', 'yes'].includes((env.FATHOM_LOG_BODIES ?? '').toLowerCase()),
     dataDir,
     apiKey: env.FATHOM_API_KEY || undefined,
     defaultBalance: parseNumber(env.FATHOM_DEFAULT_BALANCE, 100, 'FATHOM_DEFAULT_BALANCE'),

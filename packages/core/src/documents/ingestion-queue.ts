@@ -7,6 +7,7 @@ import type { DocumentsRepositories } from './documents-repositories';
 import { ExtractionError } from './extract/extraction-error';
 import type { Ingestor } from './ingestor';
 import type { IngestOutcome, IngestTask, StoreFileRow } from './store-files-repository';
+import { metrics } from '../observability/metrics';
 
 export interface IngestionQueueOptions {
   repos: DocumentsRepositories;
@@ -148,6 +149,17 @@ export class IngestionQueue {
     await this.end(row, context.owner, outcome);
   }
 
+  /** Counts and logs the outcome of a file's ingestion (one line per file, with its chunk count or error code). */
+  private observe(row: StoreFileRow, outcome: IngestOutcome): void {
+    if (outcome.status === 'completed') {
+      metrics.ingestedChunks.inc(outcome.chunks);
+      this.options.log.info(`ingestion of ${row.file_id} into ${row.store_id} completed`, { chunks: outcome.chunks });
+    } else if (outcome.status === 'failed') {
+      metrics.ingestionFailures.inc({ code: outcome.code });
+      this.options.log.info(`ingestion of ${row.file_id} into ${row.store_id} failed`, { code: outcome.code });
+    }
+  }
+
   /** What a failed run records: the document's own problem, a full disk, or an unexpected error (logged). */
   private failure(row: StoreFileRow, error: unknown): IngestOutcome {
     if (error instanceof ExtractionError) return { status: 'failed', code: error.code, message: error.message };
@@ -170,6 +182,7 @@ export class IngestionQueue {
    */
   private async end(row: StoreFileRow, owner: string, outcome: IngestOutcome): Promise<void> {
     const ended = await this.options.repos.storeFiles.finish(row, owner, outcome);
+    if (ended) this.observe(row, outcome);
     if (!ended) await this.discard(row);
     else if (outcome.status === 'failed') await this.options.removeFromIndex(row.store_id, row.file_id);
     else if (ended.attributes !== row.attributes) {

@@ -3,6 +3,8 @@ import { nowSeconds } from '../internal/ids';
 import type { SearchHit, StoreSearcher, StoreSearchOptions } from '../vector';
 import type { DocumentsCore } from './documents-core';
 import type { QueryRewriter } from './query-rewrite';
+import { metrics } from '../observability/metrics';
+import { inSpan } from '../observability/tracing';
 
 /** What a store search answers: the queries searched (after any rewrite) and the hits. */
 export interface StoreSearchResult {
@@ -40,7 +42,12 @@ export class StoreSearch implements StoreSearcher {
     const original = Array.isArray(options.query) ? options.query : [options.query];
     const queries = options.rewriteQuery ? await Promise.all(original.map((query) => this.rewriteQuery(query))) : original;
     if (rows.length === 0) return { search_query: queries, data: [] };
-    const data = await core.index.search(storeIds, { ...options, query: Array.isArray(options.query) ? queries : queries[0]! });
+    const mode = options.mode ?? (options.ranker === 'none' ? 'vector' : 'hybrid');
+    const started = performance.now();
+    const data = await inSpan('vector_store.search', { 'fathom.search.mode': mode, 'fathom.search.stores': storeIds.length }, () =>
+      core.index.search(storeIds, { ...options, query: Array.isArray(options.query) ? queries : queries[0]! }),
+    );
+    metrics.searchDuration.observe({ mode }, (performance.now() - started) / 1000);
     // Activity is bookkeeping: a search still answers when it cannot be recorded (a full disk).
     const now = nowSeconds();
     for (const row of rows) {

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { request as undiciRequest } from 'undici';
 import { bareHost, effectivePort, isAllowed, parseAllowList, type AllowEntry } from './allow-list';
+import { metrics } from '../observability/metrics';
 import { addressRange, isBlockedAddress } from './blocked-address';
 import { EgressDeniedError, EgressRedirectError, EgressTimeoutError } from './egress-errors';
 import { guardedFetch } from './guarded-fetch';
@@ -54,6 +55,15 @@ export class EgressGuard implements EgressGuardContract {
    * Throws `EgressDeniedError` for a refused scheme, host or address.
    */
   async check(url: string | URL): Promise<LookupAddress[]> {
+    try {
+      return await this.#check(url);
+    } catch (error) {
+      if (error instanceof EgressDeniedError) metrics.egressBlocked.inc();
+      throw error;
+    }
+  }
+
+  async #check(url: string | URL): Promise<LookupAddress[]> {
     const target = typeof url === 'string' ? parseUrl(url) : url;
     if (target.protocol !== 'http:' && target.protocol !== 'https:') {
       throw new EgressDeniedError(target.href, `scheme ${target.protocol} is not http or https`);

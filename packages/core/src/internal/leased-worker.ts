@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from './logger';
+import { metrics } from '../observability/metrics';
+import { detached } from '../observability/request-context';
 
 /** What every kind of background work hands the worker: its id and how many times it was claimed. */
 export interface LeasedTask {
@@ -145,7 +147,8 @@ export class LeasedWorker<Task extends LeasedTask> {
       this.#again = true;
       return;
     }
-    void this.#pump();
+    // A request that queued work wakes the worker: the pump runs outside that request and its trace.
+    void detached(() => this.#pump());
   }
 
   /** Stops a task running in this process (user cancel); the run sees `TaskStopped('cancelled')`. */
@@ -219,6 +222,8 @@ export class LeasedWorker<Task extends LeasedTask> {
     const controller = new AbortController();
     const context: TaskContext = { signal: controller.signal, owner: this.owner };
     const { log, name, maxAttempts } = this.#options;
+    // A task claimed again (its attempts count past 1) was taken over from a lease that ran out: its node stopped.
+    if (task.attempts > 1) metrics.leasesExpired.inc({ kind: name.replaceAll(' ', '_') });
     const work = task.attempts > maxAttempts ? this.#options.exhausted(task, context) : run(task, context);
     const entry = {
       controller,

@@ -7,6 +7,7 @@ import type { SqlClient } from '../storage';
 import type { JobRow, JobsRepository } from './job-store';
 import type { ConfiguredSources } from './sources/create-tool-sources';
 import type { ToolOutput } from './types';
+import { metrics } from '../observability/metrics';
 
 export interface JobRunnerOptions {
   db: SqlClient;
@@ -201,6 +202,8 @@ export class JobRunner {
       if (!(await this.#jobs.in(tx).succeed(row.id, owner, cost, cached, result))) return;
       await this.#accounts.in(tx).settle(row.account_id, row.id, cost, `tool ${row.tool}: ${cached ? 'served from cache' : 'actual cost'}`);
     });
+    metrics.toolJobs.inc({ tool: row.tool, status: 'succeeded' });
+    this.#log.info(`jobs: ${row.id} (${row.tool}) succeeded`, { cost, cached });
   }
 
   async #finishFailed(row: JobRow, owner: string, error: unknown): Promise<void> {
@@ -210,6 +213,7 @@ export class JobRunner {
       if (!(await this.#jobs.in(tx).fail(row.id, owner, failure.code, failure.message))) return;
       await this.#accounts.in(tx).release(row.account_id, row.id, `tool ${row.tool}: failed, nothing charged`);
     });
+    metrics.toolJobs.inc({ tool: row.tool, status: 'failed' });
   }
 }
 

@@ -1,5 +1,6 @@
 import { resolveModelAlias, type FathomConfig, type ProviderConfig } from '../config';
 import { newId } from '../internal/ids';
+import { startModelCall } from '../observability/model-calls';
 import { parseModelId } from './model-id';
 import { AnthropicProvider } from './providers/anthropic/anthropic-provider';
 import type { ChatProvider } from './providers/chat-provider';
@@ -79,7 +80,15 @@ export class ChatAdapter implements ChatAdapterContract {
 
   async complete(request: ChatRequest, options: ChatCallOptions = {}): Promise<ChatResult> {
     const { provider, upstreamModel, modelId } = this.route(request.model);
-    const result = await provider.complete(upstreamModel, request, options.signal);
+    const call = startModelCall({ operation: 'chat', provider: provider.vendor, model: modelId, input: request.messages });
+    let result: Omit<ChatResult, 'id' | 'model'>;
+    try {
+      result = await call.run(() => provider.complete(upstreamModel, request, options.signal));
+    } catch (error) {
+      call.fail(error);
+      throw error;
+    }
+    call.end({ usage: result.usage, finishReason: result.finishReason, output: result.message });
     this.usageStore.record(options.accountId, modelId, result.usage.prompt_tokens, result.usage.completion_tokens);
     return { id: newId('chatcmpl-'), model: modelId, ...result };
   }
@@ -94,20 +103,47 @@ export class ChatAdapter implements ChatAdapterContract {
     return (async function* () {
       let started = false;
       let recorded = false;
-      const record = (usage: ChatUsage | undefined) => {
+      const call = startModelCall({ operation: 'chat', provider: provider.vendor, model: modelId, input: request.messages, stream: true });
+      let text = '';
+      const record = (usage: ChatUsage | undefined, finishReason?: string) => {
         recorded = true;
         usageStore.record(options.accountId, modelId, usage?.prompt_tokens ?? 0, usage?.completion_tokens ?? 0);
+        call.end({
+          usage: usage ?? { prompt_tokens: 0, completion_tokens: 0 },
+          finishReason,
+          output: { role: 'assistant', content: text },
+        });
       };
+      // Each step of the upstream stream runs with the call's span active: its request carries that span's traceparent.
+      const parts = provider.stream(upstreamModel, request, options.signal)[Symbol.asyncIterator]();
+      let drained = false;
       try {
-        for await (const part of provider.stream(upstreamModel, request, options.signal)) {
+        for (;;) {
+          const next = await call.run(() => parts.next());
+          if (next.done) {
+            drained = true;
+            break;
+          }
+          const part = next.value;
           started = true;
+          if (part.type === 'text-delta') {
+            call.firstToken();
+            if (call.wantsOutput) text += part.text;
+          } else if (part.type === 'tool-call-delta') call.firstToken();
           // Recorded before the finish part leaves, so a caller reading usage right after sees it.
-          if (part.type === 'finish' && !recorded) record(part.usage);
+          if (part.type === 'finish' && !recorded) record(part.usage, part.finishReason);
           yield part;
         }
+      } catch (error) {
+        drained = true;
+        call.fail(error);
+        throw error;
       } finally {
+        // A consumer that stops early closes the upstream stream (as `for await` would).
+        if (!drained) await parts.return?.();
         // A stream cut short (client gone, upstream failure) still counts as a call.
         if (started && !recorded) record(undefined);
+        call.fail(new Error('stream ended early'));
       }
     })();
   }

@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import { UpstreamError } from '../errors';
 import { statusError, transportError } from '../transport';
+import { injectTraceHeaders, tracer } from '../observability/tracing';
 
 /** Options of one provider's HTTP client. */
 export interface UpstreamClientOptions {
@@ -56,6 +57,13 @@ export class UpstreamClient {
       pipelining: 1,
     });
   }
+  /** The headers of a call: the configured ones, plus `traceparent` of the active span when tracing (W3C trace context). */
+  #headers(): Record<string, string> {
+    if (!tracer.enabled) return this.headers;
+    const headers = { ...this.headers };
+    injectTraceHeaders(headers);
+    return headers;
+  }
 
   /** Sends a request and returns the response once its status is 2xx; throws UpstreamError otherwise. */
   async request(method: 'GET' | 'POST', path: string, body: unknown, signal?: AbortSignal): Promise<UpstreamResponse> {
@@ -64,7 +72,7 @@ export class UpstreamClient {
     for (let attempt = 1; ; attempt++) {
       let response: Awaited<ReturnType<Pool['request']>>;
       try {
-        response = await this.pool.request({ method, path: `${this.basePath}${path}`, headers: this.headers, body: payload, signal });
+        response = await this.pool.request({ method, path: `${this.basePath}${path}`, headers: this.#headers(), body: payload, signal });
       } catch (error) {
         const mapped = toUpstreamError(error, this.name, url);
         if (attempt === 1 && mapped instanceof UpstreamError && mapped.isRetryable && !signal?.aborted) continue;

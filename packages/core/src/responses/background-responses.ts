@@ -11,6 +11,8 @@ import { responseError } from './response-error';
 import type { StoredResponse } from './responses-repository';
 import { type ResponseObject, runResponse, viewResponse } from './run-response';
 import { type OutcomeStore, storeOutcome } from './store-outcome';
+import { withRequestId } from '../observability/request-context';
+import { contextOfTraceparent, inSpan } from '../observability/tracing';
 
 export interface BackgroundResponsesOptions {
   store: OutcomeStore;
@@ -42,7 +44,16 @@ export class BackgroundResponses {
     this.#worker = new LeasedWorker<StoredResponse>({
       name: 'background responses',
       queue: options.store.responses.queue(),
-      run: (task, context) => this.#run(task, context),
+      // Each run is the work of the request that queued it: its request id in log lines, its trace continued.
+      run: (task, context) =>
+        withRequestId(task.requestId, () =>
+          inSpan(
+            'response.background',
+            { 'fathom.response_id': task.id, 'fathom.attempt': task.attempts },
+            () => this.#run(task, context),
+            contextOfTraceparent(task.traceparent),
+          ),
+        ),
       exhausted: (task) => this.#exhausted(task),
       concurrency: options.concurrency,
       leaseMs: options.leaseMs,

@@ -18,6 +18,10 @@ export interface StoredResponse {
   /** The request of a background response, kept until it ran. */
   request: unknown;
   attempts: number;
+  /** The id of the request that created it (`req_…`), when one did. */
+  requestId?: string | null;
+  /** The W3C trace context of that request when it was traced: its background run continues the trace. */
+  traceparent?: string | null;
 }
 
 interface ResponseRowSql {
@@ -30,6 +34,8 @@ interface ResponseRowSql {
   body: string;
   request: string | null;
   attempts: number;
+  request_id: string | null;
+  traceparent: string | null;
 }
 
 function toStored(row: ResponseRowSql): StoredResponse {
@@ -43,6 +49,8 @@ function toStored(row: ResponseRowSql): StoredResponse {
     body: JSON.parse(row.body),
     request: row.request ? JSON.parse(row.request) : null,
     attempts: row.attempts,
+    requestId: row.request_id,
+    traceparent: row.traceparent,
   };
 }
 
@@ -147,8 +155,8 @@ export class SqlResponsesRepository implements ResponsesRepository {
   async insert(response: NewResponse): Promise<void> {
     await this.db.run(
       `INSERT INTO responses (id, account_id, status, background, previous_response_id, conversation_id, body, request, created_at,
-         attempts, lease_owner, lease_until)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         attempts, lease_owner, lease_until, request_id, traceparent)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         response.id,
         response.accountId,
@@ -162,6 +170,8 @@ export class SqlResponsesRepository implements ResponsesRepository {
         response.attempts,
         response.lease?.owner ?? null,
         response.lease?.until ?? null,
+        response.requestId ?? null,
+        response.traceparent ?? null,
       ],
     );
   }

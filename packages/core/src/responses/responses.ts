@@ -20,6 +20,8 @@ import { type ResponsesRepository, type ResponseStatus, SqlResponsesRepository, 
 import { type ResponseObject, type ResponsesEvent, runResponse, viewItem, viewResponse } from './run-response';
 import { type OutcomeStore, storeOutcome } from './store-outcome';
 import type { FileContents } from './to-messages';
+import { currentRequestId } from '../observability/request-context';
+import { currentTraceparent } from '../observability/tracing';
 
 export interface ResponsesOptions {
   db: SqlClient;
@@ -282,6 +284,8 @@ export class Responses {
       request: stored,
       attempts: 0,
       createdAt: response.created_at as number,
+      requestId: currentRequestId(),
+      traceparent: currentTraceparent(),
     };
   }
 

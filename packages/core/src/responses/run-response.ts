@@ -15,6 +15,7 @@ import { CitationStream } from './citation-stream';
 import type { StoredItem } from './items';
 import { MAX_MCP_CALLS, type McpDeps, McpRun } from './mcp-run';
 import type { ResponseRequest } from './read-request';
+import { inSpan } from '../observability/tracing';
 
 /** What running a response needs: the chat adapter and Fathom's document search. */
 export interface RunDeps {
@@ -269,7 +270,11 @@ async function* runTurns(
         yield event('response.output_item.added', { output_index: index, item: { ...item } });
         yield event('response.file_search_call.in_progress', { output_index: index, item_id: item.id });
         yield event('response.file_search_call.searching', { output_index: index, item_id: item.id });
-        const hits = await deps.searcher!.search(options.accountId, fileSearch!.vectorStoreIds, { ...fileSearch!.search, query });
+        const hits = await inSpan(
+          'execute_tool file_search',
+          { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'file_search', 'gen_ai.tool.call.id': item.id },
+          () => deps.searcher!.search(options.accountId, fileSearch!.vectorStoreIds, { ...fileSearch!.search, query }),
+        );
         item.status = 'completed';
         item.results = hits.map((hit) => ({
           file_id: hit.file_id,

@@ -128,4 +128,17 @@ ALTER TABLE conversation_items ADD COLUMN reference INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX responses_foreground ON responses(status, created_at) WHERE background = 0;
 UPDATE responses SET lease_until = 0 WHERE background = 0 AND status = 'in_progress' AND lease_until IS NULL;`;
 
-export const responsesSchema: Schema = { component: 'responses', sqlite: [sqlite, references], postgres: [postgres, references] };
+/**
+ * Version 3. The id of the request that created a response (`req_…`, the `x-request-id` its client got),
+ * so an operator goes from a stored response to that request's log lines; and the W3C `traceparent` of
+ * that request, so the run of a background response continues its trace on whichever node claims it.
+ */
+const requestIds = `
+ALTER TABLE responses ADD COLUMN request_id TEXT;
+ALTER TABLE responses ADD COLUMN traceparent TEXT;`;
+
+export const responsesSchema: Schema = {
+  component: 'responses',
+  sqlite: [sqlite, references, requestIds],
+  postgres: [postgres, references, requestIds],
+};

@@ -5,6 +5,8 @@ import { compileCards, type CompileResult } from './compile-card';
 import { MAX_TOOL_RESULT_CHARS } from '../internal/tool-result';
 import { formatResponse, MAX_MAPPING_MATCHES } from './format-response';
 import { MappingPool } from './mapping-pool';
+import { metrics } from '../observability/metrics';
+import { inSpan } from '../observability/tracing';
 import { type RateLimiter, SlidingWindowRateLimiter } from './rate-limiter';
 import type { Arguments } from './render-template';
 import { sanitizeToolName } from './sanitize-name';
@@ -114,18 +116,21 @@ export class WebhookToolkit {
       if (!(await this.limiter.tryAcquire(key, limit))) return 'Error: rate limit reached';
     }
 
-    const outcome = await sendWithRetries({
-      egress: this.options.egress,
-      url: built.url,
-      method: built.method,
-      headers: built.headers,
-      body: built.body,
-      timeoutMs: config.timeout && config.timeout > 0 ? config.timeout : DEFAULT_TIMEOUT_MS,
-      maxBytes: this.options.maxResponseBytes ?? 5 * 1024 * 1024,
-      retries: config.retryOnError === false ? 0 : Math.max(0, Math.floor(config.maxRetries ?? DEFAULT_MAX_RETRIES)),
-      sleep: this.sleep,
-      signal: options.signal,
-    });
+    const outcome = await inSpan(`webhook ${route.name}`, { 'fathom.webhook.route': route.name, 'http.request.method': built.method }, () =>
+      sendWithRetries({
+        egress: this.options.egress,
+        url: built.url,
+        method: built.method,
+        headers: built.headers,
+        body: built.body,
+        timeoutMs: config.timeout && config.timeout > 0 ? config.timeout : DEFAULT_TIMEOUT_MS,
+        maxBytes: this.options.maxResponseBytes ?? 5 * 1024 * 1024,
+        retries: config.retryOnError === false ? 0 : Math.max(0, Math.floor(config.maxRetries ?? DEFAULT_MAX_RETRIES)),
+        sleep: this.sleep,
+        signal: options.signal,
+      }),
+    );
+    metrics.webhookCalls.inc({ outcome: outcome.ok && outcome.response.status < 400 ? 'success' : 'error' });
     if (!outcome.ok) return outcome.error;
     return formatResponse(outcome.response.status, outcome.response.text(), route.responseMapping, {
       maxChars: this.options.maxResultChars ?? MAX_TOOL_RESULT_CHARS,
