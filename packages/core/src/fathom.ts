@@ -5,7 +5,7 @@ import { type AssistantsCapability, createAssistants } from './assistants/create
 import { threadStoresOf } from './assistants/documents-thread-stores';
 import { type Agents, agentsSchema } from './agents';
 import { type AgentsCapability, createAgents } from './agents/create-agents';
-import { loadConfig, type FathomConfig } from './config';
+import { loadConfig, resolveModelAlias, type FathomConfig } from './config';
 import { openDatabase, SqliteDatabase, type SqlDatabase } from './storage';
 import { documentsSchema, type Files, type VectorStores } from './documents';
 import { DocumentsCapability } from './documents/documents-capability';
@@ -21,6 +21,7 @@ import { type Chat, type Embeddings, type Models, modelsSchema, storedCompletion
 import { createModels, type ModelsCapability } from './models/create-models';
 import { PgVectorIndex, VectorIndex, type VectorIndexContract, vectorSchema } from './vector';
 import { SqlRateLimiter, WebhookToolkit, webhooksSchema } from './webhooks';
+import { SpendMeter } from './spend';
 
 export interface FathomOptions {
   /** Environment to read settings from; default `process.env`. */
@@ -79,6 +80,8 @@ export class Fathom {
   readonly embeddings: Embeddings;
   /** The models of the configured vendors and the aliases (OpenAI's `models`). */
   readonly models: Models;
+  /** Charges every model call made for an account: prices, holds, captures, the sweep of abandoned holds. */
+  readonly spend: SpendMeter;
   /** Token usage per account, day and model (Fathom's own). */
   readonly usage: Usage;
   /** Assistants (OpenAI's `beta.assistants`). */
@@ -113,7 +116,16 @@ export class Fathom {
     this.bootstrap = bootstrap;
     this.egress = new EgressGuard({ allow: config.egressAllow });
     this.embedder = embedder;
-    const models = createModels({ db: database, config, log, embedder });
+    this.spend = new SpendMeter({
+      db: database,
+      accounts: this.accounts,
+      prices: config,
+      resolveModel: (model) => resolveModelAlias(model, config),
+      holdOutputTokens: config.holdOutputTokens,
+      holdSeconds: config.holdSeconds,
+      log,
+    });
+    const models = createModels({ db: database, config, log, embedder, meter: this.spend });
     this.#modelsCapability = models;
     // The model router every capability calls; not a property of its own (`fathom.chat` is the chat completions).
     const router = models.router;
@@ -213,6 +225,7 @@ export class Fathom {
     this.responses.start();
     this.#jobRunner.start();
     this.#agentRuns.start();
+    this.spend.startSweeping();
   }
 
   /**
@@ -229,6 +242,7 @@ export class Fathom {
     // that fails to close does not keep the others, nor the database, open.
     const steps: Array<[string, () => unknown]> = [
       ['agents', () => this.#agentRuns.close()],
+      ['spend', () => this.spend.close()],
       ['webhooks', () => this.webhooks.close()],
       ['jobs', () => this.#jobRunner.close()],
       ['assistants', () => this.#assistantRuns.close()],

@@ -14,6 +14,8 @@ export * from './jobs';
 export * from './webhooks';
 export * from './agents';
 export * from './mcp-server';
+export * from './spend';
+export { withCallContext, currentCallContext, type CallContext } from './internal/call-context';
 export { Fathom, FATHOM_SCHEMAS, type FathomOptions } from './fathom';
 export { parseListQuery, type ListPage, type ListQuery } from './internal/pagination';
 export { FIELD_LIMITS } from './internal/field-limits';

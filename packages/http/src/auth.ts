@@ -6,6 +6,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set for routes authenticated with an account key. */
     account?: Account;
+    /** The key of an account-authenticated request: its id and limits. */
+    apiKey?: { id: string; models: readonly string[] | null };
   }
 }
 

@@ -1,4 +1,4 @@
-import { InvalidRequestError, type Account, type Fathom } from '@fathom/core';
+import { InvalidRequestError, withCallContext, type Account, type CallContext, type Fathom } from '@fathom/core';
 import type { Static, TSchema } from '@fathom/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateAccount, authenticateAdmin } from './auth';
@@ -87,6 +87,8 @@ export interface RouteDefinition<Path extends string, Schema extends RouteSchema
   produces?: 'json' | 'bytes';
   /** The OpenAPI tag (the route family, e.g. `Vector stores`); set by the route tables. */
   tag?: string;
+  /** The API a model call made by this route is counted under in usage views (`chat.completions`, `responses`…). */
+  api?: string;
   /** A Fathom operation with no OpenAI counterpart (agents, data tools, admin…); set by the route tables. */
   extension?: boolean;
   /** Status of a successful answer; default 200. */
@@ -179,13 +181,24 @@ export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: rea
         if (route.schema?.querystring !== undefined) foldObjectQuery(request.query as Record<string, unknown>, route.schema.querystring);
       },
       handler: async (request, reply) => {
-        const result = await route.handle({ request, reply, fathom });
+        // Every model call made while serving the request (streams included) is charged under its id and key.
+        const result = await withCallContext(callContextOf(request, route), () => route.handle({ request, reply, fathom }));
         if (reply.sent || reply.raw.headersSent) return reply;
         if (route.status) reply.status(route.status);
         return result;
       },
     });
   }
+}
+
+/** Longest `x-request-id` a client may set (a longer one is replaced by the server's id). */
+const MAX_REQUEST_ID_LENGTH = 200;
+
+/** The request id (the client's `x-request-id` when it sent a usable one), key and API family of a request. */
+function callContextOf(request: FastifyRequest, route: Route): CallContext {
+  const header = request.headers['x-request-id'];
+  const requestId = typeof header === 'string' && header.length > 0 && header.length <= MAX_REQUEST_ID_LENGTH ? header : String(request.id);
+  return { requestId, api: route.api ?? route.tag, keyId: request.apiKey?.id, models: request.apiKey?.models ?? undefined };
 }
 
 /**

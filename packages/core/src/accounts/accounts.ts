@@ -1,8 +1,14 @@
 import { createHash } from 'node:crypto';
-import { InsufficientBalanceError, InvalidRequestError, NotFoundError } from '../errors';
+import { InsufficientBalanceError, InsufficientQuotaError, InvalidRequestError, NotFoundError } from '../errors';
 import { newId, nowSeconds, randomToken } from '../internal/ids';
 import type { SqlClient } from '../storage';
-import { type AccountRow, type AccountsRepository, type LedgerKind, SqlAccountsRepository } from './accounts-repository';
+import {
+  type AccountRow,
+  type AccountsRepository,
+  type LedgerKind,
+  type LedgerPageRow,
+  SqlAccountsRepository,
+} from './accounts-repository';
 import { checkAmount, fromMicros, toMicros } from './money';
 import type {
   Account,
@@ -170,6 +176,54 @@ export class Accounts {
     });
   }
 
+  /**
+   * Holds `micros` for a model call `ref`: from the balance and, with `keyId`, from the key's budget
+   * window, each a conditional UPDATE, with the `reserve` ledger row, in one transaction (in the caller's
+   * when this `Accounts` is bound to one). Throws 429 `insufficient_quota` when either cannot cover it;
+   * nothing is written then.
+   */
+  async hold(call: ModelCallMoney, now = nowSeconds()): Promise<void> {
+    await this.#db.transaction(async (tx) => {
+      const repository = this.#repository.in(tx);
+      if (!(await repository.addToBalance(call.accountId, -call.micros))) {
+        const account = await this.in(tx).retrieve(call.accountId);
+        throw new InsufficientQuotaError(
+          `You exceeded your current quota: this call to ${call.model} may cost up to ${fromMicros(call.micros)} but the account balance is ${account.balance}.`,
+        );
+      }
+      if (call.keyId && !(await repository.addToKeySpend(call.keyId, call.micros, now))) {
+        throw new InsufficientQuotaError(
+          `You exceeded your current quota: this call to ${call.model} may cost up to ${fromMicros(call.micros)}, more than what is left of this API key's budget.`,
+        );
+      }
+      await repository.insertLedger({ ...ledgerOf(call), kind: 'reserve', micros: -call.micros, createdAt: now });
+    });
+  }
+
+  /**
+   * Settles a model call's hold: releases it and charges `micros` (capped at the hold), giving the unused
+   * part back to the key's budget too. Idempotent: false when `ref` was never held or already settled.
+   */
+  capture(call: ModelCallMoney): Promise<boolean> {
+    return this.#db.transaction(async (tx) => {
+      const repository = this.#repository.in(tx);
+      const reserved = await repository.reservation(call.accountId, call.ref);
+      if (reserved === undefined || (await repository.released(call.ref))) return false;
+      const held = -reserved;
+      const charge = Math.min(Math.max(0, call.micros), held);
+      const createdAt = nowSeconds();
+      const entry = ledgerOf(call);
+      if (!(await repository.addToBalance(call.accountId, held))) throw new NotFoundError('account', call.accountId);
+      await repository.insertLedger({ ...entry, kind: 'release', micros: held, createdAt });
+      if (charge > 0) {
+        await repository.addToBalance(call.accountId, -charge);
+        await repository.insertLedger({ ...entry, kind: 'charge', micros: -charge, createdAt });
+      }
+      if (call.keyId && held > charge) await repository.takeFromKeySpend(call.keyId, held - charge);
+      return true;
+    });
+  }
+
   /** Releases a reservation without charging (failed job). Idempotent. */
   release(accountId: string, ref: string, description?: string): Promise<boolean> {
     return this.settle(accountId, ref, 0, description);
@@ -245,18 +299,33 @@ async function moveMicros(
   await repository.insertLedger({ accountId, kind, micros, ref, description, createdAt: nowSeconds() });
 }
 
+/** Money of one model call: its hold, or (to `capture`) its cost; micro-units. */
+export interface ModelCallMoney {
+  accountId: string;
+  /** The call's id, the ledger rows' `ref`. */
+  ref: string;
+  micros: number;
+  keyId?: string | null;
+  requestId: string;
+  model: string;
+}
+
+function ledgerOf(call: ModelCallMoney) {
+  return {
+    accountId: call.accountId,
+    ref: call.ref,
+    description: `model call ${call.model}`,
+    requestId: call.requestId,
+    model: call.model,
+    keyId: call.keyId ?? null,
+  };
+}
+
 function toAccount(row: AccountRow): Account {
   return { id: row.id, object: 'account', name: row.name, balance: fromMicros(row.balance_micros), created_at: row.created_at };
 }
 
-function toLedgerEntry(row: {
-  id: string;
-  kind: LedgerKind;
-  amount_micros: number;
-  ref: string | null;
-  description: string | null;
-  created_at: number;
-}): LedgerEntry {
+function toLedgerEntry(row: LedgerPageRow): LedgerEntry {
   return {
     id: row.id,
     object: 'ledger.entry',
@@ -265,5 +334,8 @@ function toLedgerEntry(row: {
     ref: row.ref,
     description: row.description,
     created_at: row.created_at,
+    request_id: row.request_id,
+    model: row.model,
+    key_id: row.key_id,
   };
 }

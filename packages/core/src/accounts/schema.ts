@@ -36,6 +36,45 @@ export const accountsSchema: Schema = {
     // settle() looks rows up by (ref, kind); the partial index above is not usable for it (SQLite cannot
     // prove kind = 'reserve' implies kind != 'credit'), so without this each settle scanned the account's ledger.
     `CREATE INDEX ledger_ref ON ledger(ref, kind);`,
+    // Spend control (issue 20): keys become objects (limits, budgets, expiry, rotation); every priced model
+    // call is a row of model_calls (its hold while it runs, its usage and cost once settled); ledger rows
+    // name the request and the model.
+    `ALTER TABLE api_keys ADD COLUMN name TEXT;
+    ALTER TABLE api_keys ADD COLUMN last_used_at INTEGER;
+    ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;
+    ALTER TABLE api_keys ADD COLUMN permissions TEXT;
+    ALTER TABLE api_keys ADD COLUMN models TEXT;
+    ALTER TABLE api_keys ADD COLUMN max_budget_micros INTEGER;
+    ALTER TABLE api_keys ADD COLUMN budget_duration TEXT;
+    ALTER TABLE api_keys ADD COLUMN budget_duration_seconds INTEGER;
+    ALTER TABLE api_keys ADD COLUMN spend_micros INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE api_keys ADD COLUMN budget_reset_at INTEGER;
+    ALTER TABLE api_keys ADD COLUMN rpm_limit INTEGER;
+    ALTER TABLE api_keys ADD COLUMN tpm_limit INTEGER;
+    ALTER TABLE api_keys ADD COLUMN previous_key_hash TEXT;
+    ALTER TABLE api_keys ADD COLUMN previous_expires_at INTEGER;
+    CREATE INDEX api_keys_previous ON api_keys(previous_key_hash) WHERE previous_key_hash IS NOT NULL;
+    ALTER TABLE ledger ADD COLUMN request_id TEXT;
+    ALTER TABLE ledger ADD COLUMN model TEXT;
+    ALTER TABLE ledger ADD COLUMN key_id TEXT;
+    CREATE TABLE model_calls (
+      id TEXT PRIMARY KEY,
+      account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+      key_id TEXT,
+      request_id TEXT NOT NULL,
+      api TEXT NOT NULL,
+      model TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('held', 'settled')),
+      hold_micros INTEGER NOT NULL,
+      input_micros INTEGER NOT NULL,
+      cost_micros INTEGER NOT NULL DEFAULT 0,
+      prompt_tokens INTEGER NOT NULL DEFAULT 0,
+      completion_tokens INTEGER NOT NULL DEFAULT 0,
+      created_at INTEGER NOT NULL,
+      expires_at INTEGER NOT NULL
+    );
+    CREATE INDEX model_calls_held ON model_calls(expires_at) WHERE status = 'held';
+    CREATE INDEX model_calls_account ON model_calls(account_id, created_at);`,
   ],
   postgres: [
     `CREATE TABLE accounts (
@@ -65,5 +104,39 @@ export const accountsSchema: Schema = {
     CREATE INDEX ledger_account ON ledger(account_id, id);
     CREATE UNIQUE INDEX ledger_once ON ledger(ref, kind) WHERE ref IS NOT NULL AND kind <> 'credit';
     CREATE INDEX ledger_ref ON ledger(ref, kind);`,
+    `ALTER TABLE api_keys ADD COLUMN name TEXT,
+      ADD COLUMN last_used_at BIGINT,
+      ADD COLUMN expires_at BIGINT,
+      ADD COLUMN permissions TEXT,
+      ADD COLUMN models TEXT,
+      ADD COLUMN max_budget_micros BIGINT,
+      ADD COLUMN budget_duration TEXT,
+      ADD COLUMN budget_duration_seconds BIGINT,
+      ADD COLUMN spend_micros BIGINT NOT NULL DEFAULT 0,
+      ADD COLUMN budget_reset_at BIGINT,
+      ADD COLUMN rpm_limit INTEGER,
+      ADD COLUMN tpm_limit INTEGER,
+      ADD COLUMN previous_key_hash TEXT,
+      ADD COLUMN previous_expires_at BIGINT;
+    CREATE INDEX api_keys_previous ON api_keys(previous_key_hash) WHERE previous_key_hash IS NOT NULL;
+    ALTER TABLE ledger ADD COLUMN request_id TEXT, ADD COLUMN model TEXT, ADD COLUMN key_id TEXT;
+    CREATE TABLE model_calls (
+      id TEXT PRIMARY KEY,
+      account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+      key_id TEXT,
+      request_id TEXT NOT NULL,
+      api TEXT NOT NULL,
+      model TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('held', 'settled')),
+      hold_micros BIGINT NOT NULL,
+      input_micros BIGINT NOT NULL,
+      cost_micros BIGINT NOT NULL DEFAULT 0,
+      prompt_tokens BIGINT NOT NULL DEFAULT 0,
+      completion_tokens BIGINT NOT NULL DEFAULT 0,
+      created_at BIGINT NOT NULL,
+      expires_at BIGINT NOT NULL
+    );
+    CREATE INDEX model_calls_held ON model_calls(expires_at) WHERE status = 'held';
+    CREATE INDEX model_calls_account ON model_calls(account_id, created_at);`,
   ],
 };

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { parseBoolean, parseNumber, parsePositiveInteger, parsePositiveNumber } from './env-values';
 import { type JobSettings, readJobSettings } from './tools-settings';
 import { parseModelAliases, type ModelAliasConfig } from './model-aliases';
+import { parseModelPrices, type ModelPriceConfig } from './model-prices';
 import { type DocumentsSettings, readDocumentsSettings } from './documents-settings';
 
 /** A configured model provider: `FATHOM_PROVIDERS` entries and the convenience variables. */
@@ -14,7 +15,7 @@ export interface ProviderConfig {
 }
 
 /** Fathom's settings (docs/configuration.md). Every field names its environment variable and default. */
-export interface FathomConfig extends ModelAliasConfig {
+export interface FathomConfig extends ModelAliasConfig, ModelPriceConfig {
   /** `PORT`, default 8080. */
   port: number;
   /** `HOST`, default 127.0.0.1. */
@@ -49,6 +50,10 @@ export interface FathomConfig extends ModelAliasConfig {
   contextTokens: number;
   /** The data tools' settings (`FATHOM_TOOLS_*`). */
   tools: JobSettings;
+  /** `FATHOM_HOLD_OUTPUT_TOKENS`: output tokens a model call's hold counts when neither the request nor the price file bounds them, default 4096. */
+  holdOutputTokens: number;
+  /** `FATHOM_HOLD_SECONDS`: how long a model call's hold lasts before the sweep settles it as abandoned, default 3600. */
+  holdSeconds: number;
   /** `FATHOM_LEASE_SECONDS`: how long a process holds claimed background work without renewing it, default 30. */
   leaseSeconds: number;
   /**
@@ -151,10 +156,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     allowRemoteModels: parseBoolean(env.FATHOM_ALLOW_REMOTE_MODELS, true, 'FATHOM_ALLOW_REMOTE_MODELS'),
     providers,
     ...parseModelAliases(env, providers),
+    ...parseModelPrices(env),
     databaseUrl: parseDatabaseUrl(env.FATHOM_DATABASE_URL),
     databasePoolSize: parsePositiveInteger(env.FATHOM_DATABASE_POOL_SIZE, 10, 'FATHOM_DATABASE_POOL_SIZE'),
     contextTokens: parsePositiveInteger(env.FATHOM_CONTEXT_TOKENS, 128_000, 'FATHOM_CONTEXT_TOKENS'),
     tools: readJobSettings(env),
+    holdOutputTokens: parsePositiveInteger(env.FATHOM_HOLD_OUTPUT_TOKENS, 4096, 'FATHOM_HOLD_OUTPUT_TOKENS'),
+    holdSeconds: parsePositiveInteger(env.FATHOM_HOLD_SECONDS, 3600, 'FATHOM_HOLD_SECONDS'),
     leaseSeconds: parsePositiveNumber(env.FATHOM_LEASE_SECONDS, 30, 'FATHOM_LEASE_SECONDS'),
     webSearch: parseWebSearch(env),
     egressAllow: (env.AGENT_EGRESS_ALLOW || '')

@@ -36,7 +36,9 @@ export type IdPrefix =
   | 'fc_'
   | 'fco_'
   | 'conv_'
-  | 'ing_';
+  | 'ing_'
+  | 'mc_'
+  | 'req_';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}${randomToken(24)}`;
