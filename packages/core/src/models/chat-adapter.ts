@@ -99,7 +99,7 @@ export class ChatAdapter implements ChatAdapterContract {
    * and holds the most a call made for an account can cost (403 or 429 `insufficient_quota` otherwise).
    */
   meterCall(modelId: string, request: ChatRequest, options: ChatCallOptions): Promise<MeteredCall> {
-    if (!this.meter || options.accountId === undefined) return Promise.resolve(NOT_METERED);
+    if (!this.meter || options.accountId === undefined || options.chargedByCaller) return Promise.resolve(NOT_METERED);
     const inputAtMost = inputTokensAtMost(request);
     return this.meter.start({
       accountId: options.accountId,

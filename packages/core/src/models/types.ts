@@ -100,6 +100,8 @@ export interface ChatCallOptions {
   accountId?: string;
   /** The API family the call serves (`responses`, `assistants`, `agents`…), when the request's own is not known. */
   api?: string;
+  /** The caller charges the call in its own price (a data tool's job counts its tokens): not charged again. */
+  chargedByCaller?: boolean;
 }
 
 /** What a metered model call is about to send: the model and the most its input and output can count. */

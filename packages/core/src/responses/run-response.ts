@@ -128,7 +128,7 @@ export async function* runResponse(
           }
         : {}),
     };
-    const iterator = deps.chat.stream(chatRequest, options)[Symbol.asyncIterator]();
+    const iterator = deps.chat.stream(chatRequest, { ...options, api: 'responses' })[Symbol.asyncIterator]();
     let next = await iterator.next();
     if (round === 0) {
       response.status = 'in_progress';
