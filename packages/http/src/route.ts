@@ -1,4 +1,13 @@
-import { InvalidRequestError, withCallContext, type Account, type CallContext, type Fathom } from '@fathom/core';
+import {
+  checkPermission,
+  InvalidRequestError,
+  withCallContext,
+  type Account,
+  type CallContext,
+  type Fathom,
+  type PermissionLevel,
+  type ResourceFamily,
+} from '@fathom/core';
 import type { Static, TSchema } from '@fathom/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateAccount, authenticateAdmin } from './auth';
@@ -87,8 +96,8 @@ export interface RouteDefinition<Path extends string, Schema extends RouteSchema
   produces?: 'json' | 'bytes';
   /** The OpenAPI tag (the route family, e.g. `Vector stores`); set by the route tables. */
   tag?: string;
-  /** The API a model call made by this route is counted under in usage views (`chat.completions`, `responses`…). */
-  api?: string;
+  /** The resource family a key's `permissions` govern this route by (set by the route tables from the path). */
+  family?: ResourceFamily | 'admin' | 'public';
   /** A Fathom operation with no OpenAI counterpart (agents, data tools, admin…); set by the route tables. */
   extension?: boolean;
   /** Status of a successful answer; default 200. */
@@ -159,8 +168,14 @@ export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: rea
       config: { fathomRoute: route },
       ...(route.bodyLimit !== undefined ? { bodyLimit: route.bodyLimit } : {}),
       onRequest: async (request) => {
-        if (auth === 'account') request.account = await authenticateAccount(fathom, request);
-        else if (auth === 'admin') authenticateAdmin(fathom, request);
+        if (auth === 'account') {
+          request.account = await authenticateAccount(fathom, request);
+          // A key with `permissions` reaches only the families (and levels) it lists.
+          const family = route.family;
+          if (request.apiKey && family && family !== 'admin' && family !== 'public') {
+            checkPermission(request.apiKey, family, levelNeeded(route));
+          }
+        } else if (auth === 'admin') authenticateAdmin(fathom, request);
       },
       // A body, when there is one, is a JSON object on every route (multipart uploads are read by their
       // route and leave `body` unset): arrays, strings, numbers, null and text bodies answer 400 here.
@@ -191,6 +206,11 @@ export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: rea
   }
 }
 
+/** The permission a route needs: `read` for GET and for searches (a POST that changes nothing), else `write`. */
+export function levelNeeded(route: Pick<Route, 'method' | 'path'>): PermissionLevel {
+  return route.method === 'GET' || route.path.endsWith('/search') ? 'read' : 'write';
+}
+
 /** Longest `x-request-id` a client may set (a longer one is replaced by the server's id). */
 const MAX_REQUEST_ID_LENGTH = 200;
 
@@ -198,7 +218,8 @@ const MAX_REQUEST_ID_LENGTH = 200;
 function callContextOf(request: FastifyRequest, route: Route): CallContext {
   const header = request.headers['x-request-id'];
   const requestId = typeof header === 'string' && header.length > 0 && header.length <= MAX_REQUEST_ID_LENGTH ? header : String(request.id);
-  return { requestId, api: route.api ?? route.tag, keyId: request.apiKey?.id, models: request.apiKey?.models ?? undefined };
+  const family = route.family === 'admin' || route.family === 'public' ? undefined : route.family;
+  return { requestId, api: family, keyId: request.apiKey?.id, models: request.apiKey?.models ?? undefined };
 }
 
 /**

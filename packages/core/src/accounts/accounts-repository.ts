@@ -156,7 +156,7 @@ export class SqlAccountsRepository implements AccountsRepository {
       `UPDATE api_keys SET
          spend_micros = (CASE WHEN ${ended} THEN 0 ELSE spend_micros END) + ?,
          budget_reset_at = CASE WHEN ${ended}
-           THEN budget_reset_at + budget_duration_seconds * ((? - budget_reset_at) / budget_duration_seconds + 1)
+           THEN budget_reset_at + budget_duration_seconds * (CAST((? - budget_reset_at) / budget_duration_seconds AS INTEGER) + 1)
            ELSE budget_reset_at END
        WHERE id = ? AND (max_budget_micros IS NULL OR (CASE WHEN ${ended} THEN 0 ELSE spend_micros END) + ? <= max_budget_micros)`,
       [now, micros, now, now, keyId, now, micros],
