@@ -21,7 +21,7 @@ import { type Chat, type Embeddings, type Models, modelsSchema, storedCompletion
 import { createModels, type ModelsCapability } from './models/create-models';
 import { PgVectorIndex, VectorIndex, type VectorIndexContract, vectorSchema } from './vector';
 import { SqlRateLimiter, WebhookToolkit, webhooksSchema } from './webhooks';
-import { SpendMeter } from './spend';
+import { KeyRateLimits, SpendMeter } from './spend';
 
 export interface FathomOptions {
   /** Environment to read settings from; default `process.env`. */
@@ -34,6 +34,8 @@ export interface FathomOptions {
   start?: boolean;
   /** Use this embedder instead of the one `FATHOM_EMBEDDER` selects (tests, embedding apps). */
   embedder?: Embedder;
+  /** The clock of the per-key rate-limit windows, ms (tests); default `Date.now`. */
+  clock?: () => number;
 }
 
 /** Every capability's tables, in dependency order. */
@@ -82,6 +84,8 @@ export class Fathom {
   readonly models: Models;
   /** Charges every model call made for an account: prices, holds, captures, the sweep of abandoned holds. */
   readonly spend: SpendMeter;
+  /** Per-key requests and tokens per minute (`rpm_limit`, `tpm_limit`), across processes. */
+  readonly rateLimits: KeyRateLimits;
   /** Token usage per account, day and model (Fathom's own). */
   readonly usage: Usage;
   /** Assistants (OpenAI's `beta.assistants`). */
@@ -108,7 +112,14 @@ export class Fathom {
   /** The model router (internal: every capability's model calls) and the usage counts, closed with the rest. */
   readonly #modelsCapability: ModelsCapability;
 
-  private constructor(config: FathomConfig, log: Logger, embedder: Embedder, database: SqlDatabase, bootstrap: BootstrapResult) {
+  private constructor(
+    config: FathomConfig,
+    log: Logger,
+    embedder: Embedder,
+    database: SqlDatabase,
+    bootstrap: BootstrapResult,
+    clock?: () => number,
+  ) {
     this.config = config;
     this.log = log;
     this.database = database;
@@ -116,6 +127,7 @@ export class Fathom {
     this.bootstrap = bootstrap;
     this.egress = new EgressGuard({ allow: config.egressAllow });
     this.embedder = embedder;
+    this.rateLimits = new KeyRateLimits(database, clock);
     this.spend = new SpendMeter({
       db: database,
       accounts: this.accounts,
@@ -124,6 +136,7 @@ export class Fathom {
       holdOutputTokens: config.holdOutputTokens,
       holdSeconds: config.holdSeconds,
       log,
+      alsoSweep: () => this.rateLimits.prune(),
     });
     const models = createModels({ db: database, config, log, embedder, meter: this.spend });
     this.#modelsCapability = models;
@@ -209,7 +222,7 @@ export class Fathom {
     try {
       const bootstrap = await bootstrapAccounts(new Accounts(database), config);
       const embedder = options.embedder ?? (await createEmbedder(config, log));
-      fathom = new Fathom(config, log, embedder, database, bootstrap);
+      fathom = new Fathom(config, log, embedder, database, bootstrap, options.clock);
     } catch (error) {
       await database.close();
       throw error;

@@ -167,13 +167,18 @@ export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: rea
       schema: requestSchema,
       config: { fathomRoute: route },
       ...(route.bodyLimit !== undefined ? { bodyLimit: route.bodyLimit } : {}),
-      onRequest: async (request) => {
+      onRequest: async (request, reply) => {
         if (auth === 'account') {
           request.account = await authenticateAccount(fathom, request);
           // A key with `permissions` reaches only the families (and levels) it lists.
           const family = route.family;
           if (request.apiKey && family && family !== 'admin' && family !== 'public') {
             checkPermission(request.apiKey, family, levelNeeded(route));
+          }
+          // A key with rpm_limit or tpm_limit: counted across processes; every answer carries the x-ratelimit-* headers.
+          const key = request.apiKey;
+          if (key && (key.rpm_limit !== null || key.tpm_limit !== null)) {
+            for (const [name, value] of Object.entries(await fathom.rateLimits.admit(key))) reply.raw.setHeader(name, value);
           }
         } else if (auth === 'admin') authenticateAdmin(fathom, request);
       },
@@ -197,7 +202,7 @@ export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: rea
       },
       handler: async (request, reply) => {
         // Every model call made while serving the request (streams included) is charged under its id and key.
-        const result = await withCallContext(callContextOf(request, route), () => route.handle({ request, reply, fathom }));
+        const result = await withCallContext(callContextOf(fathom, request, route), () => route.handle({ request, reply, fathom }));
         if (reply.sent || reply.raw.headersSent) return reply;
         if (route.status) reply.status(route.status);
         return result;
@@ -215,11 +220,18 @@ export function levelNeeded(route: Pick<Route, 'method' | 'path'>): PermissionLe
 const MAX_REQUEST_ID_LENGTH = 200;
 
 /** The request id (the client's `x-request-id` when it sent a usable one), key and API family of a request. */
-function callContextOf(request: FastifyRequest, route: Route): CallContext {
+function callContextOf(fathom: Fathom, request: FastifyRequest, route: Route): CallContext {
   const header = request.headers['x-request-id'];
   const requestId = typeof header === 'string' && header.length > 0 && header.length <= MAX_REQUEST_ID_LENGTH ? header : String(request.id);
   const family = route.family === 'admin' || route.family === 'public' ? undefined : route.family;
-  return { requestId, api: family, keyId: request.apiKey?.id, models: request.apiKey?.models ?? undefined };
+  const key = request.apiKey;
+  return {
+    requestId,
+    api: family,
+    keyId: key?.id,
+    models: key?.models ?? undefined,
+    ...(key && key.tpm_limit !== null ? { countTokens: (tokens: number) => fathom.rateLimits.addTokens(key.id, tokens) } : {}),
+  };
 }
 
 /**

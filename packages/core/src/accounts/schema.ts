@@ -75,6 +75,14 @@ export const accountsSchema: Schema = {
     );
     CREATE INDEX model_calls_held ON model_calls(expires_at) WHERE status = 'held';
     CREATE INDEX model_calls_account ON model_calls(account_id, created_at);`,
+    // Per-key requests and tokens per minute (rpm_limit, tpm_limit), one fixed window row per key.
+    `CREATE TABLE key_rate_windows (
+      key_id TEXT NOT NULL,
+      window_start INTEGER NOT NULL,
+      requests INTEGER NOT NULL DEFAULT 0,
+      tokens INTEGER NOT NULL DEFAULT 0,
+      PRIMARY KEY (key_id, window_start)
+    ) WITHOUT ROWID;`,
   ],
   postgres: [
     `CREATE TABLE accounts (
@@ -138,5 +146,12 @@ export const accountsSchema: Schema = {
     );
     CREATE INDEX model_calls_held ON model_calls(expires_at) WHERE status = 'held';
     CREATE INDEX model_calls_account ON model_calls(account_id, created_at);`,
+    `CREATE TABLE key_rate_windows (
+      key_id TEXT NOT NULL,
+      window_start BIGINT NOT NULL,
+      requests BIGINT NOT NULL DEFAULT 0,
+      tokens BIGINT NOT NULL DEFAULT 0,
+      PRIMARY KEY (key_id, window_start)
+    );`,
   ],
 };

@@ -13,6 +13,8 @@ export interface CallContext {
   keyId?: string;
   /** The API family the call belongs to (`chat.completions`, `responses`, `embeddings`…), for usage views. */
   api?: string;
+  /** Where a settled call's tokens are counted against the key's `tpm_limit`, when it has one. */
+  countTokens?: (tokens: number) => Promise<void>;
   /** The key's model allow-list (exact ids and `vendor/*` globs), when it has one. */
   models?: readonly string[];
 }

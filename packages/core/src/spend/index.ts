@@ -2,3 +2,4 @@
 export { SpendMeter, modelAllowed, type SpendMeterOptions } from './model-meter';
 export { costMicros, picosPerToken } from './model-costs';
 export { SqlModelCallsRepository, type ModelCallsRepository, type ModelCallGroup, type UsageGroupBy } from './model-calls-repository';
+export { KeyRateLimits, openAiDuration, type KeyRateLimitsOf } from './key-rate-limits';

@@ -1,7 +1,7 @@
 import type { Accounts } from '../accounts';
 import { type ModelPrice, type ModelPriceConfig, priceOf } from '../config';
 import { PermissionDeniedError } from '../errors';
-import { currentCallContext } from '../internal/call-context';
+import { type CallContext, currentCallContext } from '../internal/call-context';
 import { newId, nowSeconds } from '../internal/ids';
 import { type Logger, silentLogger } from '../internal/logger';
 import type { MeteredCall, MeteredCallEnd, MeteredCallStart, ModelCallMeter } from '../models/types';
@@ -21,6 +21,8 @@ export interface SpendMeterOptions {
   /** How long a hold stays before the sweep settles it as abandoned (`FATHOM_HOLD_SECONDS`). */
   holdSeconds: number;
   log?: Logger;
+  /** Further clean-up run with each sweep (old rate-limit windows). */
+  alsoSweep?: () => Promise<void>;
   now?: () => number;
   repository?: ModelCallsRepository;
 }
@@ -88,6 +90,7 @@ export class SpendMeter implements ModelCallMeter {
         const cost = costMicros(price, prompt, completion);
         try {
           if (hold === 0) return await this.#recordFree(base, end, cost);
+          await countTokens(context, prompt + completion, this.#log);
           await this.#options.db.transaction(async (tx) => {
             if (!(await this.#repository.in(tx).settle(id, { prompt, completion, cost: Math.min(cost, hold) }))) return;
             await this.#options.accounts.in(tx).capture({ ...money, micros: cost });
@@ -104,6 +107,7 @@ export class SpendMeter implements ModelCallMeter {
    * prompt was sent; what streamed is not known) and releases the rest, exactly once. Returns how many.
    */
   async sweep(limit = 100): Promise<number> {
+    await this.#options.alsoSweep?.();
     const expired = await this.#repository.expired(this.#now(), limit);
     let settled = 0;
     for (const row of expired) {
@@ -141,6 +145,7 @@ export class SpendMeter implements ModelCallMeter {
 
   async #recordFree(base: Parameters<ModelCallsRepository['insertSettled']>[0], end: MeteredCallEnd, _cost = 0): Promise<void> {
     if (!end.answered) return;
+    await countTokens(currentCallContext(), (end.usage?.prompt_tokens ?? 0) + (end.usage?.completion_tokens ?? 0), this.#log);
     try {
       await this.#repository.insertSettled(base, {
         prompt: end.usage?.prompt_tokens ?? 0,
@@ -150,6 +155,12 @@ export class SpendMeter implements ModelCallMeter {
       this.#log.warn(`spend: could not record model call ${base.id}: ${(error as Error).message}`);
     }
   }
+}
+
+async function countTokens(context: CallContext | undefined, tokens: number, log: Logger): Promise<void> {
+  await context
+    ?.countTokens?.(tokens)
+    .catch((error: Error) => log.warn(`spend: could not count tokens for the key's tpm_limit: ${error.message}`));
 }
 
 /** Whether a key's allow-list admits a model: an exact id, a `vendor/*` glob, or an alias of the id. */
