@@ -138,7 +138,15 @@ export class Fathom {
       log,
       alsoSweep: () => this.rateLimits.prune(),
     });
-    const models = createModels({ db: database, config, log, embedder, meter: this.spend });
+    const spend = this.spend;
+    const models = createModels({
+      db: database,
+      config,
+      log,
+      embedder,
+      meter: spend,
+      usageGroups: (accountId, params) => spend.usage(accountId, params),
+    });
     this.#modelsCapability = models;
     // The model router every capability calls; not a property of its own (`fathom.chat` is the chat completions).
     const router = models.router;

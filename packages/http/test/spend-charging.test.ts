@@ -152,3 +152,42 @@ describe('model calls are charged with a hold', () => {
     expect(model.pricing).toEqual({ input_cost_per_token: 0.000001, output_cost_per_token: 0.000002, max_output_tokens: 1000 });
   });
 });
+
+describe('GET /v1/usage grouped', () => {
+  it('groups the calls by day × model, by key and by API, with their cost', async () => {
+    const account = await server.newAccount(1);
+    const created = await server.request('/v1/account/keys', { method: 'POST', apiKey: account.apiKey, json: { name: 'ci' } });
+    const key = (await json<{ id: string; value: string }>(created)) as { id: string; value: string };
+    const byKey = new OpenAI({ apiKey: key.value, baseURL: server.baseURL, maxRetries: 0 });
+    await byKey.chat.completions.create({ model: 'fake/fake-model', messages: [{ role: 'user', content: 'hi' }] });
+    await account.client.chat.completions.create({ model: 'fake/fake-model-mini', messages: [{ role: 'user', content: 'hi' }] });
+    await account.client.embeddings.create({ model: 'fake/fake-embed', input: 'a b' });
+    type Groups = { group_by: string[]; data: Array<Record<string, unknown> & { cost: number; requests: number; total_tokens: number }> };
+    const get = async (query: string) => json<Groups>(await server.request(`/v1/usage?${query}`, { apiKey: account.apiKey }));
+    const dayModel = await get('group_by=day,model');
+    expect(dayModel.group_by).toEqual(['day', 'model']);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(dayModel.data).toEqual([
+      { day: today, model: 'fake/fake-embed', requests: 1, prompt_tokens: 2, completion_tokens: 0, total_tokens: 2, cost: 0.000002 },
+      { day: today, model: 'fake/fake-model', requests: 1, prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, cost: 0.00014 },
+      {
+        day: today,
+        model: 'fake/fake-model-mini',
+        requests: 1,
+        prompt_tokens: 100,
+        completion_tokens: 20,
+        total_tokens: 120,
+        cost: 0.000027,
+      },
+    ]);
+    const keys = await get('group_by=key');
+    expect(keys.data.find((group) => group.key_id === key.id)).toMatchObject({ requests: 1, cost: 0.00014 });
+    const apis = await get('group_by=api');
+    expect(apis.data.map((group) => group.api)).toEqual(['embeddings', 'models']);
+    const none = await get(`group_by=model&start_time=${Math.floor(Date.now() / 1000) + 3600}`);
+    expect(none.data).toEqual([]);
+    // The daily token counts stay the answer without group_by.
+    const plain = await json<{ data: Array<{ date: string }> }>(await server.request('/v1/usage', { apiKey: account.apiKey }));
+    expect(plain.data[0]?.date).toBe(today);
+  });
+});

@@ -9,7 +9,7 @@ import { Embeddings } from './embeddings';
 import { Models } from './models';
 import type { ChatProvider } from './providers/chat-provider';
 import { SqlStoredCompletionsRepository } from './stored-completions';
-import { Usage } from './usage';
+import { Usage, type UsageGroups } from './usage';
 import type { ModelCallMeter } from './types';
 import { UsageStore } from './usage-store';
 
@@ -24,6 +24,8 @@ export interface ModelsCapabilityOptions {
   providers?: ChatProvider[];
   /** Charges every model call made for an account (the spend capability's meter). */
   meter?: ModelCallMeter;
+  /** The grouped usage view (`group_by`), from the spend capability's call log. */
+  usageGroups?: UsageGroups;
 }
 
 /** The models capability as the composition root wires it: the sub-resources, and the router other capabilities call. */
@@ -48,7 +50,7 @@ export function createModels(options: ModelsCapabilityOptions): ModelsCapability
     chat: new Chat(new ChatCompletions({ router, repository: new SqlStoredCompletionsRepository(db) })),
     embeddings: new Embeddings({ router, config, usage: usageStore, embedder, meter: options.meter }),
     models: new Models({ router, config, log }),
-    usage: new Usage(usageStore),
+    usage: new Usage(usageStore, options.usageGroups),
     async close() {
       await usageStore.close().catch((error: Error) => log.warn(`models: usage counts lost at close: ${error.message}`));
       await router.close();

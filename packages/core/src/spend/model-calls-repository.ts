@@ -28,6 +28,13 @@ export interface ModelCallGroup {
 
 export type UsageGroupBy = 'day' | 'model' | 'key' | 'api';
 
+export interface UsageGroupsQuery {
+  start: number;
+  end: number;
+  groupBy: readonly UsageGroupBy[];
+  model?: string;
+}
+
 /** Storage of model calls; the money itself moves through `Accounts` in the same transactions. */
 export interface ModelCallsRepository extends Repository<ModelCallsRepository> {
   insertHeld(row: ModelCallRow): Promise<void>;
@@ -40,7 +47,7 @@ export interface ModelCallsRepository extends Repository<ModelCallsRepository> {
   ): Promise<void>;
   /** Held calls whose hold expired (their process died), oldest first. */
   expired(now: number, limit: number): Promise<ModelCallRow[]>;
-  groups(accountId: string, query: { start: number; end: number; groupBy: readonly UsageGroupBy[] }): Promise<ModelCallGroup[]>;
+  groups(accountId: string, query: UsageGroupsQuery): Promise<ModelCallGroup[]>;
 }
 
 const COLUMNS = 'id, account_id, key_id, request_id, api, model, hold_micros, input_micros, created_at, expires_at';
@@ -103,7 +110,7 @@ export class SqlModelCallsRepository implements ModelCallsRepository {
     );
   }
 
-  groups(accountId: string, query: { start: number; end: number; groupBy: readonly UsageGroupBy[] }): Promise<ModelCallGroup[]> {
+  groups(accountId: string, query: UsageGroupsQuery): Promise<ModelCallGroup[]> {
     const day =
       this.db.dialect === 'postgres'
         ? "to_char(to_timestamp(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
@@ -115,9 +122,9 @@ export class SqlModelCallsRepository implements ModelCallsRepository {
     return this.db.all<ModelCallGroup>(
       `SELECT ${[...selected, ''].join(', ')} COUNT(*) AS requests, COALESCE(SUM(prompt_tokens), 0) AS prompt_tokens,
          COALESCE(SUM(completion_tokens), 0) AS completion_tokens, COALESCE(SUM(cost_micros), 0) AS cost_micros
-       FROM model_calls WHERE account_id = ? AND status = 'settled' AND created_at >= ? AND created_at < ?
+       FROM model_calls WHERE account_id = ? AND status = 'settled' AND created_at >= ? AND created_at < ?${query.model ? ' AND model = ?' : ''}
        ${grouped.length ? `GROUP BY ${grouped.join(', ')} ORDER BY ${grouped.join(', ')}` : ''}`,
-      [accountId, query.start, query.end],
+      [accountId, query.start, query.end, ...(query.model ? [query.model] : [])],
     );
   }
 }

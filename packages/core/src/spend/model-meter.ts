@@ -1,4 +1,5 @@
-import type { Accounts } from '../accounts';
+import { type Accounts, fromMicros } from '../accounts';
+import type { UsageGroupsPage, UsageListParams } from '../models/wire/usage';
 import { type ModelPrice, type ModelPriceConfig, priceOf } from '../config';
 import { PermissionDeniedError } from '../errors';
 import { type CallContext, currentCallContext } from '../internal/call-context';
@@ -8,7 +9,7 @@ import type { MeteredCall, MeteredCallEnd, MeteredCallStart, ModelCallMeter } fr
 import type { SqlClient } from '../storage';
 import { tokensOfBytes } from '../models/token-bounds';
 import { costMicros } from './model-costs';
-import { type ModelCallsRepository, SqlModelCallsRepository } from './model-calls-repository';
+import { type ModelCallsRepository, SqlModelCallsRepository, type UsageGroupBy } from './model-calls-repository';
 
 export interface SpendMeterOptions {
   db: SqlClient;
@@ -126,6 +127,26 @@ export class SpendMeter implements ModelCallMeter {
       if (done) settled++;
     }
     return settled;
+  }
+
+  /** `GET /v1/usage?group_by=…`: the account's settled calls in `[start_time, end_time)` grouped, with their cost. */
+  async usage(accountId: string, params: UsageListParams): Promise<UsageGroupsPage> {
+    const endTime = params.end_time ?? this.#now() + 1;
+    const startTime = params.start_time ?? endTime - 30 * 86_400;
+    const groupBy = (params.group_by ?? 'day').split(',') as UsageGroupBy[];
+    const unique = [...new Set(groupBy)];
+    const rows = await this.#repository.groups(accountId, { start: startTime, end: endTime, groupBy: unique, model: params.model });
+    return {
+      object: 'list',
+      start_time: startTime,
+      end_time: endTime,
+      group_by: unique,
+      data: rows.map(({ cost_micros, ...row }) => ({
+        ...row,
+        total_tokens: row.prompt_tokens + row.completion_tokens,
+        cost: fromMicros(cost_micros),
+      })),
+    };
   }
 
   /** Sweeps at once and then every `intervalMs` (holds of processes that died), until `close`. */
