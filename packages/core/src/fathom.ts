@@ -7,7 +7,7 @@ import { type Agents, agentsSchema } from './agents';
 import { Batches, batchesSchema } from './batches';
 import { type AgentsCapability, createAgents } from './agents/create-agents';
 import { McpCardClient } from './agents/mcp-card-client';
-import { loadConfig, type FathomConfig } from './config';
+import { loadConfig, resolveModelAlias, type FathomConfig } from './config';
 import { openDatabase, SqliteDatabase, type SqlDatabase } from './storage';
 import { documentsSchema, type Files, type VectorStores } from './documents';
 import { DocumentsCapability } from './documents/documents-capability';
@@ -33,6 +33,7 @@ import {
 import { createModels, type ModelsCapability } from './models/create-models';
 import { PgVectorIndex, VectorIndex, type VectorIndexContract, vectorSchema } from './vector';
 import { SqlRateLimiter, WebhookToolkit, webhooksSchema } from './webhooks';
+import { KeyRateLimits, SpendMeter } from './spend';
 
 export interface FathomOptions {
   /** Environment to read settings from; default `process.env`. */
@@ -45,6 +46,8 @@ export interface FathomOptions {
   start?: boolean;
   /** Use this embedder instead of the one `FATHOM_EMBEDDER` selects (tests, embedding apps). */
   embedder?: Embedder;
+  /** The clock of the per-key rate-limit windows, ms (tests); default `Date.now`. */
+  clock?: () => number;
 }
 
 /** Every capability's tables, in dependency order. */
@@ -92,6 +95,10 @@ export class Fathom {
   readonly embeddings: Embeddings;
   /** The models of the configured vendors and the aliases (OpenAI's `models`). */
   readonly models: Models;
+  /** Charges every model call made for an account: prices, holds, captures, the sweep of abandoned holds. */
+  readonly spend: SpendMeter;
+  /** Per-key requests and tokens per minute (`rpm_limit`, `tpm_limit`), across processes. */
+  readonly rateLimits: KeyRateLimits;
   /** Token usage per account, day and model (Fathom's own). */
   readonly usage: Usage;
   /** Assistants (OpenAI's `beta.assistants`). */
@@ -122,7 +129,14 @@ export class Fathom {
   /** The model router (internal: every capability's model calls) and the usage counts, closed with the rest. */
   readonly #modelsCapability: ModelsCapability;
 
-  private constructor(config: FathomConfig, log: Logger, embedder: Embedder, database: SqlDatabase, bootstrap: BootstrapResult) {
+  private constructor(
+    config: FathomConfig,
+    log: Logger,
+    embedder: Embedder,
+    database: SqlDatabase,
+    bootstrap: BootstrapResult,
+    clock?: () => number,
+  ) {
     this.config = config;
     this.log = log;
     this.database = database;
@@ -130,7 +144,26 @@ export class Fathom {
     this.bootstrap = bootstrap;
     this.egress = new EgressGuard({ allow: config.egressAllow });
     this.embedder = embedder;
-    const models = createModels({ db: database, config, log, embedder });
+    this.rateLimits = new KeyRateLimits(database, clock);
+    this.spend = new SpendMeter({
+      db: database,
+      accounts: this.accounts,
+      prices: config,
+      resolveModel: (model) => resolveModelAlias(model, config),
+      holdOutputTokens: config.holdOutputTokens,
+      holdSeconds: config.holdSeconds,
+      log,
+      alsoSweep: () => this.rateLimits.prune(),
+    });
+    const spend = this.spend;
+    const models = createModels({
+      db: database,
+      config,
+      log,
+      embedder,
+      meter: spend,
+      usageGroups: (accountId, params) => spend.usage(accountId, params),
+    });
     this.#modelsCapability = models;
     // The model router every capability calls; not a property of its own (`fathom.chat` is the chat completions).
     const router = models.router;
@@ -233,7 +266,7 @@ export class Fathom {
     try {
       const bootstrap = await bootstrapAccounts(new Accounts(database), config);
       const embedder = options.embedder ?? (await createEmbedder(config, log));
-      fathom = new Fathom(config, log, embedder, database, bootstrap);
+      fathom = new Fathom(config, log, embedder, database, bootstrap, options.clock);
     } catch (error) {
       await database.close();
       throw error;
@@ -250,6 +283,7 @@ export class Fathom {
     this.#jobRunner.start();
     this.#agentRuns.start();
     this.batches.start();
+    this.spend.startSweeping();
   }
 
   /**
@@ -276,6 +310,7 @@ export class Fathom {
     const steps: Array<[string, () => unknown]> = [
       ['batches', () => this.batches.close()],
       ['agents', () => this.#agentRuns.close()],
+      ['spend', () => this.spend.close()],
       ['webhooks', () => this.webhooks.close()],
       ['jobs', () => this.#jobRunner.close()],
       ['assistants', () => this.#assistantRuns.close()],

@@ -17,6 +17,8 @@ export * from './mcp-server';
 export * from './mcp';
 export * from './batches';
 export * from './observability';
+export * from './spend';
+export { withCallContext, currentCallContext, type CallContext } from './internal/call-context';
 export { Fathom, FATHOM_SCHEMAS, type FathomOptions } from './fathom';
 export { parseListQuery, type ListPage, type ListQuery } from './internal/pagination';
 export { FIELD_LIMITS } from './internal/field-limits';

@@ -1,4 +1,4 @@
-import { AuthenticationError, type Account, type Fathom } from '@fathom/core';
+import { AuthenticationError, type Account, type Fathom, type KeyGrant } from '@fathom/core';
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 
@@ -6,6 +6,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set for routes authenticated with an account key. */
     account?: Account;
+    /** The key of an account-authenticated request: its id and limits. */
+    apiKey?: KeyGrant;
   }
 }
 
@@ -22,9 +24,10 @@ export async function authenticateAccount(fathom: Fathom, request: FastifyReques
   if (!key) {
     throw new AuthenticationError("You didn't provide an API key. Send it in the Authorization header: 'Authorization: Bearer <API_KEY>'.");
   }
-  const account = await fathom.accounts.authenticate(key);
-  if (!account) throw new AuthenticationError('Incorrect API key provided.');
-  return account;
+  const found = await fathom.accounts.authenticateKey(key);
+  if (!found) throw new AuthenticationError('Incorrect API key provided.');
+  request.apiKey = found.key;
+  return found.account;
 }
 
 /** Checks the admin bearer key (constant-time). The admin API exists only when FATHOM_ADMIN_KEY is set. */

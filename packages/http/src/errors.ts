@@ -97,6 +97,7 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
   if (error instanceof FathomError) {
     if (error.status >= 500) request.log.warn({ err: error }, error.message);
     const { status, error: body } = errorObjectOf(error);
+    if (error.headers) reply.headers(error.headers);
     reply.status(status).send({ error: body });
     return;
   }

@@ -16,7 +16,7 @@ export function routeOf(request: FastifyRequest): string {
  * Every answer carries `x-request-id` (set on the raw response before any hook or handler runs, so
  * server-sent events and hijacked replies carry it too), and every finished request is counted in
  * `fathom_http_requests_total` / `fathom_http_request_duration_seconds` and logged as one line: request
- * id (pino's `request_id` binding), method, route template, status, duration and account. Bodies are
+ * id (pino's `request_id` binding), method, route template, status, duration, account and key id. Bodies are
  * logged only with `FATHOM_LOG_BODIES`; headers (the bearer key) never are.
  */
 export function observeRequests(app: FastifyInstance, fathom: Fathom): void {
@@ -46,6 +46,7 @@ function requestLine(request: FastifyRequest, reply: FastifyReply, route: string
     duration_ms: Math.round(reply.elapsedTime * 1000) / 1000,
   };
   if (request.account) line.account_id = request.account.id;
+  if (request.apiKey) line.key_id = request.apiKey.id;
   if (logBodies && request.body !== undefined) line.body = request.body;
   return line;
 }

@@ -1,4 +1,13 @@
-import { InvalidRequestError, type Account, type Fathom } from '@fathom/core';
+import {
+  checkPermission,
+  InvalidRequestError,
+  withCallContext,
+  type Account,
+  type CallContext,
+  type Fathom,
+  type PermissionLevel,
+  type ResourceFamily,
+} from '@fathom/core';
 import type { Static, TSchema } from '@fathom/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateAccount, authenticateAdmin } from './auth';
@@ -91,6 +100,8 @@ export interface RouteDefinition<Path extends string, Schema extends RouteSchema
   produces?: 'json' | 'bytes' | 'text';
   /** The OpenAPI tag (the route family, e.g. `Vector stores`); set by the route tables. */
   tag?: string;
+  /** The resource family a key's `permissions` govern this route by (set by the route tables from the path). */
+  family?: ResourceFamily | 'admin' | 'public';
   /** A Fathom operation with no OpenAI counterpart (agents, data tools, admin…); set by the route tables. */
   extension?: boolean;
   /** Status of a successful answer; default 200. */
@@ -160,9 +171,20 @@ export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: rea
       schema: requestSchema,
       config: { fathomRoute: route },
       ...(route.bodyLimit !== undefined ? { bodyLimit: route.bodyLimit } : {}),
-      onRequest: async (request) => {
-        if (auth === 'account') request.account = await authenticateAccount(fathom, request);
-        else if (auth === 'admin') authenticateAdmin(fathom, request);
+      onRequest: async (request, reply) => {
+        if (auth === 'account') {
+          request.account = await authenticateAccount(fathom, request);
+          // A key with `permissions` reaches only the families (and levels) it lists.
+          const family = route.family;
+          if (request.apiKey && family && family !== 'admin' && family !== 'public') {
+            checkPermission(request.apiKey, family, levelNeeded(route));
+          }
+          // A key with rpm_limit or tpm_limit: counted across processes; every answer carries the x-ratelimit-* headers.
+          const key = request.apiKey;
+          if (key && (key.rpm_limit !== null || key.tpm_limit !== null)) {
+            for (const [name, value] of Object.entries(await fathom.rateLimits.admit(key))) reply.raw.setHeader(name, value);
+          }
+        } else if (auth === 'admin') authenticateAdmin(fathom, request);
       },
       // A body, when there is one, is a JSON object on every route (multipart uploads are read by their
       // route and leave `body` unset): arrays, strings, numbers, null and text bodies answer 400 here.
@@ -183,13 +205,39 @@ export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: rea
         if (route.schema?.querystring !== undefined) foldObjectQuery(request.query as Record<string, unknown>, route.schema.querystring);
       },
       handler: async (request, reply) => {
-        const result = await runInRequest(request, () => route.handle({ request, reply, fathom }));
+        // Every model call made while serving the request (streams included) is charged under its id and key.
+        const result = await runInRequest(request, () =>
+          withCallContext(callContextOf(fathom, request, route), () => route.handle({ request, reply, fathom })),
+        );
         if (reply.sent || reply.raw.headersSent) return reply;
         if (route.status) reply.status(route.status);
         return result;
       },
     });
   }
+}
+
+/** The permission a route needs: `read` for GET and for searches (a POST that changes nothing), else `write`. */
+export function levelNeeded(route: Pick<Route, 'method' | 'path'>): PermissionLevel {
+  return route.method === 'GET' || route.path.endsWith('/search') ? 'read' : 'write';
+}
+
+/** Longest `x-request-id` a client may set (a longer one is replaced by the server's id). */
+const MAX_REQUEST_ID_LENGTH = 200;
+
+/** The request id (the client's `x-request-id` when it sent a usable one), key and API family of a request. */
+function callContextOf(fathom: Fathom, request: FastifyRequest, route: Route): CallContext {
+  const header = request.headers['x-request-id'];
+  const requestId = typeof header === 'string' && header.length > 0 && header.length <= MAX_REQUEST_ID_LENGTH ? header : String(request.id);
+  const family = route.family === 'admin' || route.family === 'public' ? undefined : route.family;
+  const key = request.apiKey;
+  return {
+    requestId,
+    api: family,
+    keyId: key?.id,
+    models: key?.models ?? undefined,
+    ...(key && key.tpm_limit !== null ? { countTokens: (tokens: number) => fathom.rateLimits.addTokens(key.id, tokens) } : {}),
+  };
 }
 
 /**

@@ -42,6 +42,8 @@ export interface StartOptions {
   dataDir?: string;
   embedder?: Embedder;
   start?: boolean;
+  /** The clock of the per-key rate-limit windows, ms. */
+  clock?: () => number;
 }
 
 /**
@@ -70,7 +72,7 @@ export async function startFathom(options: StartOptions = {}): Promise<TestFatho
     FATHOM_API_KEY: apiKey,
     FATHOM_ADMIN_KEY: adminKey,
   };
-  const fathom = await Fathom.open({ env, logger: silentLogger, embedder: options.embedder, start: options.start });
+  const fathom = await Fathom.open({ env, logger: silentLogger, embedder: options.embedder, start: options.start, clock: options.clock });
   const app = await createServer(fathom, { checkAnswers: true });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as AddressInfo).port;

@@ -120,6 +120,7 @@ describe('request log lines', () => {
       route: '/v1/chat/completions',
       status: 200,
       account_id: expect.stringMatching(/^acct_/),
+      key_id: expect.stringMatching(/^key_/),
       level: 30,
     });
     expect(typeof chat.duration_ms).toBe('number');

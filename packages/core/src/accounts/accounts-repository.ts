@@ -18,6 +18,9 @@ export interface LedgerRow {
   ref: string | null;
   description: string | null;
   created_at: number;
+  request_id: string | null;
+  model: string | null;
+  key_id: string | null;
 }
 
 /** A ledger row with its id as the public string id. */
@@ -32,6 +35,10 @@ export interface LedgerInsert {
   ref: string | null;
   description: string | null;
   createdAt: number;
+  /** The request that moved the money, the model called and the key used (model calls). */
+  requestId?: string | null;
+  model?: string | null;
+  keyId?: string | null;
 }
 
 export interface AccountsRepository extends Repository<AccountsRepository> {
@@ -47,6 +54,13 @@ export interface AccountsRepository extends Repository<AccountsRepository> {
   /** Adds `micros` (negative to take) to the balance; false when the account does not exist or would go below 0. */
   addToBalance(accountId: string, micros: number): Promise<boolean>;
   insertLedger(entry: LedgerInsert): Promise<void>;
+  /**
+   * Adds `micros` to a key's spend in its current budget window (a window that ended starts again at 0 and
+   * the next reset moves on by whole durations) if its budget covers it; false otherwise. One statement.
+   */
+  addToKeySpend(keyId: string, micros: number, now: number): Promise<boolean>;
+  /** Takes `micros` back from a key's spend (a hold's unused part), never below 0. */
+  takeFromKeySpend(keyId: string, micros: number): Promise<void>;
   /** Micros reserved for `ref` (negative, as stored), if reserved. */
   reservation(accountId: string, ref: string): Promise<number | undefined>;
   /** Whether `ref` was already settled or released. */
@@ -119,13 +133,42 @@ export class SqlAccountsRepository implements AccountsRepository {
   }
 
   async insertLedger(entry: LedgerInsert): Promise<void> {
-    await this.db.run('INSERT INTO ledger (account_id, kind, amount_micros, ref, description, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
-      entry.accountId,
-      entry.kind,
-      entry.micros,
-      entry.ref,
-      entry.description,
-      entry.createdAt,
+    await this.db.run(
+      `INSERT INTO ledger (account_id, kind, amount_micros, ref, description, created_at, request_id, model, key_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        entry.accountId,
+        entry.kind,
+        entry.micros,
+        entry.ref,
+        entry.description,
+        entry.createdAt,
+        entry.requestId ?? null,
+        entry.model ?? null,
+        entry.keyId ?? null,
+      ],
+    );
+  }
+
+  async addToKeySpend(keyId: string, micros: number, now: number): Promise<boolean> {
+    const ended = 'budget_reset_at IS NOT NULL AND budget_reset_at <= ?';
+    const result = await this.db.run(
+      `UPDATE api_keys SET
+         spend_micros = (CASE WHEN ${ended} THEN 0 ELSE spend_micros END) + ?,
+         budget_reset_at = CASE WHEN ${ended}
+           THEN budget_reset_at + budget_duration_seconds * (CAST((? - budget_reset_at) / budget_duration_seconds AS INTEGER) + 1)
+           ELSE budget_reset_at END
+       WHERE id = ? AND (max_budget_micros IS NULL OR (CASE WHEN ${ended} THEN 0 ELSE spend_micros END) + ? <= max_budget_micros)`,
+      [now, micros, now, now, keyId, now, micros],
+    );
+    return result.changes > 0;
+  }
+
+  async takeFromKeySpend(keyId: string, micros: number): Promise<void> {
+    await this.db.run('UPDATE api_keys SET spend_micros = CASE WHEN spend_micros > ? THEN spend_micros - ? ELSE 0 END WHERE id = ?', [
+      micros,
+      micros,
+      keyId,
     ]);
   }
 
@@ -155,7 +198,7 @@ export class SqlAccountsRepository implements AccountsRepository {
     if (query.after) cursor(query.after, order === 'desc' ? '<' : '>');
     if (query.before) cursor(query.before, order === 'desc' ? '>' : '<');
     const rows = await this.db.all<LedgerRow>(
-      `SELECT id, kind, amount_micros, ref, description, created_at FROM ledger WHERE ${conditions.join(' AND ')}
+      `SELECT id, kind, amount_micros, ref, description, created_at, request_id, model, key_id FROM ledger WHERE ${conditions.join(' AND ')}
        ORDER BY id ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`,
       [...params, limit + 1],
     );

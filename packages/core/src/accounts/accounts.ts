@@ -1,10 +1,20 @@
-import { createHash } from 'node:crypto';
-import { InsufficientBalanceError, InvalidRequestError, NotFoundError } from '../errors';
-import { newId, nowSeconds, randomToken } from '../internal/ids';
+import { InsufficientBalanceError, InsufficientQuotaError, InvalidRequestError, NotFoundError } from '../errors';
+import { newId, nowSeconds } from '../internal/ids';
 import type { SqlClient } from '../storage';
-import { type AccountRow, type AccountsRepository, type LedgerKind, SqlAccountsRepository } from './accounts-repository';
+import {
+  type AccountRow,
+  type AccountsRepository,
+  type LedgerKind,
+  type LedgerPageRow,
+  SqlAccountsRepository,
+} from './accounts-repository';
+import { ApiKeys, hashApiKey, toApiKey } from './api-keys';
+import type { KeyGrant } from './key-rules';
+import { grantOf } from './api-keys';
+import { SqlKeysRepository } from './keys-repository';
 import { checkAmount, fromMicros, toMicros } from './money';
 import { metrics } from '../observability/metrics';
+import type { ApiKey } from './wire/keys';
 import type {
   Account,
   AccountCreated,
@@ -12,20 +22,10 @@ import type {
   AccountCreditParams,
   AccountListParams,
   AccountsPage,
-  ApiKeyCreated,
-  ApiKeyDeleted,
   LedgerEntry,
   LedgerListParams,
   LedgerPage,
 } from './wire/accounts';
-
-/**
- * SHA-256 of a key. Keys are `fth_` plus 40 random base62 characters (about 238 bits), so a fast hash
- * is the right tool: there is nothing to stretch.
- */
-export function hashApiKey(apiKey: string): string {
-  return createHash('sha256').update(apiKey).digest('hex');
-}
 
 /**
  * Accounts, their hashed API keys, and the money ledger. The balance always equals the sum of the
@@ -38,17 +38,21 @@ export function hashApiKey(apiKey: string): string {
  * money rules (`reserve`, `settle`, `release`, `in` a transaction, `ledgerSum`), `first` and `count`.
  */
 export class Accounts {
-  /** API keys of accounts (admin): issue and revoke. */
+  /** API keys of accounts as objects: issue, list, change, rotate, revoke. */
   readonly keys: ApiKeys;
   /** The money ledger of an account. */
   readonly ledger: Ledger;
   readonly #db: SqlClient;
   readonly #repository: AccountsRepository;
+  readonly #keys: SqlKeysRepository;
 
   constructor(db: SqlClient, repository: AccountsRepository = new SqlAccountsRepository(db)) {
     this.#db = db;
     this.#repository = repository;
-    this.keys = new ApiKeys(repository, this);
+    this.keys = new ApiKeys(new SqlKeysRepository(db), async (accountId) => {
+      await this.retrieve(accountId);
+    });
+    this.#keys = new SqlKeysRepository(db);
     this.ledger = new Ledger(repository);
   }
 
@@ -69,16 +73,23 @@ export class Accounts {
       await repository.insertAccount({ id, name: params.name.trim(), balance_micros: 0, created_at: nowSeconds() });
       if (balance > 0) await move(repository, id, 'credit', balance, null, 'initial balance');
       const inTx = this.in(tx);
-      const key = await inTx.keys.create(id, options.apiKey);
+      const key = await inTx.keys.create(id, {}, {}, { apiKey: options.apiKey });
       const account = await inTx.retrieve(id);
-      return { id: account.id, name: account.name, balance: account.balance, api_key: key.api_key };
+      return { id: account.id, name: account.name, balance: account.balance, api_key: key.value };
     });
   }
 
-  /** The account a bearer key belongs to, or null. */
+  /** The account a bearer key belongs to, or null (unknown, expired, or rotated out past its grace period). */
   async authenticate(apiKey: string): Promise<Account | null> {
-    const row = await this.#repository.accountByKeyHash(hashApiKey(apiKey));
-    return row ? toAccount(row) : null;
+    return (await this.authenticateKey(apiKey))?.account ?? null;
+  }
+
+  /** The account and the key of a bearer secret with what the key grants, or null; records the key's use (to the minute). */
+  async authenticateKey(apiKey: string, now = nowSeconds()): Promise<{ account: Account; key: KeyGrant; apiKey: ApiKey } | null> {
+    const found = await this.#keys.byHash(hashApiKey(apiKey), now);
+    if (!found || (found.key.expires_at !== null && found.key.expires_at <= now)) return null;
+    if (found.key.last_used_at === null || found.key.last_used_at <= now - 60) await this.#keys.touch(found.key.id, now);
+    return { account: toAccount(found.account), key: { ...grantOf(found.key), id: found.key.id }, apiKey: toApiKey(found.key, now) };
   }
 
   async retrieve(id: string): Promise<Account> {
@@ -172,6 +183,54 @@ export class Accounts {
     });
   }
 
+  /**
+   * Holds `micros` for a model call `ref`: from the balance and, with `keyId`, from the key's budget
+   * window, each a conditional UPDATE, with the `reserve` ledger row, in one transaction (in the caller's
+   * when this `Accounts` is bound to one). Throws 429 `insufficient_quota` when either cannot cover it;
+   * nothing is written then.
+   */
+  async hold(call: ModelCallMoney, now = nowSeconds()): Promise<void> {
+    await this.#db.transaction(async (tx) => {
+      const repository = this.#repository.in(tx);
+      if (!(await repository.addToBalance(call.accountId, -call.micros))) {
+        const account = await this.in(tx).retrieve(call.accountId);
+        throw new InsufficientQuotaError(
+          `You exceeded your current quota: this call to ${call.model} may cost up to ${fromMicros(call.micros)} but the account balance is ${account.balance}.`,
+        );
+      }
+      if (call.keyId && !(await repository.addToKeySpend(call.keyId, call.micros, now))) {
+        throw new InsufficientQuotaError(
+          `You exceeded your current quota: this call to ${call.model} may cost up to ${fromMicros(call.micros)}, more than what is left of this API key's budget.`,
+        );
+      }
+      await repository.insertLedger({ ...ledgerOf(call), kind: 'reserve', micros: -call.micros, createdAt: now });
+    });
+  }
+
+  /**
+   * Settles a model call's hold: releases it and charges `micros` (capped at the hold), giving the unused
+   * part back to the key's budget too. Idempotent: false when `ref` was never held or already settled.
+   */
+  capture(call: ModelCallMoney): Promise<boolean> {
+    return this.#db.transaction(async (tx) => {
+      const repository = this.#repository.in(tx);
+      const reserved = await repository.reservation(call.accountId, call.ref);
+      if (reserved === undefined || (await repository.released(call.ref))) return false;
+      const held = -reserved;
+      const charge = Math.min(Math.max(0, call.micros), held);
+      const createdAt = nowSeconds();
+      const entry = ledgerOf(call);
+      if (!(await repository.addToBalance(call.accountId, held))) throw new NotFoundError('account', call.accountId);
+      await repository.insertLedger({ ...entry, kind: 'release', micros: held, createdAt });
+      if (charge > 0) {
+        await repository.addToBalance(call.accountId, -charge);
+        await repository.insertLedger({ ...entry, kind: 'charge', micros: -charge, createdAt });
+      }
+      if (call.keyId && held > charge) await repository.takeFromKeySpend(call.keyId, held - charge);
+      return true;
+    });
+  }
+
   /** Releases a reservation without charging (failed job). Idempotent. */
   release(accountId: string, ref: string, description?: string): Promise<boolean> {
     return this.settle(accountId, ref, 0, description);
@@ -180,32 +239,6 @@ export class Accounts {
   /** Sum of the account's ledger, for consistency checks; always equals the balance. */
   async ledgerSum(accountId: string): Promise<number> {
     return fromMicros(await this.#repository.ledgerSum(accountId));
-  }
-}
-
-/** `fathom.accounts.keys`: API keys (admin). Keys are `fth_` plus 40 random base62 characters, stored as SHA-256 hashes. */
-export class ApiKeys {
-  readonly #repository: AccountsRepository;
-  readonly #accounts: Accounts;
-
-  constructor(repository: AccountsRepository, accounts: Accounts) {
-    this.#repository = repository;
-    this.#accounts = accounts;
-  }
-
-  /** Issues a new key for the account (404 for an unknown one). The plain key is returned once; only its hash is stored. */
-  async create(accountId: string, apiKey?: string): Promise<ApiKeyCreated> {
-    await this.#accounts.retrieve(accountId);
-    const key = apiKey ?? `fth_${randomToken(40)}`;
-    const id = newId('key_');
-    await this.#repository.insertKey({ id, accountId, keyHash: hashApiKey(key), keyHint: key.slice(-4), createdAt: nowSeconds() });
-    return { id, api_key: key };
-  }
-
-  /** Revokes a key, on every process sharing the database at once (keys are looked up per request); 404 for an unknown one. */
-  async delete(keyId: string): Promise<ApiKeyDeleted> {
-    if (!(await this.#repository.deleteKey(keyId))) throw new NotFoundError('key', keyId);
-    return { id: keyId, object: 'api_key', deleted: true };
   }
 }
 
@@ -248,18 +281,33 @@ async function moveMicros(
   metrics.money.inc({ kind }, Math.abs(micros) / 1_000_000);
 }
 
+/** Money of one model call: its hold, or (to `capture`) its cost; micro-units. */
+export interface ModelCallMoney {
+  accountId: string;
+  /** The call's id, the ledger rows' `ref`. */
+  ref: string;
+  micros: number;
+  keyId?: string | null;
+  requestId: string;
+  model: string;
+}
+
+function ledgerOf(call: ModelCallMoney) {
+  return {
+    accountId: call.accountId,
+    ref: call.ref,
+    description: `model call ${call.model}`,
+    requestId: call.requestId,
+    model: call.model,
+    keyId: call.keyId ?? null,
+  };
+}
+
 function toAccount(row: AccountRow): Account {
   return { id: row.id, object: 'account', name: row.name, balance: fromMicros(row.balance_micros), created_at: row.created_at };
 }
 
-function toLedgerEntry(row: {
-  id: string;
-  kind: LedgerKind;
-  amount_micros: number;
-  ref: string | null;
-  description: string | null;
-  created_at: number;
-}): LedgerEntry {
+function toLedgerEntry(row: LedgerPageRow): LedgerEntry {
   return {
     id: row.id,
     object: 'ledger.entry',
@@ -268,5 +316,8 @@ function toLedgerEntry(row: {
     ref: row.ref,
     description: row.description,
     created_at: row.created_at,
+    request_id: row.request_id,
+    model: row.model,
+    key_id: row.key_id,
   };
 }

@@ -1,6 +1,9 @@
 // Accounts, API keys and the money ledger: `fathom.accounts` (with `.keys`, `.ledger`) and their wire format.
-export { Accounts, hashApiKey } from './accounts';
-export type { ApiKeys, Ledger } from './accounts';
+export { Accounts } from './accounts';
+export type { Ledger, ModelCallMoney } from './accounts';
+export { ApiKeys, hashApiKey, type KeyActor } from './api-keys';
+export { checkPermission, checkWithin, levelFor, levelOf, type KeyGrant } from './key-rules';
+export * from './wire/keys';
 export { SqlAccountsRepository, type AccountsRepository, type AccountRow, type LedgerRow } from './accounts-repository';
 export { bootstrapAccounts, type BootstrapResult } from './bootstrap';
 export { accountsSchema } from './schema';

@@ -36,7 +36,7 @@ function summarizeTool(chat: ChatAdapterContract): BuiltInTool {
             { role: 'user', content: args.text },
           ],
         },
-        { signal, accountId },
+        { signal, accountId, api: 'agents' },
       );
       return result.message.content ?? '';
     },

@@ -24,12 +24,12 @@ export interface AssistantTurn {
 export async function* modelTurn(options: ModelTurnOptions): AsyncGenerator<AgentRunEvent, AssistantTurn> {
   const { chat, request, signal, accountId, nodeId } = options;
   if (!options.stream) {
-    const result = await chat.complete(request, { signal, accountId });
+    const result = await chat.complete(request, { signal, accountId, api: 'agents' });
     return { content: result.message.content ?? '', toolCalls: result.message.tool_calls ?? [] };
   }
   let content = '';
   const calls = new ToolCallAssembler();
-  for await (const part of chat.stream(request, { signal, accountId })) {
+  for await (const part of chat.stream(request, { signal, accountId, api: 'agents' })) {
     if (part.type === 'text-delta' && part.text) {
       content += part.text;
       yield { type: 'message.delta', node_id: nodeId, content: part.text };

@@ -29,7 +29,7 @@ export interface ModelTurn {
 export async function runModelTurn(context: RunContext, request: ChatRequest): Promise<ModelTurn> {
   const { deps, run, state, accountId, signal } = context;
   const parts: AsyncIterable<ChatStreamPart> = deps.events.watching(run.id)
-    ? deps.chat.stream(request, { signal, accountId })
+    ? deps.chat.stream(request, { signal, accountId, api: 'assistants' })
     : completeAsParts(context, request);
 
   let message: Message | undefined;
@@ -83,7 +83,7 @@ export async function runModelTurn(context: RunContext, request: ChatRequest): P
 
 /** One non-streaming call, replayed as the parts a stream would have produced. */
 async function* completeAsParts(context: RunContext, request: ChatRequest): AsyncIterable<ChatStreamPart> {
-  const result = await context.deps.chat.complete(request, { signal: context.signal, accountId: context.accountId });
+  const result = await context.deps.chat.complete(request, { signal: context.signal, accountId: context.accountId, api: 'assistants' });
   if (result.message.content) yield { type: 'text-delta', text: result.message.content };
   for (const [index, call] of (result.message.tool_calls ?? []).entries()) {
     yield { type: 'tool-call-delta', index, id: call.id, name: call.function.name, argumentsDelta: call.function.arguments };

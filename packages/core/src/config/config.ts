@@ -3,6 +3,7 @@ import { parseBoolean, parseNumber, parsePositiveInteger, parsePositiveNumber } 
 import { type JobSettings, readJobSettings } from './tools-settings';
 import { type BatchSettings, readBatchSettings } from './batch-settings';
 import { parseModelAliases, type ModelAliasConfig } from './model-aliases';
+import { parseModelPrices, type ModelPriceConfig } from './model-prices';
 import { type DocumentsSettings, readDocumentsSettings } from './documents-settings';
 import { type McpServerConfig, parseMcpServers } from './mcp-servers';
 
@@ -16,7 +17,7 @@ export interface ProviderConfig {
 }
 
 /** Fathom's settings (docs/configuration.md). Every field names its environment variable and default. */
-export interface FathomConfig extends ModelAliasConfig {
+export interface FathomConfig extends ModelAliasConfig, ModelPriceConfig {
   /** `PORT`, default 8080. */
   port: number;
   /** `HOST`, default 127.0.0.1. */
@@ -57,6 +58,10 @@ export interface FathomConfig extends ModelAliasConfig {
   tools: JobSettings;
   /** The Batch API's settings (`FATHOM_BATCH_*`). */
   batches: BatchSettings;
+  /** `FATHOM_HOLD_OUTPUT_TOKENS`: output tokens a model call's hold counts when neither the request nor the price file bounds them, default 4096. */
+  holdOutputTokens: number;
+  /** `FATHOM_HOLD_SECONDS`: how long a model call's hold lasts before the sweep settles it as abandoned, default 3600. */
+  holdSeconds: number;
   /** `FATHOM_LEASE_SECONDS`: how long a process holds claimed background work without renewing it, default 30. */
   leaseSeconds: number;
   /**
@@ -163,11 +168,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     allowRemoteModels: parseBoolean(env.FATHOM_ALLOW_REMOTE_MODELS, true, 'FATHOM_ALLOW_REMOTE_MODELS'),
     providers,
     ...parseModelAliases(env, providers),
+    ...parseModelPrices(env),
     databaseUrl: parseDatabaseUrl(env.FATHOM_DATABASE_URL),
     databasePoolSize: parsePositiveInteger(env.FATHOM_DATABASE_POOL_SIZE, 10, 'FATHOM_DATABASE_POOL_SIZE'),
     contextTokens: parsePositiveInteger(env.FATHOM_CONTEXT_TOKENS, 128_000, 'FATHOM_CONTEXT_TOKENS'),
     tools: readJobSettings(env),
     batches: readBatchSettings(env),
+    holdOutputTokens: parsePositiveInteger(env.FATHOM_HOLD_OUTPUT_TOKENS, 4096, 'FATHOM_HOLD_OUTPUT_TOKENS'),
+    holdSeconds: parsePositiveInteger(env.FATHOM_HOLD_SECONDS, 3600, 'FATHOM_HOLD_SECONDS'),
     leaseSeconds: parsePositiveNumber(env.FATHOM_LEASE_SECONDS, 30, 'FATHOM_LEASE_SECONDS'),
     webSearch: parseWebSearch(env),
     egressAllow: (env.AGENT_EGRESS_ALLOW || '')

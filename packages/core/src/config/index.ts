@@ -5,3 +5,4 @@ export { readJobSettings, toolVariable, type JobSettings } from './tools-setting
 export { readBatchSettings, type BatchSettings } from './batch-settings';
 export type { DocumentsSettings } from './documents-settings';
 export { parseMcpServers, type McpServerConfig } from './mcp-servers';
+export { parseModelPrices, priceOf, type ModelPrice, type ModelPriceConfig } from './model-prices';

@@ -21,6 +21,24 @@ export class InsufficientBalanceError extends FathomError {
   }
 }
 
+/**
+ * 429 `insufficient_quota`, as OpenAI answers it: the account's balance or the key's budget cannot cover
+ * the most a model call can cost. Raised before any upstream call; retrying does not help.
+ */
+export class InsufficientQuotaError extends FathomError {
+  constructor(message: string) {
+    // openai-node retries a 429 unless told not to: waiting does not add money.
+    super(message, { code: 'insufficient_quota', status: 429, type: 'insufficient_quota', headers: { 'x-should-retry': 'false' } });
+  }
+}
+
+/** 403: the API key lacks the permission (resource family and level) or the model the call needs. */
+export class PermissionDeniedError extends FathomError {
+  constructor(message: string, param: string | null = null) {
+    super(message, { code: 'permission_denied', status: 403, param });
+  }
+}
+
 /** 404: missing resource, or one that belongs to another account (indistinguishable on purpose). */
 export class NotFoundError extends FathomError {
   constructor(kind: string, id: string, param: string | null = null) {
@@ -51,8 +69,8 @@ export class FileTooLargeError extends FathomError {
 
 /** 429: rate limited (locally or by an upstream). */
 export class RateLimitError extends FathomError {
-  constructor(message: string) {
-    super(message, { code: 'rate_limit_exceeded', status: 429 });
+  constructor(message: string, headers?: Record<string, string>) {
+    super(message, { code: 'rate_limit_exceeded', status: 429, headers });
   }
 }
 

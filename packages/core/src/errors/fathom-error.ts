@@ -6,6 +6,8 @@ export interface FathomErrorOptions {
   type?: string;
   param?: string | null;
   cause?: unknown;
+  /** HTTP headers the answer carries (`retry-after`, `x-should-retry`, rate-limit headers). */
+  headers?: Record<string, string>;
 }
 
 const TYPE_BY_STATUS: Record<number, string> = {
@@ -28,6 +30,7 @@ export class FathomError extends Error {
   readonly status: number;
   readonly type: string;
   readonly param: string | null;
+  readonly headers?: Record<string, string>;
 
   constructor(message: string, options: FathomErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -36,6 +39,7 @@ export class FathomError extends Error {
     this.status = options.status;
     this.type = options.type ?? TYPE_BY_STATUS[options.status] ?? 'api_error';
     this.param = options.param ?? null;
+    if (options.headers) this.headers = options.headers;
   }
 
   static isFathomError(error: unknown): error is FathomError {

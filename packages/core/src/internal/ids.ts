@@ -41,7 +41,9 @@ export type IdPrefix =
   | 'mcp_'
   | 'mcpr_'
   | 'mcpa_'
-  | 'batch_';
+  | 'batch_'
+  | 'mc_'
+  | 'req_';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}${randomToken(24)}`;

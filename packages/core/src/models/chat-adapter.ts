@@ -5,7 +5,17 @@ import { parseModelId } from './model-id';
 import { AnthropicProvider } from './providers/anthropic/anthropic-provider';
 import type { ChatProvider } from './providers/chat-provider';
 import { OpenAICompatibleProvider } from './providers/openai-compatible/openai-compatible-provider';
-import type { ChatAdapterContract, ChatCallOptions, ChatRequest, ChatResult, ChatStreamPart, ChatUsage } from './types';
+import { inputTokensAtMost, tokensOfBytes } from './token-bounds';
+import type {
+  ChatAdapterContract,
+  ChatCallOptions,
+  ChatRequest,
+  ChatResult,
+  ChatStreamPart,
+  ChatUsage,
+  MeteredCall,
+  ModelCallMeter,
+} from './types';
 import type { UsageStore } from './usage-store';
 
 export interface ChatAdapterOptions {
@@ -14,7 +24,11 @@ export interface ChatAdapterOptions {
   usage: Pick<UsageStore, 'record'>;
   /** Providers to use instead of those built from `config.providers` (tests). */
   providers?: ChatProvider[];
+  /** Charges each call made for an account (hold, capture, release); none = calls are not charged. */
+  meter?: ModelCallMeter;
 }
+
+const NOT_METERED: MeteredCall = { finish: async () => undefined };
 
 function createProvider(vendor: string, config: ProviderConfig, limits: { timeoutMs?: number; connections?: number }): ChatProvider {
   const options = { vendor, baseUrl: config.baseUrl, apiKey: config.apiKey, ...limits };
@@ -31,9 +45,12 @@ export class ChatAdapter implements ChatAdapterContract {
   private readonly staticModels = new Map<string, string[]>();
   private readonly usageStore: Pick<UsageStore, 'record'>;
   private readonly config: FathomConfig;
+  /** Set by the composition root once the meter exists (it needs the adapter's alias resolution). */
+  meter: ModelCallMeter | undefined;
 
   constructor(options: ChatAdapterOptions) {
     this.config = options.config;
+    this.meter = options.meter;
     this.usageStore = options.usage;
     const limits = {
       timeoutMs: Number(options.config.env?.FATHOM_MODEL_TIMEOUT_MS) || undefined,
@@ -78,18 +95,39 @@ export class ChatAdapter implements ChatAdapterContract {
     return { provider: this.providers.get(id.vendor)!, upstreamModel: id.model, modelId };
   }
 
+  /**
+   * The one seam of charging: before the upstream is called, the meter checks the key's model allow-list
+   * and holds the most a call made for an account can cost (403 or 429 `insufficient_quota` otherwise).
+   */
+  meterCall(modelId: string, request: ChatRequest, options: ChatCallOptions): Promise<MeteredCall> {
+    if (!this.meter || options.accountId === undefined || options.chargedByCaller) return Promise.resolve(NOT_METERED);
+    const inputAtMost = inputTokensAtMost(request);
+    return this.meter.start({
+      accountId: options.accountId,
+      modelId,
+      inputTokensAtMost: inputAtMost,
+      inputTokensEstimate: tokensOfBytes(inputAtMost),
+      maxOutputTokens: request.max_completion_tokens ?? request.max_tokens,
+      hasOutput: true,
+      api: options.api,
+    });
+  }
+
   async complete(request: ChatRequest, options: ChatCallOptions = {}): Promise<ChatResult> {
     const { provider, upstreamModel, modelId } = this.route(request.model);
+    const metered = await this.meterCall(modelId, request, options);
     const call = startModelCall({ operation: 'chat', provider: provider.vendor, model: modelId, input: request.messages });
     let result: Omit<ChatResult, 'id' | 'model'>;
     try {
       result = await call.run(() => provider.complete(upstreamModel, request, options.signal));
     } catch (error) {
       call.fail(error);
+      await metered.finish({ answered: false });
       throw error;
     }
     call.end({ usage: result.usage, finishReason: result.finishReason, output: result.message });
     this.usageStore.record(options.accountId, modelId, result.usage.prompt_tokens, result.usage.completion_tokens);
+    await metered.finish({ answered: true, usage: result.usage });
     return { id: newId('chatcmpl-'), model: modelId, ...result };
   }
 
@@ -100,12 +138,16 @@ export class ChatAdapter implements ChatAdapterContract {
   stream(request: ChatRequest, options: ChatCallOptions = {}): AsyncIterable<ChatStreamPart> {
     const { provider, upstreamModel, modelId } = this.route(request.model);
     const usageStore = this.usageStore;
+    const meterCall = () => this.meterCall(modelId, request, options);
     return (async function* () {
       let started = false;
       let recorded = false;
+      let outputBytes = 0;
+      const metered = await meterCall();
+      let settled = false;
       const call = startModelCall({ operation: 'chat', provider: provider.vendor, model: modelId, input: request.messages, stream: true });
       let text = '';
-      const record = (usage: ChatUsage | undefined, finishReason?: string) => {
+      const record = async (usage: ChatUsage | undefined, finishReason?: string) => {
         recorded = true;
         usageStore.record(options.accountId, modelId, usage?.prompt_tokens ?? 0, usage?.completion_tokens ?? 0);
         call.end({
@@ -113,6 +155,8 @@ export class ChatAdapter implements ChatAdapterContract {
           finishReason,
           output: { role: 'assistant', content: text },
         });
+        settled = true;
+        await metered.finish({ answered: true, usage, outputBytes });
       };
       // Each step of the upstream stream runs with the call's span active: its request carries that span's traceparent.
       const parts = provider.stream(upstreamModel, request, options.signal)[Symbol.asyncIterator]();
@@ -128,10 +172,14 @@ export class ChatAdapter implements ChatAdapterContract {
           started = true;
           if (part.type === 'text-delta') {
             call.firstToken();
+            outputBytes += Buffer.byteLength(part.text);
             if (call.wantsOutput) text += part.text;
-          } else if (part.type === 'tool-call-delta') call.firstToken();
-          // Recorded before the finish part leaves, so a caller reading usage right after sees it.
-          if (part.type === 'finish' && !recorded) record(part.usage, part.finishReason);
+          } else if (part.type === 'tool-call-delta') {
+            call.firstToken();
+            outputBytes += Buffer.byteLength(part.argumentsDelta ?? '') + Buffer.byteLength(part.name ?? '');
+          }
+          // Recorded (and charged) before the finish part leaves, so a caller reading usage or the balance right after sees it.
+          if (part.type === 'finish' && !recorded) await record(part.usage, part.finishReason);
           yield part;
         }
       } catch (error) {
@@ -141,8 +189,9 @@ export class ChatAdapter implements ChatAdapterContract {
       } finally {
         // A consumer that stops early closes the upstream stream (as `for await` would).
         if (!drained) await parts.return?.();
-        // A stream cut short (client gone, upstream failure) still counts as a call.
-        if (started && !recorded) record(undefined);
+        // A stream cut short (client gone, upstream failure) still counts as a call, charged for what it used.
+        if (started && !recorded) await record(undefined);
+        else if (!settled) await metered.finish({ answered: false });
         call.fail(new Error('stream ended early'));
       }
     })();

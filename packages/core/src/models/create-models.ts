@@ -9,7 +9,8 @@ import { Embeddings } from './embeddings';
 import { Models } from './models';
 import type { ChatProvider } from './providers/chat-provider';
 import { SqlStoredCompletionsRepository } from './stored-completions';
-import { Usage } from './usage';
+import { Usage, type UsageGroups } from './usage';
+import type { ModelCallMeter } from './types';
 import { UsageStore } from './usage-store';
 
 export interface ModelsCapabilityOptions {
@@ -21,6 +22,10 @@ export interface ModelsCapabilityOptions {
   embedder?: Embedder;
   /** Providers to use instead of those built from `config.providers` (tests). */
   providers?: ChatProvider[];
+  /** Charges every model call made for an account (the spend capability's meter). */
+  meter?: ModelCallMeter;
+  /** The grouped usage view (`group_by`), from the spend capability's call log. */
+  usageGroups?: UsageGroups;
 }
 
 /** The models capability as the composition root wires it: the sub-resources, and the router other capabilities call. */
@@ -39,13 +44,13 @@ export interface ModelsCapability {
 export function createModels(options: ModelsCapabilityOptions): ModelsCapability {
   const { db, config, log, embedder } = options;
   const usageStore = new UsageStore(db, { log });
-  const router = new ChatAdapter({ config, usage: usageStore, providers: options.providers });
+  const router = new ChatAdapter({ config, usage: usageStore, providers: options.providers, meter: options.meter });
   return {
     router,
     chat: new Chat(new ChatCompletions({ router, repository: new SqlStoredCompletionsRepository(db) })),
-    embeddings: new Embeddings({ router, config, usage: usageStore, embedder }),
+    embeddings: new Embeddings({ router, config, usage: usageStore, embedder, meter: options.meter }),
     models: new Models({ router, config, log }),
-    usage: new Usage(usageStore),
+    usage: new Usage(usageStore, options.usageGroups),
     async close() {
       await usageStore.close().catch((error: Error) => log.warn(`models: usage counts lost at close: ${error.message}`));
       await router.close();

@@ -3,6 +3,8 @@ import type { Embedder } from '../embeddings';
 import { InvalidRequestError } from '../errors';
 import type { ChatAdapter } from './chat-adapter';
 import { embedWithFathom, isFathomEmbeddingModel } from './fathom-embeddings';
+import { byteLength, tokensOfBytes } from './token-bounds';
+import type { ModelCallMeter } from './types';
 import type { UsageStore } from './usage-store';
 import type { CreateEmbeddingResponse, EmbeddingCreateParams } from './wire/embeddings';
 
@@ -12,6 +14,8 @@ export interface EmbeddingsOptions {
   usage: Pick<UsageStore, 'record'>;
   /** Fathom's own embedder (the one vector stores use), serving models that name no vendor. */
   embedder?: Embedder;
+  /** Charges each call of a priced model (hold, capture, release). */
+  meter?: ModelCallMeter;
 }
 
 export interface EmbeddingRequestOptions {
@@ -32,7 +36,7 @@ export class Embeddings {
   }
 
   async create(accountId: string, params: EmbeddingCreateParams, options: EmbeddingRequestOptions = {}): Promise<CreateEmbeddingResponse> {
-    const { router, config, usage, embedder } = this.#options;
+    const { router, config, usage, embedder, meter } = this.#options;
     const input = params.input;
     // One token array is one input; a list is one input per entry.
     const inputs: string[] | number[][] =
@@ -47,7 +51,24 @@ export class Embeddings {
       const { provider, upstreamModel, modelId } = router.route(aliased);
       if (!provider.embed)
         throw new InvalidRequestError(`Invalid 'model': vendor '${provider.vendor}' (${provider.type}) offers no embeddings.`, 'model');
-      const answer = await provider.embed(upstreamModel, inputs, { dimensions, user: params.user ?? undefined, signal: options.signal });
+      // At most one token a byte of text, or the token arrays' own lengths.
+      const inputAtMost = inputs.reduce<number>((sum, entry) => sum + (typeof entry === 'string' ? byteLength(entry) : entry.length), 0);
+      const metered = await meter?.start({
+        accountId,
+        modelId,
+        inputTokensAtMost: inputAtMost,
+        inputTokensEstimate: typeof inputs[0] === 'string' ? tokensOfBytes(inputAtMost) : inputAtMost,
+        hasOutput: false,
+        api: 'embeddings',
+      });
+      let answer: Awaited<ReturnType<NonNullable<typeof provider.embed>>>;
+      try {
+        answer = await provider.embed(upstreamModel, inputs, { dimensions, user: params.user ?? undefined, signal: options.signal });
+      } catch (error) {
+        await metered?.finish({ answered: false });
+        throw error;
+      }
+      await metered?.finish({ answered: true, usage: { prompt_tokens: answer.usage.prompt_tokens, completion_tokens: 0 } });
       result = { model: modelId, ...answer };
     }
     usage.record(accountId, result.model, result.usage.prompt_tokens, 0);

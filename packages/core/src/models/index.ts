@@ -39,4 +39,4 @@ export {
 } from './wire/chat-completions';
 export { CreateEmbeddingResponse, Embedding, EmbeddingCreateParams, MAX_EMBEDDING_INPUTS } from './wire/embeddings';
 export { Model, ModelsPage } from './wire/models';
-export { UsageListParams, UsagePage, UsageRow } from './wire/usage';
+export { UsageGroup, UsageGroupsPage, UsageListParams, UsagePage, UsageRow } from './wire/usage';

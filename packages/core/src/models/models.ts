@@ -1,4 +1,4 @@
-import type { FathomConfig } from '../config';
+import { type FathomConfig, priceOf } from '../config';
 import { NotFoundError } from '../errors';
 import type { Logger } from '../internal/logger';
 import type { ChatAdapter } from './chat-adapter';
@@ -10,7 +10,7 @@ const MODELS_TIMEOUT_MS = 5_000;
 
 export interface ModelsOptions {
   router: Pick<ChatAdapter, 'vendors' | 'provider' | 'configuredModels'>;
-  config: Pick<FathomConfig, 'modelAliases'>;
+  config: Pick<FathomConfig, 'modelAliases'> & Partial<Pick<FathomConfig, 'modelPrices'>>;
   log: Logger;
 }
 
@@ -44,7 +44,7 @@ export class Models {
     for (const [alias, target] of Object.entries(config.modelAliases ?? {})) {
       if (!listed.has(alias)) models.push({ id: alias, object: 'model', created: 0, owned_by: target.slice(0, target.indexOf('/')) });
     }
-    return { object: 'list', data: models };
+    return { object: 'list', data: models.map((model) => this.#priced(model)) };
   }
 
   /** One listed model (`<vendor>/<model>` or an alias); 404 when it is not listed. */
@@ -52,6 +52,13 @@ export class Models {
     const found = (await this.list()).data.find((entry) => entry.id === model);
     if (!found) throw new NotFoundError('model', model, 'model');
     return found;
+  }
+
+  /** The model with the price Fathom charges for it (an alias: its target's), when it has one. */
+  #priced(model: Model): Model {
+    const { config } = this.#options;
+    const price = priceOf(config.modelAliases?.[model.id] ?? model.id, { modelPrices: config.modelPrices ?? {} });
+    return price ? { ...model, pricing: { ...price } } : model;
   }
 
   #vendorModels(vendor: string): Promise<readonly string[]> {

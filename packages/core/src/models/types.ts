@@ -96,8 +96,51 @@ export type ChatStreamPart =
 
 export interface ChatCallOptions {
   signal?: AbortSignal;
-  /** Account the call is attributed to (usage is recorded for it). */
+  /** Account the call is attributed to: usage is recorded for it, and a priced model's cost charged to it. */
   accountId?: string;
+  /** The API family the call serves (`responses`, `assistants`, `agents`…), when the request's own is not known. */
+  api?: string;
+  /** The caller charges the call in its own price (a data tool's job counts its tokens): not charged again. */
+  chargedByCaller?: boolean;
+}
+
+/** What a metered model call is about to send: the model and the most its input and output can count. */
+export interface MeteredCallStart {
+  accountId: string;
+  /** The full `<vendor>/<model>` id. */
+  modelId: string;
+  /** Upper bound of the input tokens (the hold), and the usual estimate (charged when the upstream never reports). */
+  inputTokensAtMost: number;
+  inputTokensEstimate: number;
+  /** The output tokens the request allows (`max_tokens`…), if it says; the meter knows the model's own limit. */
+  maxOutputTokens?: number;
+  /** False for embeddings: no output tokens. */
+  hasOutput: boolean;
+  api?: string;
+}
+
+/** What a call used: the upstream's usage, or (when it never came) what was seen streaming. */
+export interface MeteredCallEnd {
+  usage?: { prompt_tokens: number; completion_tokens: number };
+  /** Whether the upstream answered at all (false: nothing was used, nothing is charged). */
+  answered: boolean;
+  /** Bytes of output seen (text and tool-call arguments), to estimate output tokens without usage. */
+  outputBytes?: number;
+}
+
+/** A model call between its hold and its capture. `finish` never throws (an unsettled hold is swept). */
+export interface MeteredCall {
+  finish(end: MeteredCallEnd): Promise<void>;
+}
+
+/**
+ * Charges model calls (internal to the composition root): the one seam every model call passes. `start`
+ * checks the key's model allow-list and holds the most the call can cost, before the upstream is called:
+ * it throws 403 `permission_denied` or 429 `insufficient_quota`; `finish` captures the cost and releases
+ * the rest.
+ */
+export interface ModelCallMeter {
+  start(call: MeteredCallStart): Promise<MeteredCall>;
 }
 
 /** What an embedder or a provider's `/embeddings` answered. */

@@ -1,5 +1,8 @@
 import type { UsageStore } from './usage-store';
-import type { UsageListParams, UsagePage } from './wire/usage';
+import type { UsageGroupsPage, UsageListParams, UsagePage } from './wire/usage';
+
+/** The grouped view of an account's model calls (the spend capability's call log). */
+export type UsageGroups = (accountId: string, params: UsageListParams) => Promise<UsageGroupsPage>;
 
 /**
  * `fathom.usage` (Fathom's own): an account's token usage per UTC day and model, counted on every model
@@ -7,12 +10,18 @@ import type { UsageListParams, UsagePage } from './wire/usage';
  */
 export class Usage {
   readonly #store: Pick<UsageStore, 'list'>;
+  readonly #groups: UsageGroups | undefined;
 
-  constructor(store: Pick<UsageStore, 'list'>) {
+  constructor(store: Pick<UsageStore, 'list'>, groups?: UsageGroups) {
     this.#store = store;
+    this.#groups = groups;
   }
 
-  async list(accountId: string, params: UsageListParams = {}): Promise<UsagePage> {
+  /** With `group_by`, `start_time` or `end_time`: the calls grouped by day, model, key and/or API with their cost. */
+  async list(accountId: string, params: UsageListParams = {}): Promise<UsagePage | UsageGroupsPage> {
+    if (this.#groups && (params.group_by !== undefined || params.start_time !== undefined || params.end_time !== undefined)) {
+      return this.#groups(accountId, params);
+    }
     const data = await this.#store.list(accountId, { startDate: params.start_date, endDate: params.end_date, model: params.model });
     return { object: 'list', data };
   }

@@ -175,7 +175,7 @@ async function* runTurns(
           }
         : {}),
     };
-    const iterator = deps.chat.stream(chatRequest, options)[Symbol.asyncIterator]();
+    const iterator = deps.chat.stream(chatRequest, { ...options, api: 'responses' })[Symbol.asyncIterator]();
     let next = await iterator.next();
     if (round === 0) {
       response.status = 'in_progress';

@@ -51,7 +51,8 @@ export async function createKey(target: Target, accountId: string, json: boolean
       ? await callApi<ApiKeyCreated>(target, 'POST', `/v1/admin/accounts/${encodeURIComponent(accountId)}/keys`, {})
       : await withFathom((fathom) => fathom.accounts.keys.create(accountId));
   if (json) return printJson(created);
-  console.log(`Created key ${created.id} for ${accountId}. Shown once; keep it:\n\n  ${created.api_key}\n`);
+  const secret = 'api_key' in created ? created.api_key : created.value;
+  console.log(`Created key ${created.id} for ${accountId}. Shown once; keep it:\n\n  ${secret}\n`);
 }
 
 /** `fathom keys list`: key ids and hints (never the keys), of one account or of all. */

@@ -22,7 +22,8 @@ export async function usage(target: Target, options: UsageOptions): Promise<void
       : await withFathom(async (fathom) => {
           const { UsageListParams } = await import('@fathom/core');
           const { checkValue } = await import('../validators');
-          return fathom.usage.list(await embeddedAccount(fathom, target.account), checkValue(UsageListParams, query));
+          // Without `group_by` the answer is the rows per day and model.
+          return (await fathom.usage.list(await embeddedAccount(fathom, target.account), checkValue(UsageListParams, query))) as UsagePage;
         });
   if (options.json) return printJson(page.data);
   if (page.data.length === 0) return console.log('No usage recorded.');

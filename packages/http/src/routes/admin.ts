@@ -5,9 +5,7 @@ import {
   AccountCreditParams,
   AccountListParams,
   AccountsPage,
-  ApiKeyCreated,
   ApiKeyDeleted,
-  Type,
 } from '@fathom/core';
 import { defineRoute, type Route } from '../route';
 
@@ -31,15 +29,6 @@ export const adminRoutes: Route[] = [
     operationId: 'createAccount',
     schema: { body: AccountCreateParams, response: AccountCreated },
     handler: ({ fathom, body }) => fathom.accounts.create(body),
-  }),
-  defineRoute({
-    method: 'POST',
-    path: '/v1/admin/accounts/:id/keys',
-    auth: 'admin',
-    summary: 'Issue a new API key for an account (shown once).',
-    operationId: 'createApiKey',
-    schema: { body: Type.Object({}), response: ApiKeyCreated },
-    handler: ({ fathom, params }) => fathom.accounts.keys.create(params.id),
   }),
   defineRoute({
     method: 'DELETE',

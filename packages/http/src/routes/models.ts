@@ -16,6 +16,8 @@ import {
   Model,
   ModelsPage,
   UsageListParams,
+  Type,
+  UsageGroupsPage,
   UsagePage,
 } from '@fathom/core';
 import type { FastifyReply } from 'fastify';
@@ -140,7 +142,7 @@ export const modelsRoutes: Route[] = [
     summary: "The account's token usage per UTC day and model.",
     operationId: 'listUsage',
     extension: true,
-    schema: { querystring: UsageListParams, response: UsagePage },
+    schema: { querystring: UsageListParams, response: Type.Union([UsagePage, UsageGroupsPage]) },
     handler: ({ fathom, account, query }) => fathom.usage.list(account.id, query),
   }),
 ];

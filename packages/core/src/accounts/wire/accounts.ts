@@ -42,6 +42,9 @@ export const LedgerEntry = Type.Object(
     ref: Nullable(Type.String({ description: 'What the money moved for (a job id…).' })),
     description: Nullable(Type.String()),
     created_at: Type.Integer(),
+    request_id: Nullable(Type.String({ description: 'The request that moved the money (model calls).' })),
+    model: Nullable(Type.String({ description: 'The model called (model calls).' })),
+    key_id: Nullable(Type.String({ description: 'The API key the call was made with (model calls).' })),
   },
   { title: 'LedgerEntry', additionalProperties: false },
 );

@@ -99,7 +99,8 @@ export class NlDataSource implements ToolSource {
     const ask = async (messages: ChatMessage[]) => {
       const result = await chat.complete(
         { model, messages, temperature: 0, response_format: { type: 'json_object' } },
-        { signal, accountId },
+        // The job's own price counts these tokens (pricePer1kTokens): the model call is not charged again.
+        { signal, accountId, chargedByCaller: true },
       );
       tokens += result.usage?.total_tokens ?? 0;
       return parseModelJson(result.message.content);

@@ -9,6 +9,20 @@ export const Model = Type.Object(
     object: Type.Literal('model'),
     created: Type.Integer(),
     owned_by: Type.String({ description: 'The vendor (for an alias: the vendor of its target).' }),
+    pricing: Type.Optional(
+      Type.Object(
+        {
+          input_cost_per_token: Type.Number(),
+          output_cost_per_token: Type.Number(),
+          cache_read_input_token_cost: Type.Optional(Type.Number()),
+          input_cost_per_token_batches: Type.Optional(Type.Number()),
+          output_cost_per_token_batches: Type.Optional(Type.Number()),
+          max_output_tokens: Type.Optional(Type.Integer()),
+          max_input_tokens: Type.Optional(Type.Integer()),
+        },
+        { description: 'What Fathom charges for the model (`FATHOM_MODEL_PRICES`, currency units per token); absent = free.', ...closed },
+      ),
+    ),
   },
   { title: 'Model', ...closed },
 );

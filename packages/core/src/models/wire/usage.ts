@@ -11,6 +11,16 @@ export const UsageListParams = Type.Object(
     start_date: Type.Optional(Day('A day, YYYY-MM-DD (UTC): the first one included.')),
     end_date: Type.Optional(Day('A day, YYYY-MM-DD (UTC): the last one included.')),
     model: Type.Optional(Type.String({ description: 'Only this model (`<vendor>/<model>`, or the embedder id).' })),
+    group_by: Type.Optional(
+      Type.String({
+        pattern: '^(day|model|key|api)(,(day|model|key|api))*$',
+        description:
+          'Comma-separated `day`, `model`, `key`, `api`: answer the calls grouped so, with their cost (`UsageGroupsPage`). ' +
+          'Without it (and without start_time/end_time) the answer is the daily token counts (`UsagePage`).',
+      }),
+    ),
+    start_time: Type.Optional(Type.Integer({ minimum: 0, description: 'Unix seconds, included (grouped view; default 30 days ago).' })),
+    end_time: Type.Optional(Type.Integer({ minimum: 0, description: 'Unix seconds, excluded (grouped view; default now).' })),
   },
   { title: 'UsageListParams' },
 );
@@ -32,3 +42,32 @@ export type UsageRow = Static<typeof UsageRow>;
 
 export const UsagePage = Type.Object({ object: Type.Literal('list'), data: Type.Array(UsageRow) }, { title: 'UsagePage', ...closed });
 export type UsagePage = Static<typeof UsagePage>;
+
+/** One group of `GET /v1/usage?group_by=…`: the calls of a day, model, key and/or API, and what they cost. */
+export const UsageGroup = Type.Object(
+  {
+    day: Type.Optional(Type.String({ description: '`YYYY-MM-DD`, UTC.' })),
+    model: Type.Optional(Type.String()),
+    key_id: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'null: calls made by background work of no key.' })),
+    api: Type.Optional(Type.String({ description: 'The resource family the calls came through (`models`, `responses`, `assistants`…).' })),
+    requests: Type.Integer(),
+    prompt_tokens: Type.Integer(),
+    completion_tokens: Type.Integer(),
+    total_tokens: Type.Integer(),
+    cost: Type.Number({ description: 'Charged, in currency units.' }),
+  },
+  { title: 'UsageGroup', ...closed },
+);
+export type UsageGroup = Static<typeof UsageGroup>;
+
+export const UsageGroupsPage = Type.Object(
+  {
+    object: Type.Literal('list'),
+    start_time: Type.Integer(),
+    end_time: Type.Integer(),
+    group_by: Type.Array(Type.String()),
+    data: Type.Array(UsageGroup),
+  },
+  { title: 'UsageGroupsPage', ...closed },
+);
+export type UsageGroupsPage = Static<typeof UsageGroupsPage>;

@@ -1,0 +1,5 @@
+// Spend control: the meter that charges every model call (hold, capture, release, sweep), model prices and costs.
+export { SpendMeter, modelAllowed, type SpendMeterOptions } from './model-meter';
+export { costMicros, picosPerToken } from './model-costs';
+export { SqlModelCallsRepository, type ModelCallsRepository, type ModelCallGroup, type UsageGroupBy } from './model-calls-repository';
+export { KeyRateLimits, openAiDuration, type KeyRateLimitsOf } from './key-rate-limits';

@@ -1,0 +1,99 @@
+import { RateLimitError } from '../errors';
+import type { SqlClient } from '../storage';
+
+/** A key's limits per minute (`rpm_limit`, `tpm_limit`); null = none. */
+export interface KeyRateLimitsOf {
+  id: string;
+  rpm_limit: number | null;
+  tpm_limit: number | null;
+}
+
+const WINDOW_SECONDS = 60;
+
+/**
+ * Per-key requests and tokens per minute, shared by every process on the database: one fixed one-minute
+ * window row per key, counted by a single upsert whose row condition admits a request only while the window
+ * has room (so two processes cannot both take the last slot). Tokens are added when a model call settles;
+ * a request is refused while the window's tokens have reached the limit. Answers OpenAI's headers.
+ */
+export class KeyRateLimits {
+  readonly #db: SqlClient;
+  readonly #now: () => number;
+
+  constructor(db: SqlClient, now: () => number = Date.now) {
+    this.#db = db;
+    this.#now = now;
+  }
+
+  /** Counts one request of the key; its `x-ratelimit-*` headers, or 429 `rate_limit_exceeded` carrying them and `retry-after`. */
+  async admit(key: KeyRateLimitsOf): Promise<Record<string, string>> {
+    const nowMs = this.#now();
+    const start = Math.floor(nowMs / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
+    const resetMs = (start + WINDOW_SECONDS) * 1000 - nowMs;
+    const rpm = key.rpm_limit ?? Number.MAX_SAFE_INTEGER;
+    const tpm = key.tpm_limit ?? Number.MAX_SAFE_INTEGER;
+    const row = await this.#db.get<{ requests: number; tokens: number }>(
+      `INSERT INTO key_rate_windows (key_id, window_start, requests, tokens) VALUES (?, ?, 1, 0)
+       ON CONFLICT (key_id, window_start) DO UPDATE SET requests = key_rate_windows.requests + 1
+       WHERE key_rate_windows.requests < ? AND key_rate_windows.tokens < ?
+       RETURNING requests, tokens`,
+      [key.id, start, rpm, tpm],
+    );
+    const headers = (requests: number, tokens: number) => ({
+      ...(key.rpm_limit !== null
+        ? {
+            'x-ratelimit-limit-requests': String(key.rpm_limit),
+            'x-ratelimit-remaining-requests': String(Math.max(0, key.rpm_limit - requests)),
+            'x-ratelimit-reset-requests': openAiDuration(resetMs),
+          }
+        : {}),
+      ...(key.tpm_limit !== null
+        ? {
+            'x-ratelimit-limit-tokens': String(key.tpm_limit),
+            'x-ratelimit-remaining-tokens': String(Math.max(0, key.tpm_limit - tokens)),
+            'x-ratelimit-reset-tokens': openAiDuration(resetMs),
+          }
+        : {}),
+    });
+    if (row) return headers(row.requests, row.tokens);
+    const seen = await this.#db.get<{ requests: number; tokens: number }>(
+      'SELECT requests, tokens FROM key_rate_windows WHERE key_id = ? AND window_start = ?',
+      [key.id, start],
+    );
+    const which = key.rpm_limit !== null && (seen?.requests ?? 0) >= key.rpm_limit ? 'requests' : 'tokens';
+    const limit = which === 'requests' ? key.rpm_limit : key.tpm_limit;
+    throw new RateLimitError(
+      `Rate limit reached for this API key: ${limit} ${which} per minute. Try again in ${openAiDuration(resetMs)}.`,
+      {
+        ...headers(seen?.requests ?? 0, seen?.tokens ?? 0),
+        'retry-after': String(Math.max(1, Math.ceil(resetMs / 1000))),
+        'retry-after-ms': String(Math.max(1, resetMs)),
+      },
+    );
+  }
+
+  /** Adds a settled call's tokens to the key's current window. */
+  async addTokens(keyId: string, tokens: number): Promise<void> {
+    if (!(tokens > 0)) return;
+    const start = Math.floor(this.#now() / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
+    await this.#db.run(
+      `INSERT INTO key_rate_windows (key_id, window_start, requests, tokens) VALUES (?, ?, 0, ?)
+       ON CONFLICT (key_id, window_start) DO UPDATE SET tokens = key_rate_windows.tokens + excluded.tokens`,
+      [keyId, start, Math.ceil(tokens)],
+    );
+  }
+
+  /** Drops windows older than the current one (called with the hold sweep). */
+  async prune(): Promise<void> {
+    const start = Math.floor(this.#now() / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
+    await this.#db.run('DELETE FROM key_rate_windows WHERE window_start < ?', [start - WINDOW_SECONDS]);
+  }
+}
+
+/** A duration as OpenAI writes it in `x-ratelimit-reset-*`: `20ms`, `1s`, `6m0s`. */
+export function openAiDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.ceil(ms))}ms`;
+  const seconds = Math.ceil(ms / 1000);
+  const minutes = Math.floor(seconds / 60);
+  return minutes > 0 ? `${minutes}m${seconds % 60}s` : `${seconds}s`;
+}
