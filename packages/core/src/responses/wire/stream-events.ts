@@ -44,7 +44,7 @@ export const ResponseStreamEvent = TaggedUnion(
       {
         type: StringEnum(['response.content_part.added', 'response.content_part.done']),
         ...InPart,
-        part: Type.Union([ResponseOutputText, ResponseOutputRefusal]),
+        part: TaggedUnion('type', [ResponseOutputText, ResponseOutputRefusal]),
       },
       { additionalProperties: false },
     ),
