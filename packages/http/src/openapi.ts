@@ -87,6 +87,7 @@ function successAnswer(components: Components, route: Route): Json {
     };
   }
   const answer: Json = { description: route.summary ?? 'OK' };
+  if (route.produces === 'empty') return answer;
   const content: Json = {};
   if (route.schema?.response) content['application/json'] = { schema: components.hoist(route.schema.response) };
   if (route.schema?.stream) content['text/event-stream'] = { schema: components.hoist(route.schema.stream) };

@@ -83,8 +83,12 @@ export interface RouteDefinition<Path extends string, Schema extends RouteSchema
   summary?: string;
   /** The OpenAPI `operationId`; default derived from the method and path. */
   operationId?: string;
-  /** The answer is not JSON: a file's bytes (`application/octet-stream`), or a server-sent-event stream when `schema.stream` is set. */
-  produces?: 'json' | 'bytes';
+  /**
+   * The answer is not JSON: a file's bytes (`application/octet-stream`), or a server-sent-event stream when
+   * `schema.stream` is set; `empty` for a route whose success has no body (or that never succeeds: its
+   * refusals are OpenAI's error envelope, as on every route).
+   */
+  produces?: 'json' | 'bytes' | 'empty';
   /** The OpenAPI tag (the route family, e.g. `Vector stores`); set by the route tables. */
   tag?: string;
   /** A Fathom operation with no OpenAI counterpart (agents, data tools, admin…); set by the route tables. */

@@ -22,11 +22,7 @@ export function toConversation(row: ConversationRow): Conversation {
 }
 
 /** Items as sent (the declaration checked their number), normalised; the files they name must be the account's (404 now). */
-export async function readItems(
-  sources: ContextSources,
-  accountId: string,
-  raw: readonly ResponseInputItemParam[],
-): Promise<InputItem[]> {
+export async function readItems(sources: ContextSources, accountId: string, raw: readonly ResponseInputItemParam[]): Promise<InputItem[]> {
   const items = normalizeInput(raw, 'items');
   await checkFiles(sources.files, accountId, items, 'items');
   return items;

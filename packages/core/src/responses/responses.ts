@@ -5,7 +5,7 @@ import type { ChatAdapterContract } from '../models/types';
 import type { SqlClient } from '../storage';
 import type { StoreSearcher } from '../vector';
 import { BackgroundResponses } from './background-responses';
-import { buildContext, checkContext, type ContextSources, resolveStored } from './context';
+import { buildContext, checkContext, type ContextSources } from './context';
 import { type ConversationsRepository, SqlConversationsRepository } from './conversations-repository';
 import { EventLog, TERMINAL_EVENTS } from './event-log';
 import { type ForegroundLease, ForegroundLeases, STOPPED_ERROR } from './foreground-leases';
@@ -17,7 +17,14 @@ import { type ResponsesRepository, type ResponseStatus, SqlResponsesRepository, 
 import { type ResponseObject, type ResponsesEvent, runResponse, viewResponse } from './run-response';
 import { type OutcomeStore, storeOutcome } from './store-outcome';
 import type { FileContents } from './to-messages';
-import { includeOf, type Response, type ResponseCreateParams, type ResponseDeleted, type ResponseRetrieveParams, type ResponseStreamEvent } from './wire';
+import {
+  includeOf,
+  type Response,
+  type ResponseCreateParams,
+  type ResponseDeleted,
+  type ResponseRetrieveParams,
+  type ResponseStreamEvent,
+} from './wire';
 
 export interface ResponsesOptions {
   db: SqlClient;

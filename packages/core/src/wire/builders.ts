@@ -92,5 +92,7 @@ export function OpenObject<const Properties extends TProperties>(
   properties: Properties,
   options: ObjectOptions = {},
 ): TUnsafe<Static<TObject<Properties>> & { [key: string]: unknown }> {
-  return Type.Unsafe<Static<TObject<Properties>> & { [key: string]: unknown }>(Type.Object(properties, { ...options, additionalProperties: true }));
+  return Type.Unsafe<Static<TObject<Properties>> & { [key: string]: unknown }>(
+    Type.Object(properties, { ...options, additionalProperties: true }),
+  );
 }

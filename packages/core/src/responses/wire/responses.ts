@@ -92,7 +92,10 @@ const IncludeQuery = {
 };
 
 /** The `include` values of a query, whichever spelling it used. */
-export function includeOf(query: { include?: readonly ResponseIncludable[]; 'include[]'?: readonly ResponseIncludable[] }): ResponseIncludable[] {
+export function includeOf(query: {
+  include?: readonly ResponseIncludable[];
+  'include[]'?: readonly ResponseIncludable[];
+}): ResponseIncludable[] {
   return [...(query['include[]'] ?? []), ...(query.include ?? [])];
 }
 
@@ -152,7 +155,9 @@ export const Response = Type.Object(
     background: OptionalNullable(Type.Boolean()),
     completed_at: OptionalNullable(Type.Integer()),
     error: Nullable(ResponseError),
-    incomplete_details: Nullable(Type.Object({ reason: StringEnum(['max_output_tokens', 'content_filter']) }, { additionalProperties: false })),
+    incomplete_details: Nullable(
+      Type.Object({ reason: StringEnum(['max_output_tokens', 'content_filter']) }, { additionalProperties: false }),
+    ),
     instructions: Nullable(Type.String()),
     max_output_tokens: OptionalNullable(Type.Integer()),
     max_tool_calls: OptionalNullable(Type.Integer()),

@@ -50,10 +50,18 @@ export const ResponseStreamEvent = TaggedUnion(
     ),
     event('response.output_text.delta', { ...InPart, delta: Type.String(), logprobs: Logprobs }),
     event('response.output_text.done', { ...InPart, text: Type.String(), logprobs: Logprobs }),
-    event('response.output_text.annotation.added', { ...InPart, annotation_index: Type.Integer({ minimum: 0 }), annotation: ResponseAnnotation }),
+    event('response.output_text.annotation.added', {
+      ...InPart,
+      annotation_index: Type.Integer({ minimum: 0 }),
+      annotation: ResponseAnnotation,
+    }),
     Type.Object(
       {
-        type: StringEnum(['response.file_search_call.in_progress', 'response.file_search_call.searching', 'response.file_search_call.completed']),
+        type: StringEnum([
+          'response.file_search_call.in_progress',
+          'response.file_search_call.searching',
+          'response.file_search_call.completed',
+        ]),
         ...At,
         item_id: ResponseFileSearchToolCall.properties.id,
       },

@@ -69,7 +69,9 @@ describe('the answer declarations catch the conformance misses of issue 22', () 
 
   it('response.content_part.added: the output_text part carries logprobs', () => {
     const event = { type: 'response.content_part.added', sequence_number: 2, item_id: 'msg_1', output_index: 0, content_index: 0 };
-    expect(mismatch(ResponseStreamEvent, { ...event, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } })).toBeUndefined();
+    expect(
+      mismatch(ResponseStreamEvent, { ...event, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } }),
+    ).toBeUndefined();
     expect(mismatch(ResponseStreamEvent, { ...event, part: { type: 'output_text', text: '', annotations: [] } })).toBe(
       "Missing required parameter: 'part.logprobs'.",
     );
@@ -77,7 +79,9 @@ describe('the answer declarations catch the conformance misses of issue 22', () 
 
   it('a conversation item from an assistant message the client sent: its output_text part carries logprobs', () => {
     const item = { id: 'msg_2', type: 'message', role: 'assistant', status: 'completed' };
-    expect(mismatch(ConversationItem, { ...item, content: [{ type: 'output_text', text: 'a', annotations: [], logprobs: [] }] })).toBeUndefined();
+    expect(
+      mismatch(ConversationItem, { ...item, content: [{ type: 'output_text', text: 'a', annotations: [], logprobs: [] }] }),
+    ).toBeUndefined();
     expect(mismatch(ConversationItem, { ...item, content: [{ type: 'output_text', text: 'a', annotations: [] }] })).toBe(
       "Missing required parameter: 'content[0].logprobs'.",
     );
