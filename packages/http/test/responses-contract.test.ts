@@ -91,7 +91,15 @@ describe('items built from the assistant messages a client sends', () => {
     expect(assistant.content).toEqual([{ type: 'output_text', text: 'Yes, until dusk.', annotations: [], logprobs: [] }]);
 
     const added = await server.client.conversations.items.create(conversation.id, {
-      items: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Tide turns at 4.', annotations: [] }] }],
+      items: [
+        {
+          id: 'msg_from_client',
+          type: 'message',
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: 'Tide turns at 4.', annotations: [] }],
+        },
+      ],
     });
     expect(added.data[0]).toMatchObject({ content: [{ type: 'output_text', text: 'Tide turns at 4.', logprobs: [] }] });
 
