@@ -27,6 +27,21 @@ const POSTGRES_EXCLUDED: string[] = [
   'test/cli.test.ts',
 ];
 
+/**
+ * http test files the inner loop (`npm run test:fast`, FATHOM_TEST_FAST=1) leaves to `npm test`: they start
+ * other processes (a cluster of servers, a built and packed package, the CLI), fill a disk, or fuzz every
+ * route. `test:fast` runs the core and http projects only (SQLite; no PostgreSQL, no browser).
+ */
+const FAST_EXCLUDED: string[] = [
+  'test/packaging.test.ts',
+  'test/cluster.test.ts',
+  'test/mcp-cluster.test.ts',
+  'test/fuzz-routes.test.ts',
+  'test/disk-full.test.ts',
+  'test/migrate-data.test.ts',
+];
+const fast = process.env.FATHOM_TEST_FAST === '1';
+
 // One project per package (test.projects replaces the deprecated vitest.workspace.ts).
 export default defineConfig({
   test: {
@@ -50,6 +65,7 @@ export default defineConfig({
           name: 'http',
           root: './packages/http',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          ...(fast ? { exclude: FAST_EXCLUDED } : {}),
           pool: 'forks',
           testTimeout: 30_000,
           hookTimeout: 60_000,

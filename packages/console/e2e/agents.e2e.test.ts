@@ -1,7 +1,7 @@
 import { createFakeOpenAIUpstream, createTestServer, type FakeUpstream, respond, type TestServer } from '@fathom/core/test';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestFathom } from '../../http/test/harness';
+import type { TestFathom } from '@fathom/http/test';
 import { launchBrowser, openPage, pageText, screenshot, signIn, startConsoleServer } from './browser';
 
 const SECRET = 'sk-orders-e2e-7d41c9';

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { DEFAULT_CONSOLE_DIR } from '../../http/src/console';
-import { type StartOptions, startFathom, type TestFathom } from '../../http/test/harness';
+import { type StartOptions, startFathom, type TestFathom } from '@fathom/http/test';
 
 /** Set to write each page's screenshot into docs/console/ (the images docs/console.md shows). */
 export const SCREENSHOTS_ENV = 'FATHOM_CONSOLE_SCREENSHOTS';

@@ -1,8 +1,7 @@
 import type { TestServer } from '@fathom/core/test';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestFathom } from '../../http/test/harness';
-import { createFakeWebsite } from '../../http/test/tools-fakes';
+import { createFakeWebsite, type TestFathom } from '@fathom/http/test';
 import { launchBrowser, openPage, screenshot, signIn, startConsoleServer } from './browser';
 
 /** Start a website-contacts job from the form generated from its input_schema, and see its items. */

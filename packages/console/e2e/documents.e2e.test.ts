@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestFathom } from '../../http/test/harness';
+import type { TestFathom } from '@fathom/http/test';
 import { launchBrowser, openPage, screenshot, signIn, startConsoleServer } from './browser';
 
 const HANDBOOK = `# Handbook

@@ -1,7 +1,7 @@
 import { createFakeOpenAIUpstream, type FakeUpstream } from '@fathom/core/test';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestFathom } from '../../http/test/harness';
+import type { TestFathom } from '@fathom/http/test';
 import { launchBrowser, openPage, screenshot, signIn, startConsoleServer } from './browser';
 
 /** Sign-in (wrong key, keyboard), the playground with streaming and file_search citations, usage, admin, narrow window. */

@@ -19,7 +19,7 @@ import { type DataTools, type Jobs, jobsSchema } from './jobs';
 import { createDataTools, type DataToolsCapability } from './jobs/create-data-tools';
 import { FathomMcpServer, mcpServerSchema, mcpSourcesOf } from './mcp-server';
 import { type FathomMetrics, metrics, readQueueGauges, tracer } from './observability';
-import { Conversations, Responses, responsesSchema, SqlResponsesRepository } from './responses';
+import { Conversations, type ResponseCreateParams, Responses, responsesSchema, SqlResponsesRepository } from './responses';
 import {
   type Chat,
   type ChatCompletionCreateParamsNonStreaming,
@@ -229,7 +229,8 @@ export class Fathom {
         '/v1/chat/completions': (accountId, body, signal) =>
           this.chat.completions.create(accountId, body as ChatCompletionCreateParamsNonStreaming, { signal }),
         '/v1/embeddings': (accountId, body, signal) => this.embeddings.create(accountId, body as EmbeddingCreateParams, { signal }),
-        '/v1/responses': async (accountId, body, signal) => (await this.responses.create(accountId, body, { signal })).response,
+        '/v1/responses': async (accountId, body, signal) =>
+          (await this.responses.create(accountId, body as ResponseCreateParams, { signal })).response,
       },
       settings: config.batches,
       leaseMs: config.leaseSeconds * 1000,

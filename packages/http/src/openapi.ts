@@ -90,6 +90,7 @@ function successAnswer(components: Components, route: Route): Json {
     return { description: route.summary ?? 'OK', content: { 'text/plain': { schema: { type: 'string' } } } };
   }
   const answer: Json = { description: route.summary ?? 'OK' };
+  if (route.produces === 'empty') return answer;
   const content: Json = {};
   if (route.schema?.response) content['application/json'] = { schema: components.hoist(route.schema.response) };
   if (route.schema?.stream) content['text/event-stream'] = { schema: components.hoist(route.schema.stream) };

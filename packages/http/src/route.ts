@@ -95,9 +95,10 @@ export interface RouteDefinition<Path extends string, Schema extends RouteSchema
   operationId?: string;
   /**
    * The answer is not JSON: a file's bytes (`application/octet-stream`), plain text (`text/plain`, e.g. the
-   * Prometheus exposition), or a server-sent-event stream when `schema.stream` is set.
+   * Prometheus exposition), or a server-sent-event stream when `schema.stream` is set; `empty` for a route
+   * whose success has no body (or that never succeeds: its refusals are OpenAI's error envelope, as on every route).
    */
-  produces?: 'json' | 'bytes' | 'text';
+  produces?: 'json' | 'bytes' | 'text' | 'empty';
   /** The OpenAPI tag (the route family, e.g. `Vector stores`); set by the route tables. */
   tag?: string;
   /** The resource family a key's `permissions` govern this route by (set by the route tables from the path). */

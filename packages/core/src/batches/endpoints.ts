@@ -1,6 +1,7 @@
 import { describeSchemaIssues, FathomError } from '../errors';
 import { ChatCompletionCreateParams, EmbeddingCreateParams } from '../models';
 import { readResponseRequest } from '../responses/read-request';
+import { ResponseCreateParams } from '../responses/wire/responses';
 import { compileCheck, type SchemaCheck } from '../wire';
 import { type LineUsage, NO_USAGE } from './batches-repository';
 import type { BatchEndpoint } from './wire/batches';
@@ -24,20 +25,32 @@ export interface BodyProblem {
 }
 
 // Compiled at the first batch, not when Fathom loads.
-let checks: { chat: SchemaCheck<ChatCompletionCreateParams>; embeddings: SchemaCheck<EmbeddingCreateParams> } | undefined;
+let checks:
+  | {
+      chat: SchemaCheck<ChatCompletionCreateParams>;
+      embeddings: SchemaCheck<EmbeddingCreateParams>;
+      responses: SchemaCheck<ResponseCreateParams>;
+    }
+  | undefined;
 
 /**
  * Checks a line's body as the endpoint's route does before it calls core: the route's JSON Schema (the
- * same ajv options as the HTTP server), or for `/v1/responses` core's own reading of the body. A batch
+ * same ajv options as the HTTP server), and for `/v1/responses` core's own reading of the body after it. A batch
  * line cannot stream (`stream: true` is refused) and a Responses line cannot run in the background.
  */
 export function checkBody(endpoint: BatchEndpoint, body: Record<string, unknown>): BodyProblem | null {
-  checks ??= { chat: compileCheck(ChatCompletionCreateParams), embeddings: compileCheck(EmbeddingCreateParams) };
+  const streams = body.stream === true;
+  checks ??= {
+    chat: compileCheck(ChatCompletionCreateParams),
+    embeddings: compileCheck(EmbeddingCreateParams),
+    responses: compileCheck(ResponseCreateParams),
+  };
   if (endpoint === '/v1/chat/completions') {
     if (!checks.chat(body)) return describeSchemaIssues(checks.chat.issues);
   } else if (endpoint === '/v1/embeddings') {
     if (!checks.embeddings(body)) return describeSchemaIssues(checks.embeddings.issues);
   } else {
+    if (!checks.responses(body)) return describeSchemaIssues(checks.responses.issues);
     try {
       readResponseRequest(body);
     } catch (error) {
@@ -51,7 +64,7 @@ export function checkBody(endpoint: BatchEndpoint, body: Record<string, unknown>
         code: 'invalid_value',
       };
   }
-  if (body.stream === true)
+  if (streams)
     return {
       message: "A batch line cannot stream: remove 'stream' (its answer is written to the output file).",
       param: 'stream',

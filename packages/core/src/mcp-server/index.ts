@@ -8,3 +8,4 @@ export type { McpScope } from './types';
 export { MAX_AGENT_TOOLS } from './agent-run-tools';
 export { MAX_SEARCH_STORES } from './document-tools';
 export { RESOURCE_PAGE } from './resources';
+export { JsonRpcMessage } from './wire';

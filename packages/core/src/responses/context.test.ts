@@ -99,7 +99,8 @@ describe('the context a request pulls in', () => {
     await store('r2', [turn(2)], 'r1');
     await store('r3', [turn(3)], 'r2');
     const budget = () => new ContextBudget(bytes(turn(1)) * 2 + 100);
-    const request = (truncation: string) => readResponseRequest({ model: 'v/m', input: 'next', previous_response_id: 'r3', truncation });
+    const request = (truncation: 'auto' | 'disabled') =>
+      readResponseRequest({ model: 'v/m', input: 'next', previous_response_id: 'r3', truncation });
     expect(await refusal(buildContext(sources(), account, request('disabled'), 128_000, budget()))).toMatchObject({
       param: 'previous_response_id',
       code: 'context_too_large',
@@ -120,7 +121,8 @@ describe('the context a request pulls in', () => {
       message('u2', 'last', 'user'),
     ]);
     const budget = () => new ContextBudget(bytes(big) + 200);
-    const request = (truncation: string) => readResponseRequest({ model: 'v/m', input: 'next', conversation: 'conv_1', truncation });
+    const request = (truncation: 'auto' | 'disabled') =>
+      readResponseRequest({ model: 'v/m', input: 'next', conversation: 'conv_1', truncation });
     expect(await refusal(buildContext(sources(), account, request('disabled'), 128_000, budget()))).toMatchObject({
       param: 'conversation',
     });

@@ -1,14 +1,11 @@
 // Responses and Conversations: OpenAI's stateful API, stored per account, run on top of chat.
 export { Responses, type ResponsesOptions, type CreateResult } from './responses';
-export { Conversations, type ConversationObject, MAX_ITEMS_PER_CALL } from './conversations';
+export { ResponseInputItems } from './input-items';
+export { Conversations } from './conversations';
+export { ConversationItems } from './conversation-items';
+export * from './wire';
 export { responsesSchema } from './schema';
-export {
-  readResponseRequest,
-  RESPONSE_INCLUDABLES,
-  FILE_SEARCH_MAX_RESULTS,
-  type ResponseRequest,
-  type FileSearchSettings,
-} from './read-request';
+export { readResponseRequest, FILE_SEARCH_MAX_RESULTS, type ResponseRequest, type FileSearchSettings } from './read-request';
 export {
   runResponse,
   viewItem,

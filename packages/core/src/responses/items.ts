@@ -46,7 +46,9 @@ function requiredString(item: Record<string, unknown>, key: string, where: strin
 /** Content parts of a message, in stored form; a string becomes one text part of the role's kind. */
 function normalizeContent(content: unknown, role: string, where: string): Record<string, unknown>[] {
   if (typeof content === 'string') {
-    return [role === 'assistant' ? { type: 'output_text', text: content, annotations: [] } : { type: 'input_text', text: content }];
+    return [
+      role === 'assistant' ? { type: 'output_text', text: content, annotations: [], logprobs: [] } : { type: 'input_text', text: content },
+    ];
   }
   if (!Array.isArray(content)) fail(`${where}.content`, `Invalid '${where}.content': expected a string or an array of content parts.`);
   return content.map((part, index) => {
@@ -66,6 +68,8 @@ function normalizeContent(content: unknown, role: string, where: string): Record
         type: 'output_text',
         text: requiredString(part, 'text', at),
         annotations: Array.isArray(part.annotations) ? part.annotations : [],
+        // The SDK's output_text part carries its logprobs; Fathom keeps none of a client's (they never reach a model).
+        logprobs: [],
       };
     }
     if (type === 'refusal') return { type: 'refusal', refusal: requiredString(part, 'refusal', at) };

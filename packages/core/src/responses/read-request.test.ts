@@ -1,11 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidRequestError } from '../errors';
+import { describeSchemaIssues, InvalidRequestError } from '../errors';
 import { FIELD_LIMITS } from '../internal/field-limits';
+import { compileCheck } from '../wire';
 import { readResponseRequest } from './read-request';
+import { ResponseCreateParams } from './wire';
 
-function refusal(body: Record<string, unknown>): string | null {
+const declared = compileCheck(ResponseCreateParams);
+
+/** The field a body is refused for, as the HTTP edge refuses it: its declaration first, then the rules core keeps. */
+function refusal(fields: Record<string, unknown>): string | null {
+  const body = { model: 'v/m', input: 'hi', ...fields };
+  if (!declared(body)) return describeSchemaIssues([...declared.issues]).param;
   try {
-    readResponseRequest({ model: 'v/m', input: 'hi', ...body });
+    readResponseRequest(body);
   } catch (error) {
     expect(error).toBeInstanceOf(InvalidRequestError);
     return (error as InvalidRequestError).param;
@@ -15,7 +22,7 @@ function refusal(body: Record<string, unknown>): string | null {
 
 describe('readResponseRequest', () => {
   it('reads null as absent and fills the defaults OpenAI documents', () => {
-    const request = readResponseRequest({
+    const body = {
       model: 'v/m',
       input: 'hi',
       include: null,
@@ -23,7 +30,9 @@ describe('readResponseRequest', () => {
       temperature: null,
       store: null,
       truncation: null,
-    });
+    };
+    expect(declared(body)).toBe(true);
+    const request = readResponseRequest(body);
     expect(request).toMatchObject({ store: true, background: false, stream: false, truncation: 'disabled', include: [], tools: [] });
     expect(request.temperature).toBeUndefined();
     expect(request.input).toEqual([

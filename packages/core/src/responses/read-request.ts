@@ -1,10 +1,9 @@
 import { InvalidRequestError } from '../errors';
-import { checkLength, FIELD_LIMITS } from '../internal/field-limits';
-import { validateMetadata } from '../internal/metadata';
 import type { ChatToolChoice, ChatToolDefinition } from '../models/types';
 import type { AttributeFilter, StoreSearchOptions } from '../vector';
 import { type InputItem, normalizeInput } from './items';
 import { echoMcpTool, MAX_MCP_SERVERS, type McpToolSettings, readMcpTool } from './mcp-request';
+import type { ResponseCreateParams, ResponseIncludable } from './wire';
 
 /** The hosted `file_search` tool of a request, executed by Fathom's own search. */
 export interface FileSearchSettings {
@@ -41,7 +40,7 @@ export interface ResponseRequest {
   stream: boolean;
   previousResponseId?: string;
   conversationId?: string;
-  include: string[];
+  include: ResponseIncludable[];
   metadata: Record<string, string>;
   /** The request's own fields as the response object echoes them. */
   echo: Record<string, unknown>;
@@ -50,48 +49,8 @@ export interface ResponseRequest {
 /** Passages per file search (service spec: at most 8). */
 export const FILE_SEARCH_MAX_RESULTS = 8;
 
-/** Every `include` value OpenAI documents; those that do not apply to Fathom's tools are accepted and ignored. */
-export const RESPONSE_INCLUDABLES = [
-  'file_search_call.results',
-  'web_search_call.results',
-  'web_search_call.action.sources',
-  'message.input_image.image_url',
-  'computer_call_output.output.image_url',
-  'code_interpreter_call.outputs',
-  'reasoning.encrypted_content',
-  'message.output_text.logprobs',
-];
-
 function fail(param: string, message: string, code = 'invalid_request_error'): never {
   throw new InvalidRequestError(message, param, code);
-}
-
-/** The value of `key`, with `null` read as absent (OpenAI's schema allows null on these fields). */
-function field(body: Record<string, unknown>, key: string): unknown {
-  const value = body[key];
-  return value === null ? undefined : value;
-}
-
-function optionalString(body: Record<string, unknown>, key: string): string | undefined {
-  const value = field(body, key);
-  if (value !== undefined && typeof value !== 'string') fail(key, `Invalid type for '${key}': expected a string.`);
-  return value as string | undefined;
-}
-
-function optionalBoolean(body: Record<string, unknown>, key: string): boolean | undefined {
-  const value = field(body, key);
-  if (value !== undefined && typeof value !== 'boolean') fail(key, `Invalid type for '${key}': expected a boolean.`);
-  return value as boolean | undefined;
-}
-
-function optionalNumber(body: Record<string, unknown>, key: string, min: number, max: number, integer = false): number | undefined {
-  const value = field(body, key);
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
-    fail(key, `Invalid type for '${key}': expected ${integer ? 'an integer' : 'a number'}.`);
-  }
-  if (value < min || value > max) fail(key, `Invalid '${key}': expected a value between ${min} and ${max}, got ${value}.`);
-  return value;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -130,18 +89,15 @@ function fileSearchSettings(tool: Record<string, unknown>, where: string): FileS
 }
 
 function readTools(
-  body: Record<string, unknown>,
+  raw: ResponseCreateParams['tools'],
   mcpServers: ReadonlySet<string> | undefined,
 ): { tools: ChatToolDefinition[]; fileSearch?: FileSearchSettings; mcp: McpToolSettings[] } {
-  const raw = field(body, 'tools');
-  if (raw === undefined) return { tools: [], mcp: [] };
-  if (!Array.isArray(raw)) fail('tools', `Invalid type for 'tools': expected an array.`);
+  if (!raw) return { tools: [], mcp: [] };
   const tools: ChatToolDefinition[] = [];
   const mcp: McpToolSettings[] = [];
   let fileSearch: FileSearchSettings | undefined;
-  raw.forEach((tool: unknown, index) => {
+  raw.forEach((tool: Record<string, unknown>, index) => {
     const where = `tools[${index}]`;
-    if (!isObject(tool)) fail(where, `Invalid '${where}': expected an object.`);
     if (tool.type === 'function') {
       if (typeof tool.name !== 'string' || !tool.name) fail(`${where}.name`, `Missing required parameter: '${where}.name'.`);
       tools.push({
@@ -177,9 +133,8 @@ function readTools(
   return { tools, fileSearch, mcp };
 }
 
-function readToolChoice(body: Record<string, unknown>): ChatToolChoice | undefined {
-  const choice = field(body, 'tool_choice');
-  if (choice === undefined) return undefined;
+function readToolChoice(choice: ResponseCreateParams['tool_choice']): ChatToolChoice | undefined {
+  if (choice === undefined || choice === null) return undefined;
   if (choice === 'auto' || choice === 'none' || choice === 'required') return choice;
   if (isObject(choice) && choice.type === 'function' && typeof choice.name === 'string')
     return { type: 'function', function: { name: choice.name } };
@@ -191,13 +146,9 @@ function readToolChoice(body: Record<string, unknown>): ChatToolChoice | undefin
   );
 }
 
-function readFormat(body: Record<string, unknown>): Record<string, unknown> | undefined {
-  const text = field(body, 'text');
-  if (text === undefined) return undefined;
-  if (!isObject(text)) fail('text', `Invalid type for 'text': expected an object.`);
-  const format = text.format ?? undefined;
+function readFormat(text: ResponseCreateParams['text']): Record<string, unknown> | undefined {
+  const format = text?.format ?? undefined;
   if (format === undefined) return undefined;
-  if (!isObject(format)) fail('text.format', `Invalid type for 'text.format': expected an object.`);
   if (format.type === 'text') return undefined;
   if (format.type === 'json_object') return { type: 'json_object' };
   if (format.type === 'json_schema') {
@@ -220,94 +171,63 @@ function readFormat(body: Record<string, unknown>): Record<string, unknown> | un
   );
 }
 
-function readConversation(body: Record<string, unknown>): string | undefined {
-  const value = field(body, 'conversation');
-  if (value === undefined) return undefined;
-  if (typeof value === 'string' && value) return value;
-  if (isObject(value) && typeof value.id === 'string' && value.id) return value.id;
-  return fail('conversation', `Invalid 'conversation': expected a conversation id or {id}.`);
-}
-
-function readInclude(body: Record<string, unknown>): string[] {
-  const include = field(body, 'include');
-  if (include === undefined) return [];
-  if (!Array.isArray(include)) fail('include', `Invalid type for 'include': expected an array of strings.`);
-  include.forEach((value, index) => {
-    if (!RESPONSE_INCLUDABLES.includes(value as string)) {
-      fail(
-        `include[${index}]`,
-        `Invalid value for 'include[${index}]': '${String(value)}'. Supported values are: ${RESPONSE_INCLUDABLES.map((name) => `'${name}'`).join(', ')}.`,
-      );
-    }
-  });
-  return include as string[];
+function readConversation(value: ResponseCreateParams['conversation']): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  return typeof value === 'string' ? value : value.id;
 }
 
 /**
- * Validates a `/v1/responses` body (each error names its field; `null` means absent wherever OpenAI
- * allows it) and reads it into a `ResponseRequest`. Fields Fathom has no use for (prompt caching,
- * service tier, moderation settings…) are accepted and ignored.
+ * Reads a `/v1/responses` body, as its declaration (`ResponseCreateParams`) admits it, into a
+ * `ResponseRequest`, checking what the declaration cannot say: the rules across fields and each
+ * tool's own fields (each error names its field). `null` means absent wherever OpenAI allows it.
  */
-export function readResponseRequest(body: Record<string, unknown>, options: { mcpServers?: ReadonlySet<string> } = {}): ResponseRequest {
-  if (!isObject(body)) fail('body', 'The request body must be a JSON object.');
-  const model = optionalString(body, 'model');
-  if (!model) fail('model', `Missing required parameter: 'model'.`);
-  if (field(body, 'prompt') !== undefined)
-    fail('prompt', `Unsupported parameter: 'prompt' (stored prompt templates).`, 'unsupported_parameter');
-  const previousResponseId = optionalString(body, 'previous_response_id');
-  const conversationId = readConversation(body);
+export function readResponseRequest(body: ResponseCreateParams, options: { mcpServers?: ReadonlySet<string> } = {}): ResponseRequest {
+  const previousResponseId = body.previous_response_id ?? undefined;
+  const conversationId = readConversation(body.conversation);
   if (previousResponseId && conversationId) {
     fail('conversation', `Mutually exclusive parameters: 'previous_response_id' and 'conversation'. Send only one of them.`);
   }
-  const rawInput = field(body, 'input');
+  const rawInput = body.input ?? undefined;
   if (rawInput === undefined && !previousResponseId && !conversationId) fail('input', `Missing required parameter: 'input'.`);
   const input = rawInput === undefined ? [] : normalizeInput(rawInput);
-  const store = optionalBoolean(body, 'store') ?? true;
-  const background = optionalBoolean(body, 'background') ?? false;
+  const store = body.store ?? true;
+  const background = body.background ?? false;
   if (background && !store)
     fail('background', `Invalid value for 'background': background responses must be stored; send store: true (the default).`);
-  const truncation = field(body, 'truncation') ?? 'disabled';
-  if (truncation !== 'auto' && truncation !== 'disabled')
-    fail('truncation', `Invalid value for 'truncation': expected 'auto' or 'disabled'.`);
-  const reasoning = field(body, 'reasoning');
-  if (reasoning !== undefined && !isObject(reasoning)) fail('reasoning', `Invalid type for 'reasoning': expected an object.`);
-  const effort = reasoning?.effort ?? undefined;
-  if (effort !== undefined && typeof effort !== 'string')
-    fail('reasoning.effort', `Invalid type for 'reasoning.effort': expected a string.`);
-  const instructions = optionalString(body, 'instructions') ?? null;
-  checkLength(instructions, 'instructions', FIELD_LIMITS.instructions);
-  const metadata = validateMetadata(field(body, 'metadata')) ?? {};
-  const { tools, fileSearch, mcp } = readTools(body, options.mcpServers);
-  const temperature = optionalNumber(body, 'temperature', 0, 2);
-  const topP = optionalNumber(body, 'top_p', 0, 1);
-  const maxOutputTokens = optionalNumber(body, 'max_output_tokens', 1, Number.MAX_SAFE_INTEGER, true);
-  const maxToolCalls = optionalNumber(body, 'max_tool_calls', 1, 1000, true);
-  const parallelToolCalls = optionalBoolean(body, 'parallel_tool_calls') ?? true;
-  const user = optionalString(body, 'user') ?? optionalString(body, 'safety_identifier');
-  optionalNumber(body, 'top_logprobs', 0, 20, true);
+  const truncation = body.truncation ?? 'disabled';
+  const effort = body.reasoning?.effort ?? undefined;
+  const instructions = body.instructions ?? null;
+  const metadata = body.metadata ?? {};
+  const { tools, fileSearch, mcp } = readTools(body.tools, options.mcpServers);
+  const temperature = body.temperature ?? undefined;
+  const topP = body.top_p ?? undefined;
+  const maxOutputTokens = body.max_output_tokens ?? undefined;
+  const maxToolCalls = body.max_tool_calls ?? undefined;
+  const parallelToolCalls = body.parallel_tool_calls ?? true;
+  const user = body.user ?? body.safety_identifier ?? undefined;
   return {
-    model,
+    model: body.model,
     input,
     instructions,
     tools,
     fileSearch,
     mcp,
-    toolChoice: readToolChoice(body),
+    toolChoice: readToolChoice(body.tool_choice),
     temperature,
     topP,
     maxOutputTokens,
     maxToolCalls,
-    responseFormat: readFormat(body),
-    reasoningEffort: effort as string | undefined,
+    responseFormat: readFormat(body.text),
+    reasoningEffort: effort,
     parallelToolCalls,
     user,
     truncation,
     store,
     background,
-    stream: optionalBoolean(body, 'stream') ?? false,
+    stream: body.stream ?? false,
     previousResponseId,
     conversationId,
-    include: readInclude(body),
+    include: body.include ?? [],
     metadata,
     echo: {
       instructions,
@@ -317,18 +237,19 @@ export function readResponseRequest(body: Record<string, unknown>, options: { mc
       parallel_tool_calls: parallelToolCalls,
       temperature: temperature ?? null,
       top_p: topP ?? null,
-      tool_choice: field(body, 'tool_choice') ?? 'auto',
-      tools: echoTools(field(body, 'tools')),
-      text: field(body, 'text') ?? { format: { type: 'text' } },
-      reasoning: { effort: effort ?? null, summary: (reasoning?.summary as string | undefined) ?? null },
+      tool_choice: body.tool_choice ?? 'auto',
+      tools: echoTools(body.tools),
+      text: body.text ?? { format: { type: 'text' } },
+      reasoning: { effort: effort ?? null, summary: body.reasoning?.summary ?? null },
       truncation,
       store,
       background,
-      user: user ?? null,
-      safety_identifier: optionalString(body, 'safety_identifier') ?? null,
-      prompt_cache_key: optionalString(body, 'prompt_cache_key') ?? null,
-      service_tier: optionalString(body, 'service_tier') ?? 'default',
-      top_logprobs: field(body, 'top_logprobs') ?? 0,
+      // Optional, not nullable, in the SDK's Response: absent when the request named no user.
+      ...(user !== undefined ? { user } : {}),
+      safety_identifier: body.safety_identifier ?? null,
+      prompt_cache_key: body.prompt_cache_key ?? null,
+      service_tier: body.service_tier ?? 'default',
+      top_logprobs: body.top_logprobs ?? 0,
     },
   };
 }

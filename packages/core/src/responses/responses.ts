@@ -1,27 +1,35 @@
 import { InvalidRequestError, NotFoundError, ServiceUnavailableError } from '../errors';
 import { newId, nowSeconds } from '../internal/ids';
 import type { Logger } from '../internal/logger';
-import type { ListPage, ListQuery } from '../internal/pagination';
 import type { ChatAdapterContract } from '../models/types';
 import type { SqlClient } from '../storage';
 import type { StoreSearcher } from '../vector';
 import { BackgroundResponses } from './background-responses';
-import { buildContext, checkContext, type ContextSources, resolveStored } from './context';
+import { buildContext, checkContext, type ContextSources } from './context';
 import { type ConversationsRepository, SqlConversationsRepository } from './conversations-repository';
 import { EventLog, TERMINAL_EVENTS } from './event-log';
 import { type ForegroundLease, ForegroundLeases, STOPPED_ERROR } from './foreground-leases';
 import { checkOwnership } from './ownership';
 import { responseError } from './response-error';
+import { ResponseInputItems } from './input-items';
 import type { StoredItem } from './items';
 import { checkMcpApprovals, hasApprovalResponses, type McpDeps } from './mcp-run';
 import type { McpToolSettings } from './mcp-request';
 import { type ResponseRequest, readResponseRequest, withoutMcpSecrets } from './read-request';
 import { type ResponsesRepository, type ResponseStatus, SqlResponsesRepository, type StoredResponse } from './responses-repository';
-import { type ResponseObject, type ResponsesEvent, runResponse, viewItem, viewResponse } from './run-response';
+import { type ResponseObject, type ResponsesEvent, runResponse, viewResponse } from './run-response';
 import { type OutcomeStore, storeOutcome } from './store-outcome';
 import type { FileContents } from './to-messages';
 import { currentRequestId } from '../observability/request-context';
 import { currentTraceparent } from '../observability/tracing';
+import {
+  includeOf,
+  type Response,
+  type ResponseCreateParams,
+  type ResponseDeleted,
+  type ResponseRetrieveParams,
+  type ResponseStreamEvent,
+} from './wire';
 
 export interface ResponsesOptions {
   db: SqlClient;
@@ -44,8 +52,15 @@ export interface ResponsesOptions {
 
 /** What `create` answers: the response object, or its stream events. */
 export type CreateResult =
-  | { response: ResponseObject; events?: undefined }
-  | { events: AsyncIterable<ResponsesEvent>; response?: undefined };
+  | { response: Response; events?: undefined }
+  | { events: AsyncIterable<ResponseStreamEvent>; response?: undefined };
+
+/**
+ * The wire form of what core builds as plain objects (`ResponseObject`, `ResponsesEvent`): the HTTP test
+ * suite checks every answer and streamed event against these declarations (`checkAnswers`).
+ */
+const asResponse = (response: ResponseObject) => response as unknown as Response;
+const asEvents = (events: AsyncIterable<ResponsesEvent>) => events as unknown as AsyncIterable<ResponseStreamEvent>;
 
 const FINISHED: readonly ResponseStatus[] = ['completed', 'failed', 'cancelled', 'incomplete'];
 
@@ -70,6 +85,8 @@ export class Responses {
   readonly #mcp?: McpDeps;
   /** The `mcp` tools (with their headers) of queued background responses: kept in this process's memory only. */
   readonly #mcpSecrets = new Map<string, McpToolSettings[]>();
+  /** `fathom.responses.inputItems`: the input items of a stored response. */
+  readonly inputItems: ResponseInputItems;
 
   constructor(options: ResponsesOptions) {
     this.#chat = options.chat;
@@ -105,6 +122,7 @@ export class Responses {
       leaseMs: options.leaseMs,
       onEnded: (id) => this.#events.notify(id),
     });
+    this.inputItems = new ResponseInputItems(this.#repository);
   }
 
   /**
@@ -124,8 +142,8 @@ export class Responses {
    * `POST /v1/responses`. Validation, unknown ids and the first model call's errors throw (an HTTP
    * status); once a stream has started, a failure ends it with `response.failed` and is stored.
    */
-  async create(accountId: string, body: Record<string, unknown>, options: { signal?: AbortSignal } = {}): Promise<CreateResult> {
-    const request = readResponseRequest(body, { mcpServers: new Set(Object.keys(this.#mcp?.servers ?? {})) });
+  async create(accountId: string, params: ResponseCreateParams, options: { signal?: AbortSignal } = {}): Promise<CreateResult> {
+    const request = readResponseRequest(params, { mcpServers: new Set(Object.keys(this.#mcp?.servers ?? {})) });
     await checkOwnership({ files: this.#sources.files, searcher: this.#searcher }, accountId, request);
     const response = this.#newResponse(request);
     if (request.background) {
@@ -142,8 +160,8 @@ export class Responses {
       });
       if (request.mcp.length) this.#mcpSecrets.set(response.id, request.mcp);
       this.#background.wake();
-      if (!request.stream) return { response };
-      return { events: this.#events.follow(accountId, response.id, -1, options.signal) };
+      if (!request.stream) return { response: asResponse(response) };
+      return { events: asEvents(this.#events.follow(accountId, response.id, -1, options.signal)) };
     }
     const context = await buildContext(this.#sources, accountId, request, this.#contextTokens);
     // Aborted when this process stops or loses the response's lease (stored responses), or the client goes.
@@ -185,13 +203,17 @@ export class Responses {
       signal: options.signal,
       rethrow: !request.stream,
     });
-    if (request.stream) return { events: run };
+    if (request.stream) return { events: asEvents(run) };
     for await (const _ of run);
-    return { response: viewResponse(response, request.include) };
+    return { response: asResponse(viewResponse(response, request.include)) };
   }
 
   /** `GET /v1/responses/{id}`: the stored response, its output shown as `include` asks. */
-  async retrieve(accountId: string, id: string, include: readonly string[] = []): Promise<ResponseObject> {
+  async retrieve(accountId: string, id: string, params: Omit<ResponseRetrieveParams, 'stream' | 'starting_after'> = {}): Promise<Response> {
+    return asResponse(await this.#retrieve(accountId, id, includeOf(params)));
+  }
+
+  async #retrieve(accountId: string, id: string, include: readonly string[]): Promise<ResponseObject> {
     const stored = await this.#get(accountId, id);
     const body = stored.body;
     if (FINISHED.includes(stored.status)) {
@@ -202,7 +224,7 @@ export class Responses {
   }
 
   /** `GET /v1/responses/{id}?stream=true`: a background response's events after `startingAfter`, then live ones. */
-  async stream(accountId: string, id: string, startingAfter = -1, signal?: AbortSignal): Promise<AsyncIterable<ResponsesEvent>> {
+  async stream(accountId: string, id: string, startingAfter = -1, signal?: AbortSignal): Promise<AsyncIterable<ResponseStreamEvent>> {
     const stored = await this.#get(accountId, id);
     if (!stored.background) {
       throw new InvalidRequestError(
@@ -210,10 +232,10 @@ export class Responses {
         'stream',
       );
     }
-    return this.#events.follow(accountId, id, startingAfter, signal);
+    return asEvents(this.#events.follow(accountId, id, startingAfter, signal));
   }
 
-  async delete(accountId: string, id: string): Promise<{ id: string; object: 'response'; deleted: true }> {
+  async delete(accountId: string, id: string): Promise<ResponseDeleted> {
     const stored = await this.#repository.get(accountId, id);
     if (!stored) throw new NotFoundError('response', id);
     this.#background.cancel(id);
@@ -223,7 +245,11 @@ export class Responses {
   }
 
   /** `POST /v1/responses/{id}/cancel`: a queued or running background response ends `cancelled`. */
-  async cancel(accountId: string, id: string): Promise<ResponseObject> {
+  async cancel(accountId: string, id: string): Promise<Response> {
+    return asResponse(await this.#cancel(accountId, id));
+  }
+
+  async #cancel(accountId: string, id: string): Promise<ResponseObject> {
     const stored = await this.#get(accountId, id);
     if (!stored.background) {
       throw new InvalidRequestError(`Only responses created with background: true can be cancelled; '${id}' was not.`, 'response_id');
@@ -233,18 +259,10 @@ export class Responses {
       throw new InvalidRequestError(`Cannot cancel response '${id}': it already ended with status '${stored.status}'.`, 'response_id');
     }
     const body = { ...stored.body, status: 'cancelled' };
-    if (!(await this.#repository.cancel(accountId, id, body))) return this.retrieve(accountId, id);
+    if (!(await this.#repository.cancel(accountId, id, body))) return this.#retrieve(accountId, id, []);
     this.#background.cancel(id);
     this.#events.notify(id);
     return body;
-  }
-
-  /** `GET /v1/responses/{id}/input_items`. */
-  async inputItems(accountId: string, id: string, query: ListQuery, include: readonly string[] = []): Promise<ListPage<StoredItem>> {
-    if (!(await this.#repository.exists(accountId, id))) throw new NotFoundError('response', id);
-    const page = await this.#repository.inputItemsPage(id, query);
-    const items = await resolveStored(this.#repository, accountId, page.data, true);
-    return { ...page, data: items.map((item) => viewItem(item, include)) };
   }
 
   /** Resolves once this process runs no background response (tests). */
@@ -256,6 +274,7 @@ export class Responses {
     return {
       id: newId('resp_'),
       object: 'response',
+      access_programs: null,
       created_at: nowSeconds(),
       status: 'in_progress',
       background: request.background,
@@ -267,7 +286,6 @@ export class Responses {
       output_text: '',
       previous_response_id: request.previousResponseId ?? null,
       conversation: request.conversationId ? { id: request.conversationId } : null,
-      usage: null,
       ...request.echo,
     };
   }

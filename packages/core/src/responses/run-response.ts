@@ -201,7 +201,7 @@ async function* runTurns(
           item_id: message.id,
           output_index: messageIndex,
           content_index: 0,
-          part: { type: 'output_text', text: '', annotations: [] },
+          part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
         });
       }
       text += piece;
@@ -318,7 +318,7 @@ async function* runTurns(
   response.completed_at = Math.floor(Date.now() / 1000);
   response.usage = {
     input_tokens: usage.input_tokens,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
     output_tokens: usage.output_tokens,
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: usage.input_tokens + usage.output_tokens,

@@ -1,4 +1,15 @@
-import { type Static, type StringOptions, type TSchema, type TString, type TUnsafe, Type, type SchemaOptions } from '@sinclair/typebox';
+import {
+  type ObjectOptions,
+  type Static,
+  type StringOptions,
+  type TObject,
+  type TProperties,
+  type TSchema,
+  type TString,
+  type TUnsafe,
+  Type,
+  type SchemaOptions,
+} from '@sinclair/typebox';
 
 /**
  * Schema builders on top of TypeBox for what OpenAI's wire format needs and TypeBox spells poorly for a
@@ -70,4 +81,18 @@ export const NON_BLANK_PATTERN = '\\S';
 /** A string with at least one character that is not white space (a name, a path, a description a model reads). */
 export function NonBlankString(options: StringOptions = {}): TString {
   return Type.String({ ...options, pattern: NON_BLANK_PATTERN });
+}
+
+/**
+ * An object with the declared properties that admits others (`additionalProperties: true`), typed so:
+ * for what a request passes on for core to read field by field (a tool by its `type`, an input item)
+ * and for what an answer echoes as the client sent it.
+ */
+export function OpenObject<const Properties extends TProperties>(
+  properties: Properties,
+  options: ObjectOptions = {},
+): TUnsafe<Static<TObject<Properties>> & { [key: string]: unknown }> {
+  return Type.Unsafe<Static<TObject<Properties>> & { [key: string]: unknown }>(
+    Type.Object(properties, { ...options, additionalProperties: true }),
+  );
 }

@@ -1,7 +1,7 @@
 // Fathom's MCP endpoints (Streamable HTTP): `/mcp` for the account, `/v1/agents/{id}/mcp` for one published agent.
-import type { McpScope } from '@fathom/core';
+import { JsonRpcMessage, type McpScope } from '@fathom/core';
 import type { FastifyRequest } from 'fastify';
-import { defineRoute, type Route, type RouteMethod } from '../route';
+import { defineRoute, type Route, type RouteMethod, type RouteSchema } from '../route';
 
 /** Headers that describe the connection or carry the key: the MCP transport reads none of them. */
 const NOT_FORWARDED = new Set(['authorization', 'host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade']);
@@ -18,17 +18,28 @@ function toWebRequest(request: FastifyRequest): Request {
 
 const ACCOUNT: McpScope = { kind: 'account' };
 
-const METHODS: Array<{ method: RouteMethod; summary: string }> = [
-  { method: 'POST', summary: 'Send JSON-RPC messages (initialize, tools/list, tools/call, resources/list, resources/read…).' },
-  { method: 'GET', summary: 'Answers 405: this server sends messages only on the answers to POST requests.' },
-  { method: 'DELETE', summary: 'End the session named by Mcp-Session-Id, on every node.' },
+/**
+ * What each method declares. POST takes and answers JSON-RPC messages (JSON, or server-sent events), which
+ * the MCP transport checks itself and refuses in JSON-RPC as MCP clients expect: the body is documented,
+ * not validated by fastify. GET never succeeds (405) and DELETE answers no body: `produces: 'empty'`.
+ */
+const METHODS: Array<{ method: RouteMethod; summary: string; schema?: RouteSchema; produces?: 'empty' }> = [
+  {
+    method: 'POST',
+    summary: 'Send JSON-RPC messages (initialize, tools/list, tools/call, resources/list, resources/read…).',
+    schema: { documentedBody: JsonRpcMessage, response: JsonRpcMessage, stream: JsonRpcMessage },
+  },
+  { method: 'GET', summary: 'Answers 405: this server sends messages only on the answers to POST requests.', produces: 'empty' },
+  { method: 'DELETE', summary: 'End the session named by Mcp-Session-Id, on every node.', produces: 'empty' },
 ];
 
 /** `POST/GET/DELETE /mcp`: the account's documents, data tools, published agents and files over MCP. */
-export const mcpRoutes: Route[] = METHODS.map(({ method, summary }) =>
+export const mcpRoutes: Route[] = METHODS.map(({ method, summary, schema, produces }) =>
   defineRoute({
     method,
     path: '/mcp',
+    ...(schema ? { schema } : {}),
+    ...(produces ? { produces } : {}),
     summary: `MCP (Streamable HTTP): ${summary}`,
     operationId: `mcp${method[0]}${method.slice(1).toLowerCase()}`,
     handler: ({ fathom, account, request }) => fathom.mcpServer.handle(account.id, ACCOUNT, toWebRequest(request), { body: request.body }),
@@ -36,10 +47,12 @@ export const mcpRoutes: Route[] = METHODS.map(({ method, summary }) =>
 );
 
 /** `POST/GET/DELETE /v1/agents/{id}/mcp`: one published agent's Webhook routes and `run` over MCP. */
-export const agentMcpRoutes: Route[] = METHODS.map(({ method, summary }) =>
+export const agentMcpRoutes: Route[] = METHODS.map(({ method, summary, schema, produces }) =>
   defineRoute({
     method,
     path: '/v1/agents/:id/mcp',
+    ...(schema ? { schema } : {}),
+    ...(produces ? { produces } : {}),
     summary: `One agent over MCP (Streamable HTTP): ${summary}`,
     operationId: `agentMcp${method[0]}${method.slice(1).toLowerCase()}`,
     handler: ({ fathom, account, params, request }) =>

@@ -1,29 +1,30 @@
 // Responses and Conversations: OpenAI's stateful API over fathom.responses and fathom.conversations.
-import { parseListQuery, RESPONSE_INCLUDABLES, InvalidRequestError, type ResponsesEvent } from '@fathom/core';
+import {
+  Conversation,
+  ConversationCreateParams,
+  ConversationDeleted,
+  ConversationItem,
+  ConversationItemCreateParams,
+  ConversationItemIncludeParams,
+  ConversationItemList,
+  ConversationItemListParams,
+  ConversationUpdateParams,
+  InputItemListParams,
+  Response,
+  ResponseCreateParams,
+  ResponseDeleted,
+  ResponseItemList,
+  ResponseRetrieveParams,
+  ResponseStreamEvent,
+  Type,
+} from '@fathom/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BODY_LIMITS } from '../body-limits';
 import { defineRoute, type Route } from '../route';
 import { sendSse } from '../sse';
 import { abortOnClose } from './models';
 
-/** `include` of a query string, sent as `include`, `include[]`, repeated or comma-free single values. */
-function includeOf(query: Record<string, unknown>): string[] {
-  const raw = query.include ?? query['include[]'];
-  const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
-  values.forEach((value, index) => {
-    if (!RESPONSE_INCLUDABLES.includes(String(value))) {
-      throw new InvalidRequestError(`Invalid value for 'include[${index}]': '${String(value)}'.`, `include[${index}]`);
-    }
-  });
-  return values.map(String);
-}
-
-function listQuery(query: Record<string, unknown>) {
-  const { include: _include, 'include[]': _brackets, ...rest } = query;
-  return parseListQuery(rest);
-}
-
-async function streamEvents(request: FastifyRequest, reply: FastifyReply, events: AsyncIterable<ResponsesEvent>): Promise<undefined> {
+async function streamEvents(request: FastifyRequest, reply: FastifyReply, events: AsyncIterable<ResponseStreamEvent>): Promise<undefined> {
   await sendSse(
     request,
     reply,
@@ -39,7 +40,10 @@ export const responsesRoutes: Route[] = [
   defineRoute({
     method: 'POST',
     path: '/v1/responses',
+    summary: 'Create a model response (stored unless store: false; background: true runs it on the queue).',
+    operationId: 'createResponse',
     bodyLimit: BODY_LIMITS.chat,
+    schema: { body: ResponseCreateParams, response: Response, stream: ResponseStreamEvent },
     handler: async ({ fathom, account, body, request, reply }) => {
       const signal = abortOnClose(reply);
       const result = await fathom.responses.create(account.id, body, { signal });
@@ -50,75 +54,105 @@ export const responsesRoutes: Route[] = [
   defineRoute({
     method: 'GET',
     path: '/v1/responses/:id',
+    summary: 'Retrieve a response; stream=true follows a background response, resuming after starting_after.',
+    operationId: 'getResponse',
+    schema: { querystring: ResponseRetrieveParams, response: Response, stream: ResponseStreamEvent },
     handler: async ({ fathom, account, params, query, request, reply }) => {
-      const include = includeOf(query);
-      if (query.stream === 'true') {
-        const after = query.starting_after === undefined ? -1 : Number(query.starting_after);
-        if (!Number.isInteger(after) || after < -1)
-          throw new InvalidRequestError(`Invalid 'starting_after': expected an integer >= 0.`, 'starting_after');
-        const events = await fathom.responses.stream(account.id, params.id, after, abortOnClose(reply));
+      if (query.stream) {
+        const events = await fathom.responses.stream(account.id, params.id, query.starting_after ?? -1, abortOnClose(reply));
         return streamEvents(request, reply, events);
       }
-      return fathom.responses.retrieve(account.id, params.id, include);
+      return fathom.responses.retrieve(account.id, params.id, query);
     },
   }),
   defineRoute({
     method: 'DELETE',
     path: '/v1/responses/:id',
+    summary: 'Delete a stored response (a running background one stops).',
+    operationId: 'deleteResponse',
+    schema: { response: ResponseDeleted },
     handler: ({ fathom, account, params }) => fathom.responses.delete(account.id, params.id),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/responses/:id/cancel',
+    summary: 'Cancel a queued or running background response.',
+    operationId: 'cancelResponse',
+    schema: { body: Type.Object({}), response: Response },
     handler: ({ fathom, account, params }) => fathom.responses.cancel(account.id, params.id),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/responses/:id/input_items',
-    handler: ({ fathom, account, params, query }) => fathom.responses.inputItems(account.id, params.id, listQuery(query), includeOf(query)),
+    summary: "List a response's input items.",
+    operationId: 'listInputItems',
+    schema: { querystring: InputItemListParams, response: ResponseItemList },
+    handler: ({ fathom, account, params, query }) => fathom.responses.inputItems.list(account.id, params.id, query),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/conversations',
+    summary: 'Create a conversation, with up to 20 first items.',
+    operationId: 'createConversation',
     bodyLimit: BODY_LIMITS.chat,
+    schema: { body: ConversationCreateParams, response: Conversation },
     handler: ({ fathom, account, body }) => fathom.conversations.create(account.id, body),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/conversations/:id',
+    summary: 'Retrieve a conversation.',
+    operationId: 'getConversation',
+    schema: { response: Conversation },
     handler: ({ fathom, account, params }) => fathom.conversations.retrieve(account.id, params.id),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/conversations/:id',
+    summary: "Replace a conversation's metadata.",
+    operationId: 'updateConversation',
+    schema: { body: ConversationUpdateParams, response: Conversation },
     handler: ({ fathom, account, params, body }) => fathom.conversations.update(account.id, params.id, body),
   }),
   defineRoute({
     method: 'DELETE',
     path: '/v1/conversations/:id',
+    summary: 'Delete a conversation (the responses that used it stay).',
+    operationId: 'deleteConversation',
+    schema: { response: ConversationDeleted },
     handler: ({ fathom, account, params }) => fathom.conversations.delete(account.id, params.id),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/conversations/:id/items',
-    handler: ({ fathom, account, params, query }) =>
-      fathom.conversations.listItems(account.id, params.id, listQuery(query), includeOf(query)),
+    summary: "List a conversation's items.",
+    operationId: 'listConversationItems',
+    schema: { querystring: ConversationItemListParams, response: ConversationItemList },
+    handler: ({ fathom, account, params, query }) => fathom.conversations.items.list(account.id, params.id, query),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/conversations/:id/items',
+    summary: 'Add up to 20 items to a conversation.',
+    operationId: 'createConversationItems',
     bodyLimit: BODY_LIMITS.chat,
-    handler: ({ fathom, account, params, body, query }) => fathom.conversations.addItems(account.id, params.id, body, includeOf(query)),
+    schema: { body: ConversationItemCreateParams, querystring: ConversationItemIncludeParams, response: ConversationItemList },
+    handler: ({ fathom, account, params, body, query }) => fathom.conversations.items.create(account.id, params.id, body, query),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/conversations/:id/items/:itemId',
-    handler: ({ fathom, account, params, query }) =>
-      fathom.conversations.retrieveItem(account.id, params.id, params.itemId, includeOf(query)),
+    summary: 'Retrieve one item of a conversation.',
+    operationId: 'getConversationItem',
+    schema: { querystring: ConversationItemIncludeParams, response: ConversationItem },
+    handler: ({ fathom, account, params, query }) => fathom.conversations.items.retrieve(account.id, params.id, params.itemId, query),
   }),
   defineRoute({
     method: 'DELETE',
     path: '/v1/conversations/:id/items/:itemId',
-    handler: ({ fathom, account, params }) => fathom.conversations.deleteItem(account.id, params.id, params.itemId),
+    summary: 'Delete one item of a conversation; answers the conversation.',
+    operationId: 'deleteConversationItem',
+    schema: { response: Conversation },
+    handler: ({ fathom, account, params }) => fathom.conversations.items.delete(account.id, params.id, params.itemId),
   }),
 ];
