@@ -3,6 +3,7 @@ import { parseBoolean, parseNumber, parsePositiveInteger, parsePositiveNumber } 
 import { type JobSettings, readJobSettings } from './tools-settings';
 import { parseModelAliases, type ModelAliasConfig } from './model-aliases';
 import { type DocumentsSettings, readDocumentsSettings } from './documents-settings';
+import { readVectorSettings, type VectorSettings } from './vector-settings';
 
 /** A configured model provider: `FATHOM_PROVIDERS` entries and the convenience variables. */
 export interface ProviderConfig {
@@ -58,6 +59,8 @@ export interface FathomConfig extends ModelAliasConfig {
   webSearch?: { url: string; key?: string };
   /** Ingestion, extraction, sweeps and query rewriting (`FATHOM_INGEST_*`, `FATHOM_EXTRACT_*`, …). */
   documents: DocumentsSettings;
+  /** The SQLite vector index: HNSW memory budget, search beam, exact-scan size (`FATHOM_HNSW_*`, `FATHOM_EXACT_SEARCH_CHUNKS`). */
+  vector: VectorSettings;
   /** The environment the config was read from, for capability-specific settings (e.g. `FATHOM_TOOLS_MODEL`). */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -162,6 +165,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .map((entry) => entry.trim())
       .filter(Boolean),
     documents: readDocumentsSettings(env),
+    vector: readVectorSettings(env),
     env: { ...env },
   };
   return { ...config, ...overrides, dataDir };

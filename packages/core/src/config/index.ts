@@ -3,3 +3,4 @@ export { parseModelAliases, resolveModelAlias, type ModelAliasConfig } from './m
 export { parseBoolean, parseNumber, parsePositiveInteger, parsePositiveNumber, readNumber, type Env } from './env-values';
 export { readJobSettings, toolVariable, type JobSettings } from './tools-settings';
 export type { DocumentsSettings } from './documents-settings';
+export type { VectorSettings } from './vector-settings';

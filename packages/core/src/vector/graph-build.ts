@@ -2,7 +2,7 @@ import type { Logger } from '../internal/logger';
 import type { HnswClient } from './hnsw-client';
 import { blobToVector } from './vector-blob';
 
-/** Vectors handed to the worker per message when a graph is built or brought up to date. */
+/** Vectors read from the database per batch when graphs are built or brought up to date. */
 const BATCH = 1000;
 /** By default a build or catch-up longer than this logs its progress, at most this often. */
 export const PROGRESS_INTERVAL_MS = 10_000;
@@ -19,10 +19,26 @@ export interface GraphSource {
   vectors(ids: number[]): Array<{ id: number; vector: Buffer }>;
 }
 
-/** What a build or catch-up left: the generation the graph now reflects exactly, or undefined when unknown. */
+/** One shard's graph in its worker. */
+export interface ShardTarget {
+  shard: number;
+  client: HnswClient;
+  /** The graph's name in the worker. */
+  key: string;
+}
+
+/** What a build or catch-up left: the generation the graphs now reflect exactly, or undefined when unknown. */
 export type Applied = number | undefined;
 
-/** Logs "… n of total (p%), s left" at most every 10 s, and the end when it took long. */
+/** A build or catch-up under way: how many vectors it inserts, and when it is done (with what it left). */
+export interface GraphWork {
+  adding: number;
+  done: Promise<Applied>;
+}
+
+const plural = (count: number, word: string) => `${count.toLocaleString('en-US')} ${word}${count === 1 ? '' : 's'}`;
+
+/** Logs "… n of total (p%), s left" at most every `intervalMs`, and the end when it took that long. */
 class Progress {
   private readonly started = performance.now();
   private logged = this.started;
@@ -44,79 +60,92 @@ class Progress {
     );
   }
 
-  /** Logs the end when the work took long enough to report progress. */
   end(done: number): void {
     const ms = performance.now() - this.started;
-    if (ms >= this.intervalMs) this.log.info(`${this.what}: done, ${done.toLocaleString('en-US')} vectors in ${(ms / 1000).toFixed(0)} s.`);
+    if (done > 0 && ms >= this.intervalMs) this.log.info(`${this.what}: done, ${plural(done, 'vector')} in ${(ms / 1000).toFixed(0)} s.`);
   }
 }
 
-const plural = (count: number, word: string) => `${count.toLocaleString('en-US')} ${word}${count === 1 ? '' : 's'}`;
-
-/** Posts the vectors in batches, at most two in flight (the next batch is read while the worker inserts). */
+/**
+ * Inserts rows into the shards they belong to (`id % shards`), batch by batch; each shard's worker has at
+ * most two batches in flight, and the next batch is read while the workers insert.
+ */
 async function insertAll(
-  hnsw: HnswClient,
-  storeId: string,
+  targets: ShardTarget[],
+  shards: number,
   dimensions: number,
   /** The next rows to insert (possibly none), or undefined at the end. */
   next: () => Array<{ id: number; vector: Buffer }> | undefined,
   progress: Progress,
 ): Promise<number> {
+  const byShard = new Map(targets.map((target) => [target.shard, target]));
+  const previous = new Map<number, Promise<unknown>>();
   let done = 0;
-  let previous: Promise<unknown> = Promise.resolve();
   for (;;) {
     const rows = next();
     if (rows === undefined) break;
-    if (rows.length === 0) continue;
-    const flat = new Float32Array(rows.length * dimensions);
-    rows.forEach((row, i) => flat.set(blobToVector(row.vector), i * dimensions));
-    const adding = hnsw.add(
-      storeId,
-      rows.map((row) => row.id),
-      flat,
-      -1,
-    );
-    adding.catch(() => undefined); // awaited below; this only keeps an early failure from counting as unhandled
-    await previous;
-    previous = adding;
-    done += rows.length;
+    const split = new Map<number, Array<{ id: number; vector: Buffer }>>();
+    for (const row of rows) {
+      const shard = row.id % shards;
+      if (!byShard.has(shard)) continue;
+      let list = split.get(shard);
+      if (!list) split.set(shard, (list = []));
+      list.push(row);
+    }
+    for (const [shard, shardRows] of split) {
+      const target = byShard.get(shard)!;
+      const flat = new Float32Array(shardRows.length * dimensions);
+      shardRows.forEach((row, i) => flat.set(blobToVector(row.vector), i * dimensions));
+      const adding = target.client.add(
+        target.key,
+        shardRows.map((row) => row.id),
+        flat,
+        -1,
+      );
+      adding.catch(() => undefined); // awaited below; this only keeps an early failure from counting as unhandled
+      await previous.get(shard);
+      previous.set(shard, adding);
+      done += shardRows.length;
+    }
     progress.step(done);
   }
-  await previous;
+  await Promise.all(previous.values());
   return done;
 }
 
-/** Claims `generation` for the graph when the store did not change meanwhile (then the graph may be saved as current). */
-async function claim(hnsw: HnswClient, source: GraphSource, storeId: string, generation: number | undefined): Promise<Applied> {
+/** Claims `generation` for the graphs when the store did not change meanwhile (then they may be saved as current). */
+async function claim(targets: ShardTarget[], source: GraphSource, storeId: string, generation: number | undefined): Promise<Applied> {
   if (generation === undefined || source.generation(storeId) !== generation) return undefined;
-  await hnsw.add(storeId, [], new Float32Array(0), generation);
+  await Promise.all(targets.map((target) => target.client.add(target.key, [], new Float32Array(0), generation)));
   return generation;
 }
 
-/**
- * Fills the empty graph the worker opened with every vector of the store, in id order, logging why and
- * how far it got. The graph is claimed current only if the store did not change while it was built.
- */
-export async function buildGraph(options: {
-  hnsw: HnswClient;
+export interface BuildOptions {
   source: GraphSource;
   log: Logger;
   storeId: string;
   dimensions: number;
-  generation: number;
-  chunks: number;
-  /** Why there is no usable file (logged when there is something to build). */
-  reason: string;
+  shards: number;
   progressIntervalMs: number;
-}): Promise<Applied> {
-  const { hnsw, source, log, storeId, chunks } = options;
-  const what = `Rebuilding the HNSW index of ${storeId}`;
-  if (chunks > 0) log.info(`${what} from ${chunks.toLocaleString('en-US')} vectors in SQLite: ${options.reason}.`);
-  const progress = new Progress(log, what, chunks, options.progressIntervalMs);
+}
+
+/**
+ * Fills the empty graphs of `targets` with every vector of their shards, in id order, logging why and how far
+ * it got. The graphs are claimed current only if the store did not change while they were built.
+ */
+export async function buildGraphs(
+  options: BuildOptions & { targets: ShardTarget[]; generation: number; chunks: number; reason: string },
+): Promise<Applied> {
+  const { source, log, storeId, targets, shards } = options;
+  const which = targets.length === shards ? '' : ` (${targets.map((target) => `shard ${target.shard + 1}`).join(', ')} of ${shards})`;
+  const what = `Rebuilding the HNSW index of ${storeId}${which}`;
+  const expected = Math.round((options.chunks * targets.length) / shards);
+  if (expected > 0) log.info(`${what} from ${plural(expected, 'vector')} in SQLite: ${options.reason}.`);
+  const progress = new Progress(log, what, expected, options.progressIntervalMs);
   let after = 0;
   const done = await insertAll(
-    hnsw,
-    storeId,
+    targets,
+    shards,
     options.dimensions,
     () => {
       const rows = source.vectorsAfter(storeId, after, BATCH);
@@ -126,53 +155,45 @@ export async function buildGraph(options: {
     },
     progress,
   );
-  if (done > 0) progress.end(done);
-  return claim(hnsw, source, storeId, options.generation);
-}
-
-/** What a catch-up found: how many vectors it inserts, and the insertion still going on. */
-export interface CatchUp {
-  adding: number;
-  removed: number;
-  /** Resolves when every missing vector is in the graph, with the generation it then reflects. */
-  done: Promise<Applied>;
+  progress.end(done);
+  return claim(targets, source, storeId, options.generation);
 }
 
 /**
- * Brings a graph that is behind the database up to date: the chunk ids of the store against the graph's
+ * Brings graphs that are behind the database up to date: the chunk ids of each shard against its graph's
  * labels, deleted rows marked deleted, missing rows inserted. Labels are chunk ids, never reused, and a
  * chunk's vector never changes under the same embedder, so any graph of the store's earlier states (a file
  * saved before a crash, or by another process; this process's graph after another one wrote) is made
  * exact this way, at the cost of the difference. Answers once the difference is known and the deletions
  * are applied; `done` follows the insertions.
  */
-export async function catchUpGraph(options: {
-  hnsw: HnswClient;
-  source: GraphSource;
-  log: Logger;
-  storeId: string;
-  dimensions: number;
-  /** Logged with the difference when the catch-up has something to do (else only large ones are logged). */
-  reason?: string;
-  progressIntervalMs: number;
-}): Promise<CatchUp> {
-  const { hnsw, source, log, storeId } = options;
-  const labels = (await hnsw.labels(storeId)).sort();
+export async function catchUpGraphs(options: BuildOptions & { targets: ShardTarget[]; reason?: string }): Promise<GraphWork> {
+  const { source, log, storeId, targets, shards } = options;
+  const labels = await Promise.all(targets.map((target) => target.client.labels(target.key)));
   const read = source.ids(storeId);
   const ids = read.ids.sort();
   const adding: number[] = [];
-  const removing: number[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < ids.length || j < labels.length) {
-    if (j >= labels.length || (i < ids.length && ids[i]! < labels[j]!)) adding.push(ids[i++]!);
-    else if (i >= ids.length || labels[j]! < ids[i]!) removing.push(labels[j++]!);
-    else {
-      i++;
-      j++;
+  let removed = 0;
+  for (const [t, target] of targets.entries()) {
+    const own = labels[t]!.sort();
+    const removing: number[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < ids.length || j < own.length) {
+      if (i < ids.length && ids[i]! % shards !== target.shard) {
+        i++;
+        continue;
+      }
+      if (j >= own.length || (i < ids.length && ids[i]! < own[j]!)) adding.push(ids[i++]!);
+      else if (i >= ids.length || own[j]! < ids[i]!) removing.push(own[j++]!);
+      else {
+        i++;
+        j++;
+      }
     }
+    if (removing.length) removed += await target.client.delete(target.key, removing, -1);
   }
-  const removed = removing.length ? await hnsw.delete(storeId, removing, -1) : 0;
+  adding.sort((a, b) => a - b);
   const what = `Updating the HNSW index of ${storeId}`;
   if (options.reason || adding.length >= 10 * BATCH) {
     log.info(
@@ -183,8 +204,8 @@ export async function catchUpGraph(options: {
   const progress = new Progress(log, what, adding.length, options.progressIntervalMs);
   let at = 0;
   const done = insertAll(
-    hnsw,
-    storeId,
+    targets,
+    shards,
     options.dimensions,
     () => {
       const batch = adding.slice(at, at + BATCH);
@@ -193,8 +214,8 @@ export async function catchUpGraph(options: {
     },
     progress,
   ).then((count) => {
-    if (count > 0) progress.end(count);
-    return claim(hnsw, source, storeId, generation);
+    progress.end(count);
+    return claim(targets, source, storeId, generation);
   });
-  return { adding: adding.length, removed, done };
+  return { adding: adding.length, done };
 }

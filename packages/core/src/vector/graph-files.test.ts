@@ -96,7 +96,8 @@ describe('HNSW files', () => {
     await fill(index);
     const own = await index.search(['vs_main'], { query: 'vaccinations for puppies', ranker: 'none' });
     await index.flush(); // what the server does a few seconds after a write, and at shutdown
-    expect(existsSync(join(dir, 'vector-index', 'vs_main.hnsw'))).toBe(true);
+    expect(existsSync(join(dir, 'vector-index', 'vs_main.0.hnsw'))).toBe(true);
+    expect(existsSync(join(dir, 'vector-index', 'vs_main.1.hnsw'))).toBe(true);
 
     // Another process (say `fathom search` beside the running server) opens the same data dir.
     const other = await otherProcess('search', 'vs_main', 'vaccinations for puppies');
@@ -132,29 +133,27 @@ describe('HNSW files', () => {
     index = open();
   });
 
-  it('behind the database (saved before a crash): brought up to date from the file, saying why', async () => {
+  it('behind the database (saved before a crash): brought up to date from the files, saying why', async () => {
     await fill(index);
     await index.close();
-    const path = join(dir, 'vector-index', 'vs_main.hnsw');
-    cpSync(path, join(dir, 'old.hnsw'));
-    cpSync(`${path}.json`, join(dir, 'old.hnsw.json'));
+    const files = readdirSync(join(dir, 'vector-index'));
+    for (const file of files) cpSync(join(dir, 'vector-index', file), join(dir, `old-${file}`));
     index = open();
     await addFile(index, 'vs_main', 'file-new', ['Volcanic ash grounded every flight.']);
     await index.removeFile('vs_main', 'file-0');
     await index.close();
-    // The process died before its last save: the file on disk is the one from before those writes.
-    cpSync(join(dir, 'old.hnsw'), path);
-    cpSync(join(dir, 'old.hnsw.json'), `${path}.json`);
+    // The process died before its last save: the files on disk are the ones from before those writes.
+    for (const file of files) cpSync(join(dir, `old-${file}`), join(dir, 'vector-index', file));
 
     const other = await otherProcess('search', 'vs_main', 'volcanic ash flight');
     expect(other.hits![0]).toBe('Volcanic ash grounded every flight.');
     expect(other.hits).not.toContain(TEXTS[0]);
     expect(graphWork(other.logs)).toEqual([
       expect.stringMatching(
-        /^Updating the HNSW index of vs_main \(its file is at generation \d+, the database at \d+: written since by this or another process\): 1 vector to add, 2 removed\.$/,
+        /^Updating the HNSW index of vs_main \(its files are at generation (\d+) and \1, the database at \d+: written since by this or another process\): 1 vector to add, 2 removed\.$/,
       ),
     ]);
-    // What it caught up was saved: the next process finds the file current.
+    // What it caught up was saved: the next process finds the files current.
     expect(graphWork((await otherProcess('search', 'vs_main', 'volcanic ash flight')).logs)).toEqual([]);
     index = open();
   });
@@ -162,20 +161,37 @@ describe('HNSW files', () => {
   it('missing or unreadable: rebuilt from the database, saying why', async () => {
     await fill(index);
     await index.close();
-    const path = join(dir, 'vector-index', 'vs_main.hnsw');
+    const path = (shard: number) => join(dir, 'vector-index', `vs_main.${shard}.hnsw`);
 
-    truncateSync(path, 100);
+    truncateSync(path(0), 100);
     const damaged = await otherProcess('search', 'vs_main', 'vaccinations for puppies');
     expect(damaged.hits![0]).toBe('Puppies need vaccinations before going outside.');
     expect(graphWork(damaged.logs)).toEqual([
-      expect.stringMatching(/^Rebuilding the HNSW index of vs_main from 8 vectors in SQLite: its HNSW file could not be read \(.+\)\.$/),
+      expect.stringMatching(
+        /^Rebuilding the HNSW index of vs_main \(shard 1 of 2\) from 4 vectors in SQLite: its HNSW file could not be read \(.+\)\.$/,
+      ),
     ]);
 
-    rmSync(path);
-    rmSync(`${path}.json`);
+    for (const shard of [0, 1]) for (const file of [path(shard), `${path(shard)}.json`]) rmSync(file);
     const missing = await otherProcess('search', 'vs_main', 'vaccinations for puppies');
     expect(missing.hits![0]).toBe('Puppies need vaccinations before going outside.');
     expect(graphWork(missing.logs)).toEqual(['Rebuilding the HNSW index of vs_main from 8 vectors in SQLite: it has no HNSW file yet.']);
+
+    // A data dir of an earlier version: one file per store, replaced by one per shard.
+    for (const shard of [0, 1])
+      for (const file of [path(shard), `${path(shard)}.json`])
+        cpSync(file, join(dir, 'vector-index', `vs_main${file.endsWith('.json') ? '.hnsw.json' : '.hnsw'}`));
+    for (const shard of [0, 1]) rmSync(path(shard));
+    const legacy = await otherProcess('search', 'vs_main', 'vaccinations for puppies');
+    expect(graphWork(legacy.logs)).toEqual([
+      'Rebuilding the HNSW index of vs_main from 8 vectors in SQLite: its HNSW file is of an earlier version (one graph per store; now one per shard).',
+    ]);
+    expect(readdirSync(join(dir, 'vector-index')).sort()).toEqual([
+      'vs_main.0.hnsw',
+      'vs_main.0.hnsw.json',
+      'vs_main.1.hnsw',
+      'vs_main.1.hnsw.json',
+    ]);
     index = open();
   });
 
@@ -183,7 +199,7 @@ describe('HNSW files', () => {
     const texts = Array.from({ length: 3000 }, (_, i) => `chunk ${i} about ${['kittens', 'rain', 'invoices'][i % 3]} number ${i * 7}`);
     await addFile(index, 'vs_big', 'file-big', texts);
     await index.close();
-    rmSync(join(dir, 'vector-index', 'vs_big.hnsw'));
+    for (const shard of [0, 1]) rmSync(join(dir, 'vector-index', `vs_big.${shard}.hnsw`));
     logs = [];
     index = open({ hnsw: { progressIntervalMs: 0 } });
     await index.search(['vs_big'], { query: 'chunk 1234', ranker: 'none' });
@@ -210,7 +226,12 @@ describe('graphs in memory', () => {
     await addFile(index, 'vs_small', 'file-2', TEXTS.slice(4));
     expect((await index.search(['vs_small'], { query: 'heavy rain river', ranker: 'none' }))[0]!.content[0]!.text).toBe(TEXTS[5]);
     await index.flush();
-    expect(readdirSync(join(dir, 'vector-index')).sort()).toEqual(['vs_small.hnsw', 'vs_small.hnsw.json']);
+    expect(readdirSync(join(dir, 'vector-index')).sort()).toEqual([
+      'vs_small.0.hnsw',
+      'vs_small.0.hnsw.json',
+      'vs_small.1.hnsw',
+      'vs_small.1.hnsw.json',
+    ]);
     expect(index.graphsInMemory().stores).toBe(1);
   });
 

@@ -42,6 +42,7 @@ const MAX_SELECTIONS = 32;
  */
 export class StoreFiles {
   private readonly tables = new Map<string, StoreTable>();
+  private readonly boundsOf = new Map<string, { generation: number; bounds: [number, number] | undefined }>();
   private readonly sql;
 
   constructor(private readonly db: Database) {
@@ -51,6 +52,9 @@ export class StoreFiles {
       ),
       ranges: db.prepare<[string], { file_id: string; first_id: number; last_id: number }>(
         'SELECT file_id, first_id, last_id FROM vector_file_ranges WHERE store_id = ?',
+      ),
+      bounds: db.prepare<[string], { low: number | null; high: number | null }>(
+        'SELECT MIN(first_id) AS low, MAX(last_id) AS high FROM vector_file_ranges WHERE store_id = ?',
       ),
     };
   }
@@ -86,9 +90,22 @@ export class StoreFiles {
     return selection;
   }
 
+  /** The first and last chunk id of the store (the store at `generation`); undefined when it has no chunk. */
+  bounds(storeId: string, generation: number): [number, number] | undefined {
+    const cached = this.boundsOf.get(storeId);
+    if (cached && cached.generation === generation) return cached.bounds;
+    const row = this.sql.bounds.get(storeId);
+    const bounds: [number, number] | undefined = row?.low != null && row.high != null ? [row.low, row.high] : undefined;
+    this.boundsOf.delete(storeId);
+    this.boundsOf.set(storeId, { generation, bounds });
+    if (this.boundsOf.size > MAX_STORES * 4) this.boundsOf.delete(this.boundsOf.keys().next().value!);
+    return bounds;
+  }
+
   /** Drops what is known of the store (its attributes changed here, or it was removed). */
   forget(storeId: string): void {
     this.tables.delete(storeId);
+    this.boundsOf.delete(storeId);
   }
 
   private table(storeId: string, generation: number): StoreTable {

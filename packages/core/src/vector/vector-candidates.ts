@@ -23,7 +23,7 @@ export interface VectorScope {
  * In the worker, a filter applies to the beam (the `ef` nearest found, filtered) when the allowed share
  * leaves this many times the wanted neighbours in it; otherwise inside hnswlib's search.
  */
-const BEAM_MARGIN = 4;
+const BEAM_MARGIN = 2;
 
 /**
  * The vector side of a search: per store, the nearest chunks of the scope. A small scope (a small store,
