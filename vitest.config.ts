@@ -12,8 +12,9 @@ const resolve = { conditions: ['fathom-source', ...defaultServerConditions] };
 const POSTGRES_EXCLUDED: string[] = [
   // Builds and packs the packages; nothing in it depends on the backend.
   'test/packaging.test.ts',
-  // Starts its own PostgreSQL for its server processes, whatever the project.
+  // Start their own PostgreSQL for their server processes, whatever the project.
   'test/cluster.test.ts',
+  'test/mcp-cluster.test.ts',
   // Fills the disk under the SQLite data dir; PostgreSQL keeps its data elsewhere.
   'test/disk-full.test.ts',
   // Copies a SQLite data dir into its own PostgreSQL.

@@ -11,7 +11,7 @@
  *     (`writeTinyModel` with 384 dimensions and 9 feed-forward blocks of 384x1536: 10.6M multiply-adds
  *     per token, meaningless vectors), on the first MODEL_FILES (default 40) files of the same corpus,
  *     since each chunk costs ~50 ms of model time here.
- *  7. end-to-end ingestion of the first FILES_PG (default 300) files through `Documents` alone (no
+ *  7. end-to-end ingestion of the first FILES_PG (default 300) files through the documents capability alone (no
  *     HTTP), once on SQLite and once on PostgreSQL (`PgVectorIndex`, file bytes in the database):
  *     PGlite here (PostgreSQL in WebAssembly, in this process, one session) unless
  *     FATHOM_BENCH_DATABASE_URL names a real server; a native PostgreSQL is much faster.
@@ -24,22 +24,21 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import {
-  chunkText,
   createEmbedder,
-  Documents,
   documentsSchema,
   Fathom,
-  Ingestor,
   loadConfig,
   PgVectorIndex,
   PostgresDatabase,
-  resolveChunking,
   SqliteDatabase,
   silentLogger,
-  type TextChunk,
   VectorIndex,
   vectorSchema,
 } from '@fathom/core';
+// The pipeline's parts, measured one by one (internal to the package, as in the other benches).
+import { chunkText, resolveChunking, type TextChunk } from '../packages/core/src/documents/chunking';
+import { DocumentsCapability } from '../packages/core/src/documents/documents-capability';
+import { Ingestor } from '../packages/core/src/documents/ingestor';
 import { startTestPostgres, type TestPostgres } from '../packages/core/src/test/postgres';
 import { createServer } from '../packages/http/src/server';
 import { seededRandom as random } from '../packages/core/src/test/seeded-random';
@@ -182,9 +181,7 @@ const headers = { authorization: 'Bearer fth_bench_ingest', 'content-type': 'app
 const account = fathom.bootstrap.accountId!;
 const fileIds: string[] = [];
 for (const [i, text] of texts.entries()) {
-  fileIds.push(
-    (await fathom.documents.createFile(account, { filename: `doc-${i}.txt`, purpose: 'assistants', data: Buffer.from(text) })).id,
-  );
+  fileIds.push((await fathom.files.create(account, { filename: `doc-${i}.txt`, purpose: 'assistants', file: Buffer.from(text) })).id);
 }
 const store = (await (
   await fetch(`${base}/vector_stores`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench' }) })
@@ -212,16 +209,18 @@ const idle = await ask('idle');
 const cpu0 = process.cpuUsage();
 t0 = performance.now();
 const polled = ask('poll');
-await fetch(`${base}/vector_stores/${store.id}/file_batches`, { method: 'POST', headers, body: JSON.stringify({ file_ids: fileIds }) });
-await fathom.documents.waitForIngestion(account, [store.id], 600_000);
+const batch = (await (
+  await fetch(`${base}/vector_stores/${store.id}/file_batches`, { method: 'POST', headers, body: JSON.stringify({ file_ids: fileIds }) })
+).json()) as { id: string };
+await fathom.vectorStores.fileBatches.poll(account, store.id, batch.id, { timeoutMs: 600_000 });
 const e2eMs = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
 poller.postMessage('stop');
 const latencies = await polled;
 await poller.terminate();
-const counts = (await fathom.documents.getStore(account, store.id)).file_counts;
+const counts = (await fathom.vectorStores.retrieve(account, store.id)).file_counts;
 if (counts.failed > 0) {
-  const failed = (await fathom.documents.listStoreFiles(account, store.id, { filter: 'failed', limit: 1 })).data[0];
+  const failed = (await fathom.vectorStores.files.list(account, store.id, { filter: 'failed', limit: 1 })).data[0];
   console.error(`ERROR: ${counts.failed} files failed, e.g. ${JSON.stringify(failed?.last_error)}`);
   process.exitCode = 1;
 }
@@ -243,7 +242,7 @@ console.log(
 
 // ---- 5: one big text file (BIG_MB, default 24): the longest the event loop is held while it ingests ----
 const bigText = document(Number(process.env.BIG_MB ?? 24) * 1e6);
-const bigId = (await fathom.documents.createFile(account, { filename: 'big.txt', purpose: 'assistants', data: Buffer.from(bigText) })).id;
+const bigId = (await fathom.files.create(account, { filename: 'big.txt', purpose: 'assistants', file: Buffer.from(bigText) })).id;
 let lastTick = performance.now();
 let maxLag = 0;
 const lagTimer = setInterval(() => {
@@ -253,7 +252,7 @@ const lagTimer = setInterval(() => {
 }, 5);
 t0 = performance.now();
 await fetch(`${base}/vector_stores/${store.id}/files`, { method: 'POST', headers, body: JSON.stringify({ file_id: bigId }) });
-await fathom.documents.waitForIngestion(account, [store.id], 600_000);
+await fathom.vectorStores.files.poll(account, store.id, bigId, { timeoutMs: 600_000 });
 const bigMs = performance.now() - t0;
 clearInterval(lagTimer);
 const bigChunks = (await fathom.vectorIndex.fileChunks(store.id, bigId)).length;
@@ -326,7 +325,7 @@ const modelAccount = modelFathom.bootstrap.accountId!;
 const modelFileIds: string[] = [];
 for (const [i, text] of texts.slice(0, MODEL_FILES).entries()) {
   modelFileIds.push(
-    (await modelFathom.documents.createFile(modelAccount, { filename: `doc-${i}.txt`, purpose: 'assistants', data: Buffer.from(text) })).id,
+    (await modelFathom.files.create(modelAccount, { filename: `doc-${i}.txt`, purpose: 'assistants', file: Buffer.from(text) })).id,
   );
 }
 const modelStore = (await (
@@ -334,15 +333,17 @@ const modelStore = (await (
 ).json()) as { id: string };
 const modelCpu0 = process.cpuUsage();
 t0 = performance.now();
-await fetch(`${modelBase}/vector_stores/${modelStore.id}/file_batches`, {
-  method: 'POST',
-  headers,
-  body: JSON.stringify({ file_ids: modelFileIds }),
-});
-await modelFathom.documents.waitForIngestion(modelAccount, [modelStore.id], 600_000);
+const modelBatch = (await (
+  await fetch(`${modelBase}/vector_stores/${modelStore.id}/file_batches`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ file_ids: modelFileIds }),
+  })
+).json()) as { id: string };
+await modelFathom.vectorStores.fileBatches.poll(modelAccount, modelStore.id, modelBatch.id, { timeoutMs: 600_000 });
 const modelE2eMs = performance.now() - t0;
 const modelCpu = process.cpuUsage(modelCpu0);
-const modelCounts = (await modelFathom.documents.getStore(modelAccount, modelStore.id)).file_counts;
+const modelCounts = (await modelFathom.vectorStores.retrieve(modelAccount, modelStore.id)).file_counts;
 let modelIndexed = 0;
 for (const fileId of modelFileIds) modelIndexed += (await modelFathom.vectorIndex.fileChunks(modelStore.id, fileId)).length;
 if (modelCounts.failed > 0 || modelIndexed !== modelChunks) {
@@ -359,7 +360,7 @@ console.log(`  pipeline ratio (end-to-end / raw embedding): ${(modelE2eMs / mode
 await modelApp.close();
 await modelFathom.close();
 
-// ---- 7: the same ingestion on each storage backend, through Documents alone ----
+// ---- 7: the same ingestion on each storage backend, through the documents capability alone ----
 const BACKEND_FILES = Math.min(FILES, Number(process.env.FILES_PG ?? 300));
 const backendChunks = chunks.filter((_, i) => fileOfChunk[i]! < BACKEND_FILES).length;
 const backendEmbedMs = (embedMs * backendChunks) / chunks.length;
@@ -382,20 +383,20 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     db instanceof SqliteDatabase
       ? new VectorIndex({ db, embedder: hash, dataDir, log: silentLogger })
       : new PgVectorIndex({ db, embedder: hash, log: silentLogger });
-  const documents = new Documents({ db, config, embedder: hash, vectorIndex, log: silentLogger });
+  const documents = new DocumentsCapability({ db, config, embedder: hash, vectorIndex, log: silentLogger });
   documents.start();
   t0 = performance.now();
   const ids: string[] = [];
   for (const [i, text] of texts.slice(0, BACKEND_FILES).entries()) {
-    ids.push((await documents.createFile('acct_bench', { filename: `doc-${i}.txt`, purpose: 'assistants', data: Buffer.from(text) })).id);
+    ids.push((await documents.files.create('acct_bench', { filename: `doc-${i}.txt`, purpose: 'assistants', file: Buffer.from(text) })).id);
   }
   const uploadMs = performance.now() - t0;
-  const backendStore = await documents.createStore('acct_bench', { name: 'bench' });
+  const backendStore = await documents.vectorStores.create('acct_bench', { name: 'bench' });
   t0 = performance.now();
-  await documents.createBatch('acct_bench', backendStore.id, { file_ids: ids });
+  await documents.vectorStores.fileBatches.create('acct_bench', backendStore.id, { file_ids: ids });
   await documents.waitForIngestion('acct_bench', [backendStore.id], 1_800_000);
   const ms = performance.now() - t0;
-  const done = await documents.getStore('acct_bench', backendStore.id);
+  const done = await documents.vectorStores.retrieve('acct_bench', backendStore.id);
   const indexed = (await vectorIndex.storeInfo(backendStore.id))?.chunks ?? 0;
   if (done.file_counts.failed > 0 || indexed !== backendChunks) {
     console.error(`ERROR: ${backend}: ${done.file_counts.failed} files failed, ${indexed} chunks indexed of ${backendChunks}`);

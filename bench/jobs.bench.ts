@@ -116,7 +116,7 @@ async function single(backend: 'sqlite' | 'postgres', providerUrl: string) {
   await drain();
   const finishedSeconds = (performance.now() - t0) / 1000;
   const account = (await fathom.accounts.authenticate(KEY))!;
-  const consistent = Math.abs((await fathom.accounts.ledgerSum(account.id)) - (await fathom.accounts.get(account.id)).balance) < 1e-6;
+  const consistent = Math.abs((await fathom.accounts.ledgerSum(account.id)) - (await fathom.accounts.retrieve(account.id)).balance) < 1e-6;
   await app.close();
   await fathom.close();
   await postgres?.close();

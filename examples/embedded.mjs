@@ -18,13 +18,15 @@ const accountId = fathom.bootstrap.accountId; // the default account, created on
 const pdf = await PDFDocument.create();
 const font = await pdf.embedFont(StandardFonts.Helvetica);
 pdf.addPage().drawText('Invoice INV-7731 is payable within thirty days of receipt.', { x: 50, y: 700, size: 12, font });
-const file = await fathom.documents.createFile(accountId, { filename: 'invoice.pdf', purpose: 'assistants', data: await pdf.save() });
+const file = await fathom.files.create(accountId, { file: await pdf.save(), filename: 'invoice.pdf', purpose: 'assistants' });
 
-const store = await fathom.documents.createStore(accountId, { name: 'invoices', file_ids: [file.id] });
-await fathom.documents.waitForIngestion(accountId, [store.id], 30_000);
-console.log((await fathom.documents.getStore(accountId, store.id)).file_counts);
+// The same sub-resources as openai-node's client, with the account first: vectorStores, .files, .fileBatches, .search.
+const store = await fathom.vectorStores.create(accountId, { name: 'invoices', file_ids: [file.id] });
+await fathom.vectorStores.files.poll(accountId, store.id, file.id); // until it is ingested
+console.log((await fathom.vectorStores.retrieve(accountId, store.id)).file_counts);
 
-for (const hit of await fathom.documents.search(accountId, [store.id], { query: 'when is INV-7731 due?' })) {
+const page = await fathom.vectorStores.search(accountId, store.id, { query: 'when is INV-7731 due?' });
+for (const hit of page.data) {
   console.log(hit.score.toFixed(3), hit.filename, hit.content[0].text);
 }
 await fathom.close();

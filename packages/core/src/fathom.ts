@@ -1,16 +1,24 @@
 import { join } from 'node:path';
 import { Accounts, accountsSchema, bootstrapAccounts, type BootstrapResult } from './accounts';
-import { AssistantRunner, assistantsSchema, threadStoresOf } from './assistants';
-import { Agents, agentsSchema } from './agents';
+import { type Assistants, assistantsSchema, type Threads } from './assistants';
+import { type AssistantsCapability, createAssistants } from './assistants/create-assistants';
+import { threadStoresOf } from './assistants/documents-thread-stores';
+import { type Agents, agentsSchema } from './agents';
+import { type AgentsCapability, createAgents } from './agents/create-agents';
 import { loadConfig, type FathomConfig } from './config';
 import { openDatabase, SqliteDatabase, type SqlDatabase } from './storage';
-import { DocumentFileContents, Documents, documentsSchema, modelQueryRewriter } from './documents';
+import { documentsSchema, type Files, type VectorStores } from './documents';
+import { DocumentsCapability } from './documents/documents-capability';
+import { modelQueryRewriter } from './documents/query-rewrite';
 import { EgressGuard } from './egress';
 import { createEmbedder, type Embedder } from './embeddings';
 import { consoleLogger, type Logger } from './internal/logger';
-import { JobEngine, jobsSchema } from './jobs';
+import { type DataTools, type Jobs, jobsSchema } from './jobs';
+import { createDataTools, type DataToolsCapability } from './jobs/create-data-tools';
+import { FathomMcpServer, mcpServerSchema, mcpSourcesOf } from './mcp-server';
 import { Conversations, Responses, responsesSchema, SqlResponsesRepository } from './responses';
-import { ChatAdapter, modelsSchema, StoredCompletions, storedCompletionsSchema } from './models';
+import { type Chat, type Embeddings, type Models, modelsSchema, storedCompletionsSchema, type Usage } from './models';
+import { createModels, type ModelsCapability } from './models/create-models';
 import { PgVectorIndex, VectorIndex, type VectorIndexContract, vectorSchema } from './vector';
 import { SqlRateLimiter, WebhookToolkit, webhooksSchema } from './webhooks';
 
@@ -39,6 +47,7 @@ export const FATHOM_SCHEMAS = [
   webhooksSchema,
   responsesSchema,
   storedCompletionsSchema,
+  mcpServerSchema,
 ];
 
 /**
@@ -58,15 +67,43 @@ export class Fathom {
   readonly embedder: Embedder;
   /** Hybrid search index: `VectorIndex` (HNSW worker + FTS5) on SQLite, `PgVectorIndex` (pgvector + full text) on PostgreSQL. */
   readonly vectorIndex: VectorIndexContract;
-  readonly documents: Documents;
-  readonly chat: ChatAdapter;
-  readonly assistants: AssistantRunner;
+  /** Uploaded files (OpenAI's `files`). */
+  readonly files: Files;
+  /** Vector stores with their `files`, `fileBatches` and `search` (OpenAI's `vectorStores`). */
+  readonly vectorStores: VectorStores;
+  /** The documents capability: its sub-resources above, the search other capabilities use, its ingestion queue. */
+  private readonly documents: DocumentsCapability;
+  /** Chat completions (OpenAI's `chat.completions`, with `.messages` of stored ones). */
+  readonly chat: Chat;
+  /** Embeddings from a vendor's model or Fathom's own embedder (OpenAI's `embeddings`). */
+  readonly embeddings: Embeddings;
+  /** The models of the configured vendors and the aliases (OpenAI's `models`). */
+  readonly models: Models;
+  /** Token usage per account, day and model (Fathom's own). */
+  readonly usage: Usage;
+  /** Assistants (OpenAI's `beta.assistants`). */
+  readonly assistants: Assistants;
+  /** Threads with their `messages`, `runs` and `runs.steps` (OpenAI's `beta.threads`). */
+  readonly threads: Threads;
   readonly responses: Responses;
-  readonly storedCompletions: StoredCompletions;
   readonly conversations: Conversations;
-  readonly jobs: JobEngine;
+  /** The data-tool catalog. */
+  readonly tools: DataTools;
+  /** Data-tool jobs. */
+  readonly jobs: Jobs;
   readonly webhooks: WebhookToolkit;
+  /** Agents with their `versions`, `runs` and the tool preview (`tools`). */
   readonly agents: Agents;
+  /** Fathom as an MCP server: answers `/mcp` and `/v1/agents/{id}/mcp` (sessions in the database). */
+  readonly mcpServer: FathomMcpServer;
+  /** The background execution of assistant runs (started and closed with the rest). */
+  readonly #assistantRuns: Pick<AssistantsCapability, 'start' | 'close'>;
+  /** The runner of data-tool jobs. */
+  readonly #jobRunner: Pick<DataToolsCapability, 'start' | 'close'>;
+  /** The worker that ends agent runs whose process stopped. */
+  readonly #agentRuns: Pick<AgentsCapability, 'start' | 'close'>;
+  /** The model router (internal: every capability's model calls) and the usage counts, closed with the rest. */
+  readonly #modelsCapability: ModelsCapability;
 
   private constructor(config: FathomConfig, log: Logger, embedder: Embedder, database: SqlDatabase, bootstrap: BootstrapResult) {
     this.config = config;
@@ -76,7 +113,14 @@ export class Fathom {
     this.bootstrap = bootstrap;
     this.egress = new EgressGuard({ allow: config.egressAllow });
     this.embedder = embedder;
-    this.chat = new ChatAdapter({ db: database, config, log, embedder });
+    const models = createModels({ db: database, config, log, embedder });
+    this.#modelsCapability = models;
+    // The model router every capability calls; not a property of its own (`fathom.chat` is the chat completions).
+    const router = models.router;
+    this.chat = models.chat;
+    this.embeddings = models.embeddings;
+    this.models = models.models;
+    this.usage = models.usage;
     this.vectorIndex =
       database instanceof SqliteDatabase
         ? new VectorIndex({
@@ -91,33 +135,59 @@ export class Fathom {
     const rewriteModel = config.documents.queryRewriteModel;
     const rewriteQuery = rewriteModel
       ? modelQueryRewriter(
-          async (messages, signal) => (await this.chat.complete({ model: rewriteModel, messages }, { signal })).message.content,
+          async (messages, signal) => (await router.complete({ model: rewriteModel, messages }, { signal })).message.content,
           (error) => log.warn(`query rewrite with ${rewriteModel} failed, searching the lexical rewrite: ${(error as Error).message}`),
         )
       : undefined;
-    this.documents = new Documents({ db: database, config, embedder, vectorIndex: this.vectorIndex, log, rewriteQuery });
-    this.assistants = new AssistantRunner({
+    this.documents = new DocumentsCapability({ db: database, config, embedder, vectorIndex: this.vectorIndex, log, rewriteQuery });
+    this.files = this.documents.files;
+    this.vectorStores = this.documents.vectorStores;
+    const assistants = createAssistants({
       db: database,
-      chat: this.chat,
+      chat: router,
       searcher: this.documents,
       stores: threadStoresOf(this.documents),
       log,
       leaseMs: config.leaseSeconds * 1000,
     });
+    this.assistants = assistants.assistants;
+    this.threads = assistants.threads;
+    this.#assistantRuns = assistants;
     this.responses = new Responses({
       db: database,
-      chat: this.chat,
+      chat: router,
       searcher: this.documents,
-      files: new DocumentFileContents(this.documents),
+      files: this.documents.fileContents,
       log,
       leaseMs: config.leaseSeconds * 1000,
       contextTokens: config.contextTokens,
     });
-    this.storedCompletions = new StoredCompletions({ db: database });
-    this.conversations = new Conversations({ db: database, responses: new SqlResponsesRepository(database) });
-    this.jobs = new JobEngine({ db: database, config, accounts: this.accounts, chat: this.chat, egress: this.egress, log });
+    this.conversations = new Conversations({
+      db: database,
+      responses: new SqlResponsesRepository(database),
+      files: this.documents.fileContents,
+    });
+    const dataTools = createDataTools({ db: database, config, accounts: this.accounts, chat: router, egress: this.egress, log });
+    this.tools = dataTools.tools;
+    this.jobs = dataTools.jobs;
+    this.#jobRunner = dataTools;
     this.webhooks = new WebhookToolkit({ egress: this.egress, rateLimiter: new SqlRateLimiter(database) });
-    this.agents = new Agents({ db: database, config, chat: this.chat, webhooks: this.webhooks, log });
+    const agents = createAgents({ db: database, config, chat: router, webhooks: this.webhooks, log });
+    this.agents = agents.agents;
+    this.#agentRuns = agents;
+    this.mcpServer = new FathomMcpServer({
+      db: database,
+      log,
+      sources: mcpSourcesOf({
+        files: this.files,
+        vectorStores: this.vectorStores,
+        searcher: this.documents,
+        fileContents: this.documents.fileContents,
+        tools: this.tools,
+        jobs: this.jobs,
+        agents: this.agents,
+      }),
+    });
   }
 
   /** Loads settings, opens (and migrates) the database, bootstraps accounts and starts background work. */
@@ -146,10 +216,18 @@ export class Fathom {
   /** Resumes durable queues: interrupted ingestion, runs and jobs reach a terminal state. */
   start(): void {
     this.documents.start();
-    this.assistants.start();
+    this.#assistantRuns.start();
     this.responses.start();
-    this.jobs.start();
-    this.agents.start();
+    this.#jobRunner.start();
+    this.#agentRuns.start();
+  }
+
+  /**
+   * Starts the ingestion of store files alone (the `fathom ingest` CLI, an app that only ingests):
+   * `start()` starts it with the rest of the background work.
+   */
+  startIngestion(): void {
+    this.documents.start();
   }
 
   /** Stops background work and closes the database. */
@@ -157,14 +235,14 @@ export class Fathom {
     // Background work first (it writes to the database), then what it used, the database last. A part
     // that fails to close does not keep the others, nor the database, open.
     const steps: Array<[string, () => unknown]> = [
-      ['agents', () => this.agents.close()],
+      ['agents', () => this.#agentRuns.close()],
       ['webhooks', () => this.webhooks.close()],
-      ['jobs', () => this.jobs.close()],
-      ['assistants', () => this.assistants.close()],
+      ['jobs', () => this.#jobRunner.close()],
+      ['assistants', () => this.#assistantRuns.close()],
       ['responses', () => this.responses.close()],
       ['documents', () => this.documents.close()],
       ['vector index', () => this.vectorIndex.close()],
-      ['chat', () => this.chat.close()],
+      ['models', () => this.#modelsCapability.close()],
       ['embedder', () => this.embedder.close?.()],
       ['egress guard', () => this.egress.close()],
       ['database', () => this.database.close()],

@@ -1,7 +1,7 @@
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDocumentsRepositories } from './documents';
+import { createDocumentsRepositories } from './documents/documents-repositories';
 import { DiskFileBlobs, SqlFileBlobs } from './documents/file-blobs';
 import type { Embedder } from './embeddings';
 import { FATHOM_SCHEMAS } from './fathom';

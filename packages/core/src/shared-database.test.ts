@@ -52,8 +52,8 @@ describe('two Fathoms sharing one database', () => {
     const dir = dataDir();
     const first = await node(dir, () => ({ content: 'never', hang: true }));
     const second = await node(dir, () => ({ content: 'Answered by the survivor.' }));
-    const assistant = await first.fathom.assistants.createAssistant(first.accountId, { model: 'fake/model' });
-    const run: Run = await first.fathom.assistants.createThreadAndRun(first.accountId, {
+    const assistant = await first.fathom.assistants.create(first.accountId, { model: 'fake/model' });
+    const run: Run = await first.fathom.threads.createAndRun(first.accountId, {
       assistant_id: assistant.id,
       thread: { messages: [{ role: 'user', content: 'hello' }] },
     });
@@ -66,15 +66,15 @@ describe('two Fathoms sharing one database', () => {
     await first.fathom.database.run("UPDATE runs SET lease_owner = 'gone|1|dead', lease_until = ? WHERE id = ?", [Date.now() + 50, run.id]);
     await first.close();
 
-    let done = await second.fathom.assistants.retrieveRun(second.accountId, run.thread_id, run.id);
+    let done = await second.fathom.threads.runs.retrieve(second.accountId, run.thread_id, run.id);
     while (done.status !== 'completed' && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      done = await second.fathom.assistants.retrieveRun(second.accountId, run.thread_id, run.id);
+      done = await second.fathom.threads.runs.retrieve(second.accountId, run.thread_id, run.id);
     }
     expect(done.status).toBe('completed');
     expect(first.upstream.requests).toHaveLength(1);
     expect(second.upstream.requests).toHaveLength(1);
-    const messages = await second.fathom.assistants.listMessages(second.accountId, run.thread_id, { order: 'asc' });
+    const messages = await second.fathom.threads.messages.list(second.accountId, run.thread_id, { order: 'asc' });
     expect(messages.data.map((message) => message.content[0]!.text.value)).toEqual(['hello', 'Answered by the survivor.']);
   });
 

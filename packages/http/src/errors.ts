@@ -1,5 +1,9 @@
-import { describeSchemaIssues, FathomError, type SchemaIssue } from '@fathom/core';
+import { describeSchemaIssues, FathomError, isStorageFull, type SchemaIssue } from '@fathom/core';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { discardUnreadBody } from './unread-body';
+
+/** The header every answer carries: browsers must not guess a type other than the one declared. */
+export const NO_SNIFF = ['x-content-type-options', 'nosniff'] as const;
 
 /** The error object inside OpenAI's envelope `{error: {...}}`. */
 export interface OpenAiErrorObject {
@@ -21,6 +25,14 @@ const INTERNAL: OpenAiErrorObject = {
   code: 'server_error',
 };
 
+/** A write refused because the disk or the database is full: the client may retry later, nothing was kept. */
+const STORAGE_FULL: OpenAiErrorObject = {
+  message: 'The server has no storage space left for this request; try again later.',
+  type: 'server_error',
+  param: null,
+  code: 'insufficient_storage',
+};
+
 /**
  * The status and error object of a failure raised by core: a FathomError says what it is; anything
  * else is an internal error whose message (SQL, stack, paths) is never shown. The one place error
@@ -28,11 +40,12 @@ const INTERNAL: OpenAiErrorObject = {
  */
 export function errorObjectOf(error: unknown): { status: number; error: OpenAiErrorObject } {
   if (error instanceof FathomError) return { status: error.status, error: error.toJSON().error };
+  if (isStorageFull(error)) return { status: 507, error: STORAGE_FULL };
   return { status: 500, error: INTERNAL };
 }
 
-/** `1048576` -> `1 MiB`, `65536` -> `64 KiB`. */
-function formatBytes(bytes: number): string {
+/** `1048576` -> `1 MiB`, `65536` -> `64 KiB`: how 413 messages and docs/api.md state body limits. */
+export function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / 1024 / 1024} MiB`;
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} bytes`;
@@ -76,6 +89,10 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
     request.log.error({ err: error }, 'error after the response started');
     return;
   }
+  // Errors raised before routing (a malformed URL) skip the onRequest hook that sets it.
+  reply.header(...NO_SNIFF);
+  // An answer sent before the body was read (413, 401, a failed upload) must still reach the client.
+  discardUnreadBody(request, reply);
   if (error instanceof FathomError) {
     if (error.status >= 500) request.log.warn({ err: error }, error.message);
     const { status, error: body } = errorObjectOf(error);
@@ -102,11 +119,13 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
     reply.status(status).send(openAiError(message, 'invalid_request_error'));
     return;
   }
-  request.log.error({ err: error }, 'unhandled error');
   const internal = errorObjectOf(error);
+  if (internal.status === 507) request.log.warn({ err: error }, 'storage full');
+  else request.log.error({ err: error }, 'unhandled error');
   reply.status(internal.status).send({ error: internal.error });
 }
 
 export function handleNotFound(request: FastifyRequest, reply: FastifyReply): void {
+  discardUnreadBody(request, reply);
   reply.status(404).send(openAiError(`Invalid URL (${request.method} ${request.url.split('?')[0]!.slice(0, 200)})`, 'not_found'));
 }

@@ -125,7 +125,9 @@ export function openApiDocument(routes: readonly Route[], info: OpenApiInfo): Js
     };
     if (route.schema?.form)
       operation.requestBody = { required: true, ...jsonContent(components, route.schema.form, 'multipart/form-data') };
-    else if (route.schema?.body) operation.requestBody = { required: true, ...jsonContent(components, route.schema.body) };
+    else if (route.schema?.documentedBody || route.schema?.body) {
+      operation.requestBody = { required: true, ...jsonContent(components, route.schema.documentedBody ?? route.schema.body) };
+    }
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = operation;
   }

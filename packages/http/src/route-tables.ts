@@ -5,6 +5,7 @@ import { adminRoutes } from './routes/admin';
 import { agentsRoutes } from './routes/agents';
 import { assistantsRoutes } from './routes/assistants';
 import { documentsRoutes } from './routes/documents';
+import { agentMcpRoutes, mcpRoutes } from './routes/mcp';
 import { modelsRoutes } from './routes/models';
 import { responsesRoutes } from './routes/responses';
 import { searchRoutes } from './routes/search';
@@ -17,7 +18,10 @@ interface FamilyInfo {
   extension?: boolean;
 }
 
-/** Routes of a family, each with the family's body limit unless it sets its own, and the family's tag. */
+/**
+ * Routes of a file, each with the file's body limit unless it sets its own (the few that carry more), and
+ * the family's tag.
+ */
 function family(routes: readonly Route[], bodyLimit: number, info: FamilyInfo): Route[] {
   return routes.map((route) => ({
     ...route,
@@ -39,12 +43,19 @@ export function routeTables(surface: Surface = 'all'): Route[] {
           ...family(adminRoutes, BODY_LIMITS.admin, { tag: 'Admin', extension: true }),
           ...family(documentsRoutes, BODY_LIMITS.documents, { tag: 'Files and vector stores' }),
           ...family(searchRoutes, BODY_LIMITS.documents, { tag: 'Files and vector stores' }),
-          ...family(modelsRoutes, BODY_LIMITS.chat, { tag: 'Models' }),
-          ...family(responsesRoutes, BODY_LIMITS.chat, { tag: 'Responses' }),
+          // Mixed files: chat completions, responses and conversation items set the chat limit themselves.
+          ...family(modelsRoutes, BODY_LIMITS.default, { tag: 'Models' }),
+          ...family(responsesRoutes, BODY_LIMITS.default, { tag: 'Responses' }),
           ...family(assistantsRoutes, BODY_LIMITS.assistants, { tag: 'Assistants' }),
           ...family(toolsRoutes, BODY_LIMITS.tools, { tag: 'Data tools', extension: true }),
+          ...family(mcpRoutes, BODY_LIMITS.default, { tag: 'MCP', extension: true }),
         ]
       : []),
-    ...(surface !== 'platform' ? family(agentsRoutes, BODY_LIMITS.agents, { tag: 'Agents', extension: true }) : []),
+    ...(surface !== 'platform'
+      ? [
+          ...family(agentsRoutes, BODY_LIMITS.agents, { tag: 'Agents', extension: true }),
+          ...family(agentMcpRoutes, BODY_LIMITS.default, { tag: 'MCP', extension: true }),
+        ]
+      : []),
   ];
 }

@@ -48,6 +48,11 @@ export interface RouteSchema {
   stream?: TSchema;
   /** The fields of a multipart/form-data body (uploads), which the route reads itself: documentation only. */
   form?: TSchema;
+  /**
+   * The JSON body as the OpenAPI document shows it, where core checks the body against data the router
+   * cannot know beforehand (a data tool's input against its catalog entry): documentation only.
+   */
+  documentedBody?: TSchema;
 }
 
 /**
@@ -144,7 +149,7 @@ export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: rea
   for (const route of routes) {
     const auth = route.auth ?? 'account';
     // fastify validates the request parts; the answer schemas are documentation and test checks, not serializers.
-    const { response: _response, stream: _stream, form: _form, ...requestSchema } = route.schema ?? {};
+    const { response: _response, stream: _stream, form: _form, documentedBody: _documented, ...requestSchema } = route.schema ?? {};
     app.route({
       method: route.method,
       url: route.path,
@@ -169,6 +174,9 @@ export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: rea
         if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body))) {
           throw new InvalidRequestError('The request body must be a JSON object.', null, 'invalid_request_error');
         }
+        // No body is an empty object (the SDK sends none to cancel a run): its schema then names what is missing.
+        if (body === undefined && route.schema?.body !== undefined && !route.multipart) request.body = {};
+        if (route.schema?.querystring !== undefined) foldObjectQuery(request.query as Record<string, unknown>, route.schema.querystring);
       },
       handler: async (request, reply) => {
         const result = await route.handle({ request, reply, fathom });
@@ -177,5 +185,24 @@ export function registerRoutes(app: FastifyInstance, fathom: Fathom, routes: rea
         return result;
       },
     });
+  }
+}
+
+/**
+ * `metadata[key]=value` pairs, the way the SDK writes an object into a query string (fastify keeps such
+ * names as they are), become `metadata: {key: value}` for each query property the route declares as an
+ * object, so its schema validates them and the handler receives the object.
+ */
+function foldObjectQuery(query: Record<string, unknown>, schema: unknown): void {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  for (const name of Object.keys(query)) {
+    const [, property, key] = /^([^[\]]+)\[([^\]]+)\]$/.exec(name) ?? [];
+    if (property === undefined || key === undefined || !Object.hasOwn(properties, property) || properties[property]?.type !== 'object')
+      continue;
+    const target = query[property] ?? Object.create(null);
+    if (typeof target !== 'object' || target === null || Array.isArray(target)) continue;
+    (target as Record<string, unknown>)[key] = query[name];
+    query[property] = target;
+    delete query[name];
   }
 }

@@ -3,9 +3,9 @@ import type { Fathom } from '@fathom/core';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { MAX_UPLOAD_BYTES } from './body-limits';
+import { BODY_LIMITS, MAX_UPLOAD_BYTES } from './body-limits';
 import { registerConsole } from './console';
-import { handleError, handleNotFound, openAiError } from './errors';
+import { handleError, handleNotFound, NO_SNIFF, openAiError } from './errors';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-body';
 import { checkAnswers } from './answer-check';
 import { registerRoutes } from './route';
@@ -52,7 +52,8 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   const body = JSON.stringify(openAiError(message, status === 431 ? 'request_header_fields_too_large' : 'bad_request'));
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\n` +
+        `${NO_SNIFF[0]}: ${NO_SNIFF[1]}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(error);
@@ -64,7 +65,7 @@ export async function createServer(fathom: Fathom, options: CreateServerOptions 
   const app = Fastify({
     logger: options.logger ?? false,
     // Each route family sets its own limit (route-tables.ts); this one covers anything else.
-    bodyLimit: 1024 * 1024,
+    bodyLimit: BODY_LIMITS.default,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     forceCloseConnections: true,
     frameworkErrors: handleError,
@@ -88,6 +89,13 @@ export async function createServer(fathom: Fathom, options: CreateServerOptions 
     });
   });
   app.setValidatorCompiler(compileValidator);
+  // Every answer forbids MIME sniffing: set on the raw response before any hook or handler runs, so answers
+  // written past fastify (server-sent events, hijacked replies) carry it too; errors raised before routing
+  // get it from the error handler.
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.raw.setHeader(...NO_SNIFF);
+    done();
+  });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
   // Busboy truncates an oversized file and flags it; the files route checks the flag and answers 413.

@@ -7,8 +7,9 @@ export interface SseEvent {
   data: unknown;
 }
 
-/** Encodes one event; strings are sent raw (e.g. `[DONE]`), everything else as JSON. */
-export function encodeSse(event: SseEvent): string {
+/** Encodes one event; string data is sent raw (e.g. `[DONE]`), everything else as JSON; a plain string is the data of an event. */
+export function encodeSse(event: SseEvent | string): string {
+  if (typeof event === 'string') return `data: ${event}\n\n`;
   const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
   return `${event.event ? `event: ${event.event}\n` : ''}data: ${data}\n\n`;
 }
@@ -21,10 +22,12 @@ export function encodeSse(event: SseEvent): string {
 export async function sendSse(
   request: FastifyRequest,
   reply: FastifyReply,
-  produce: (signal: AbortSignal) => AsyncIterable<SseEvent>,
+  produce: (signal: AbortSignal) => AsyncIterable<SseEvent | string>,
   options: {
     /** How this API sends an error inside its stream; default `event: error` with `{error}`. */
     errorEvent?: (error: OpenAiErrorObject) => SseEvent;
+    /** The last event of a stream the producer completed (e.g. chat completions' `data: [DONE]`). */
+    end?: SseEvent | string;
   } = {},
 ): Promise<void> {
   const controller = new AbortController();
@@ -53,6 +56,10 @@ export async function sendSse(
       corkForTick();
       const ok = reply.raw.write(encodeSse(event));
       if (!ok) await new Promise<void>((resolve) => reply.raw.once('drain', resolve).once('close', resolve));
+    }
+    if (options.end !== undefined && !controller.signal.aborted) {
+      corkForTick();
+      reply.raw.write(encodeSse(options.end));
     }
   } catch (error) {
     if (!controller.signal.aborted) {

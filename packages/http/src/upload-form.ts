@@ -1,14 +1,13 @@
-import { FathomError, FileTooLargeError, InvalidRequestError, type Fathom, type StagedUpload } from '@fathom/core';
+import { FathomError, FileCreateFields, FileTooLargeError, InvalidRequestError, type Fathom, type StagedUpload } from '@fathom/core';
 import type { FastifyRequest } from 'fastify';
 import { MAX_UPLOAD_BYTES } from './body-limits';
+import { checkValue } from './validators';
 
-/** What `POST /v1/files` sent: the file staged on disk, its name, and `purpose`. */
+/** What `POST /v1/files` sent: the file staged on disk, its name, and the other fields, checked against `FileCreateFields`. */
 export interface UploadForm {
   staged: StagedUpload;
   filename: string;
-  purpose: string;
-  /** `expires_after[anchor]`, `expires_after[seconds]` when sent. */
-  expiresAfter?: Record<string, string>;
+  fields: FileCreateFields;
 }
 
 async function drain(stream: NodeJS.ReadableStream): Promise<void> {
@@ -32,7 +31,8 @@ function asClientError(error: unknown): unknown {
 
 /**
  * Reads the multipart form of an upload: streams the part named `file` to a staged file (at most 25 MB;
- * busboy flags a longer one as truncated) and keeps `purpose`, whatever the order of the parts. The
+ * busboy flags a longer one as truncated) and keeps the other fields, whatever the order of the parts,
+ * checked against the declared `FileCreateFields` (400 naming the field; the staged bytes are discarded). The
  * parts iteration of @fastify/multipart >= 10.1 ends only on the parser's own end events, so parts sent
  * after the file (the SDK sends `purpose` last) are never dropped on reused connections.
  */
@@ -40,7 +40,7 @@ export async function readUploadForm(fathom: Fathom, request: FastifyRequest): P
   if (!request.isMultipart()) {
     throw new InvalidRequestError("Expected a multipart/form-data body with the fields 'file' and 'purpose'.", 'file');
   }
-  const { documents } = fathom;
+  const { files } = fathom;
   let staged: StagedUpload | undefined;
   let filename = '';
   let purpose: string | undefined;
@@ -57,9 +57,9 @@ export async function readUploadForm(fathom: Fathom, request: FastifyRequest): P
           await drain(part.file);
           continue;
         }
-        const upload = await documents.stageUpload(part.file);
+        const upload = await files.stage(part.file);
         if (part.file.truncated) {
-          documents.files.discard(upload);
+          files.discard(upload);
           tooLarge = true;
         } else {
           staged = upload;
@@ -72,14 +72,24 @@ export async function readUploadForm(fathom: Fathom, request: FastifyRequest): P
       }
     }
   } catch (error) {
-    if (staged) documents.files.discard(staged);
+    if (staged) files.discard(staged);
     throw asClientError(error);
   }
   if (tooLarge) throw new FileTooLargeError(MAX_UPLOAD_BYTES);
-  const missing = [!staged && 'file', !purpose && 'purpose'].filter(Boolean) as string[];
-  if (missing.length) {
-    if (staged) documents.files.discard(staged);
-    throw new InvalidRequestError(missing.map((field) => `Missing required parameter: '${field}'.`).join(' '), missing[0]);
+  const sent = {
+    ...(purpose === undefined ? {} : { purpose }),
+    ...(Object.keys(expiresAfter).length ? { expires_after: expiresAfter } : {}),
+  };
+  let fields: FileCreateFields;
+  try {
+    fields = checkValue(FileCreateFields, sent, { coerce: true });
+  } catch (error) {
+    if (staged) files.discard(staged);
+    if (!staged && error instanceof InvalidRequestError) {
+      throw new InvalidRequestError(`Missing required parameter: 'file'. ${error.message}`, 'file', 'missing_required_parameter');
+    }
+    throw error;
   }
-  return { staged: staged!, filename, purpose: purpose!, expiresAfter: Object.keys(expiresAfter).length ? expiresAfter : undefined };
+  if (!staged) throw new InvalidRequestError("Missing required parameter: 'file'.", 'file', 'missing_required_parameter');
+  return { staged, filename, fields };
 }

@@ -1,5 +1,6 @@
+import { describeSchemaIssues, InvalidRequestError, type SchemaIssue, type Static, type TSchema } from '@fathom/core';
 import type { FastifySchemaCompiler } from 'fastify';
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type Options, type ValidateFunction } from 'ajv';
 
 /**
  * The validators of request parts. Bodies are JSON and are checked as they are (no coercion: `"5"` is
@@ -28,3 +29,22 @@ export const compileValidator: FastifySchemaCompiler<unknown> = ({ schema, httpP
 
 /** A strict validator for answers (the test suite's check of every answer against its route's schema). */
 export const answers = new Ajv({ ...COMMON, coerceTypes: false, useDefaults: false });
+
+const compiledChecks = { strict: new WeakMap<object, ValidateFunction>(), coerced: new WeakMap<object, ValidateFunction>() };
+
+/**
+ * Checks a value the router does not validate (the fields of a multipart upload, a CLI's arguments)
+ * against its declared schema: a mismatch is a 400 naming the field, worded as the router's. With
+ * `coerce`, strings are read as a query string's are (`'7200'` is the integer 7200).
+ */
+export function checkValue<T extends TSchema>(schema: T, value: unknown, options: { coerce?: boolean } = {}): Static<T> {
+  const cache = options.coerce ? compiledChecks.coerced : compiledChecks.strict;
+  let validate = cache.get(schema);
+  if (!validate) {
+    validate = (options.coerce ? queries : bodies).compile(schema);
+    cache.set(schema, validate);
+  }
+  if (validate(value)) return value as Static<T>;
+  const { message, param, code } = describeSchemaIssues((validate.errors ?? []) as SchemaIssue[]);
+  throw new InvalidRequestError(message, param, code);
+}

@@ -68,6 +68,30 @@ describe('accounts, keys and the admin API', () => {
     ]);
   });
 
+  it('refuses a credit or an initial balance that rounds to zero at the ledger precision, naming the field', async () => {
+    const account = await json<CreatedAccountBody>(
+      await server.request('/v1/admin/accounts', { method: 'POST', apiKey: server.adminKey, json: { name: 'tiny', balance: 1 } }),
+    );
+    for (const amount of [1e-9, 1e-12]) {
+      const credit = await server.request(`/v1/admin/accounts/${account.id}/credit`, {
+        method: 'POST',
+        apiKey: server.adminKey,
+        json: { amount },
+      });
+      expect(credit.status).toBe(400);
+      expect((await json<ErrorBody>(credit)).error).toMatchObject({ type: 'invalid_request_error', param: 'amount' });
+      const created = await server.request('/v1/admin/accounts', {
+        method: 'POST',
+        apiKey: server.adminKey,
+        json: { name: 'dust', balance: amount },
+      });
+      expect(created.status).toBe(400);
+      expect((await json<ErrorBody>(created)).error).toMatchObject({ param: 'balance' });
+    }
+    const ledger = await json<LedgerBody>(await server.request('/v1/account/ledger', { apiKey: account.api_key }));
+    expect(ledger.data.map((entry) => entry.amount)).toEqual([1]);
+  });
+
   it('names each missing or invalid field of an admin request', async () => {
     const response = await server.request('/v1/admin/accounts', { method: 'POST', apiKey: server.adminKey, json: { balance: 'x' } });
     expect(response.status).toBe(400);
@@ -75,6 +99,38 @@ describe('accounts, keys and the admin API', () => {
     expect(error.type).toBe('invalid_request_error');
     expect(error.message).toContain("'name'");
     expect(error.message).toContain("'balance'");
+  });
+
+  it('refuses by its schema a credit or a balance that is not a number in range, naming the field, and moves no money', async () => {
+    const account = await json<CreatedAccountBody>(
+      await server.request('/v1/admin/accounts', { method: 'POST', apiKey: server.adminKey, json: { name: 'ranges', balance: 1 } }),
+    );
+    for (const [amount, message] of [
+      ['5', "Invalid type for 'amount': expected a number."],
+      [0, "Invalid 'amount': expected a number > 0 and <= 1000000000."],
+      [-1, "Invalid 'amount': expected a number > 0 and <= 1000000000."],
+      [1e10, "Invalid 'amount': expected a number > 0 and <= 1000000000."],
+    ] as const) {
+      const credit = await server.request(`/v1/admin/accounts/${account.id}/credit`, {
+        method: 'POST',
+        apiKey: server.adminKey,
+        json: { amount },
+      });
+      expect(credit.status, String(amount)).toBe(400);
+      expect((await json<ErrorBody>(credit)).error, String(amount)).toMatchObject({ param: 'amount', message });
+    }
+    const unknown = await server.request(`/v1/admin/accounts/${account.id}/credit`, {
+      method: 'POST',
+      apiKey: server.adminKey,
+      json: { amount: 1, currency: 'EUR' },
+    });
+    expect((await json<ErrorBody>(unknown)).error).toMatchObject({ param: 'currency', code: 'unknown_parameter' });
+    for (const body of [{ name: '   ' }, { name: 'x', balance: -1 }, { name: 'x'.repeat(257) }]) {
+      const created = await server.request('/v1/admin/accounts', { method: 'POST', apiKey: server.adminKey, json: body });
+      expect(created.status, JSON.stringify(body).slice(0, 40)).toBe(400);
+    }
+    const ledger = await json<LedgerBody>(await server.request('/v1/account/ledger', { apiKey: account.api_key }));
+    expect(ledger.data.map((entry) => entry.amount)).toEqual([1]);
   });
 
   it('keeps the admin API closed to account keys', async () => {

@@ -40,6 +40,24 @@ describe('agents API: validation, drafts, publishing, ownership', () => {
     expect(fetched.workflow.nodes).toHaveLength(4);
   });
 
+  it("keeps an editor's own keys on nodes, edges, cards and routes, and gives them back as they were sent", async () => {
+    const workflow = ordersWorkflow();
+    workflow.nodes[0].position = { x: 10, y: 20 };
+    workflow.nodes[1].selected = true;
+    workflow.nodes[2].data.collapsed = false;
+    workflow.nodes[2].data.config.routes[0].ui = { open: true };
+    workflow.edges[0].animated = true;
+    const { agent } = await json<AgentEnvelope>(await create(workflow));
+    const fetched = (await json<AgentEnvelope>(await server.request(`/v1/agents/${agent.id}`))).agent.workflow as any;
+    expect(fetched.nodes[0].position).toEqual({ x: 10, y: 20 });
+    expect(fetched.nodes[1].selected).toBe(true);
+    expect(fetched.nodes[2].data.collapsed).toBe(false);
+    expect(fetched.nodes[2].data.config.routes[0].ui).toEqual({ open: true });
+    expect(fetched.edges[0].animated).toBe(true);
+    // The card secret stays masked in the answer, extra keys or not.
+    expect(fetched.nodes[2].data.config.auth).toEqual({ type: 'bearer', token: '********' });
+  });
+
   it('accepts the example workflow of examples/agent-with-webhook.json', async () => {
     const example = JSON.parse(readFileSync(new URL('../../../examples/agent-with-webhook.json', import.meta.url), 'utf8'));
     const response = await server.request('/v1/agents', { method: 'POST', json: example });
@@ -49,15 +67,12 @@ describe('agents API: validation, drafts, publishing, ownership', () => {
 
   it.each([
     ['webhook_no_config', (w: any) => (w.nodes[2].data.config = { auth: { type: 'none' } }), "'Orders API'"],
-    ['route_missing_field', (w: any) => delete w.nodes[2].data.config.routes[1].whenToUse, "'whenToUse'"],
-    ['parameter_missing_field', (w: any) => delete w.nodes[2].data.config.routes[0].parameters[0].description, "'get_order'"],
     ['duplicate_route_name', (w: any) => (w.nodes[2].data.config.routes[1].name = 'Get Order'), "'Get Order'"],
     ['edge_unknown_node', (w: any) => (w.edges[1].target = 'finish'), "'finish'"],
     ['missing_start_node', (w: any) => w.nodes.splice(0, 1) && w.edges.splice(0, 1), 'start'],
     ['missing_end_node', (w: any) => w.nodes.splice(3, 1) && w.edges.splice(1, 1), 'end'],
     ['path_parameter_undeclared', (w: any) => (w.nodes[2].data.config.routes[0].path = '/orders/{{id}}'), '{{id}}'],
     ['path_parameter_not_required', (w: any) => (w.nodes[2].data.config.routes[0].parameters[0].required = false), "'order_id'"],
-    ['unknown_node_type', (w: any) => w.nodes.push({ id: 'n9', type: 'switch', data: {} }), "'switch'"],
   ])('answers 400 with code %s and a message naming the culprit', async (code, change, named) => {
     const workflow = ordersWorkflow();
     change(workflow);
@@ -66,6 +81,38 @@ describe('agents API: validation, drafts, publishing, ownership', () => {
     const body = await error(response);
     expect(body).toMatchObject({ type: 'invalid_request_error', code });
     expect(body.message).toContain(named);
+  });
+
+  it.each([
+    [
+      'a route without whenToUse',
+      (w: any) => delete w.nodes[2].data.config.routes[1].whenToUse,
+      'missing_required_parameter',
+      'workflow.nodes[2].data.config.routes[1].whenToUse',
+    ],
+    [
+      'a parameter with a blank description',
+      (w: any) => (w.nodes[2].data.config.routes[0].parameters[0].description = '  '),
+      'empty_string',
+      'workflow.nodes[2].data.config.routes[0].parameters[0].description',
+    ],
+    ['an unknown node type', (w: any) => w.nodes.push({ id: 'n9', type: 'switch', data: {} }), 'invalid_value', 'workflow.nodes[4].type'],
+    [
+      'an auth type without its fields',
+      (w: any) => (w.nodes[2].data.config.auth = { type: 'api_key', apiKey: 'k' }),
+      'missing_required_parameter',
+      'workflow.nodes[2].data.config.auth.apiKeyName',
+    ],
+  ])('refuses %s by the schema with code %s, naming the field, and saves nothing', async (_what, change, code, param) => {
+    const workflow = ordersWorkflow();
+    change(workflow);
+    const before = (await json<ListBody<AgentBody>>(await server.request('/v1/agents?limit=100'))).data.length;
+    const response = await create(workflow);
+    expect(response.status).toBe(400);
+    const body = await error(response);
+    expect(body).toMatchObject({ type: 'invalid_request_error', code, param });
+    expect(body.message).toContain(`'${param}'`);
+    expect((await json<ListBody<AgentBody>>(await server.request('/v1/agents?limit=100'))).data.length).toBe(before);
   });
 
   it('names missing request fields and never saves a refused workflow', async () => {

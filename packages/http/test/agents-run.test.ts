@@ -1,4 +1,4 @@
-import type { AgentRunObject } from '@fathom/core';
+import type { AgentRun } from '@fathom/core';
 import { createFakeOpenAIUpstream, createTestServer, respond, type FakeUpstream, type TestServer } from '@fathom/core/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ordersWorkflow, parseSse } from './agents-workflows';
@@ -173,7 +173,7 @@ describe('agent runs with a Webhook card', () => {
       [Date.now() - 1, body.id],
     );
     const deadline = Date.now() + 10_000;
-    let stored: AgentRunObject;
+    let stored: AgentRun;
     do {
       stored = (await json<RunEnvelope>(await server.request(`/v1/agents/${agentId}/runs/${body.id}`))).run;
       if (stored.status !== 'in_progress') break;
@@ -201,7 +201,7 @@ describe('agent runs with a Webhook card', () => {
     controller.abort();
     await upstream.waitForClose();
     const deadline = Date.now() + 10_000;
-    let stored: AgentRunObject;
+    let stored: AgentRun;
     do {
       stored = (await json<RunEnvelope>(await server.request(`/v1/agents/${agentId}/runs/${runId}`))).run;
       if (stored.status !== 'in_progress') break;

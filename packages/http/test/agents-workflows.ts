@@ -1,4 +1,5 @@
-import type { Workflow, WorkflowNode } from '@fathom/core';
+import { AgentRunStreamEvent, describeSchemaIssues, type SchemaIssue, type Workflow, type WorkflowNode } from '@fathom/core';
+import { answers } from '../src/validators';
 
 /** Workflow builders shared by the agents HTTP tests. */
 
@@ -94,7 +95,13 @@ export function nodeOfType<Type extends WorkflowNode['type']>(workflow: Workflow
   return node;
 }
 
-/** Parses an SSE body into `{event, data}` items (data JSON-decoded). */
+const checkEvent = answers.compile(AgentRunStreamEvent);
+
+/**
+ * Parses an agent run's SSE body into `{event, data}` items (data JSON-decoded), each checked against
+ * its declaration (`AgentRunStreamEvent`, what `/v1/openapi.json` promises): an event that does not
+ * match fails the test, naming the field.
+ */
 export function parseSse(text: string): Array<{ event: string; data: any }> {
   return text
     .split('\n\n')
@@ -106,6 +113,12 @@ export function parseSse(text: string): Array<{ event: string; data: any }> {
         .filter((line) => line.startsWith('data: '))
         .map((line) => line.slice(6))
         .join('\n');
-      return { event, data: JSON.parse(data) };
+      const parsed = { event, data: JSON.parse(data) };
+      if (!checkEvent(parsed)) {
+        throw new Error(
+          `The ${event} event does not match AgentRunStreamEvent: ${describeSchemaIssues(checkEvent.errors as SchemaIssue[]).message}`,
+        );
+      }
+      return parsed;
     });
 }

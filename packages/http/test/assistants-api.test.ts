@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_MODEL, startAssistantsTestBed, type AssistantsTestBed } from './assistants-fake-model';
+import { FAKE_MODEL, parseSse, startAssistantsTestBed, undeclaredStreamEvents, type AssistantsTestBed } from './assistants-fake-model';
 import { type ErrorBody, json } from './harness';
 
 /** Polls a run until it has `status`; fails the test when it does not get there within 10 s. */
@@ -96,6 +96,42 @@ describe('assistants API through the official SDK', () => {
     });
   });
 
+  it('refuses what Fathom does not offer with a 400 naming the field, and writes nothing', async () => {
+    const { client, server } = bed;
+    const refused = async (path: string, body: unknown) => {
+      const response = await server.request(path, { method: 'POST', json: body });
+      expect(response.status).toBe(400);
+      return (await json<ErrorBody>(response)).error;
+    };
+    expect(
+      await refused('/v1/assistants', { model: FAKE_MODEL, tool_resources: { file_search: { vector_stores: [{ file_ids: [] }] } } }),
+    ).toMatchObject({ param: 'tool_resources.file_search.vector_stores', code: 'unsupported_parameter' });
+    const thread = await client.beta.threads.create();
+    expect(
+      await refused(`/v1/threads/${thread.id}/messages`, {
+        role: 'user',
+        content: 'see attached',
+        attachments: [{ file_id: 'file-x', tools: [{ type: 'code_interpreter' }] }],
+      }),
+    ).toMatchObject({ param: 'attachments[0].tools[0].type', code: 'invalid_value' });
+    expect(
+      await refused(`/v1/threads/${thread.id}/messages`, {
+        role: 'user',
+        content: [{ type: 'image_url', image_url: { url: 'https://x' } }],
+      }),
+    ).toMatchObject({ param: 'content[0].type' });
+    const assistant = await client.beta.assistants.create({ model: FAKE_MODEL });
+    expect(await refused(`/v1/threads/${thread.id}/runs`, { assistant_id: assistant.id, max_prompt_tokens: 100 })).toMatchObject({
+      message: "Invalid 'max_prompt_tokens': expected an integer >= 256.",
+      param: 'max_prompt_tokens',
+    });
+    expect((await client.beta.threads.messages.list(thread.id)).data).toEqual([]);
+    expect((await client.beta.threads.runs.list(thread.id)).data).toEqual([]);
+    const steps = await server.request(`/v1/threads/${thread.id}/runs/run_x/steps?include[]=step_details.other`);
+    expect(steps.status).toBe(400);
+    expect((await json<ErrorBody>(steps)).error.param).toBe('include[][0]');
+  });
+
   it('manages threads and messages', async () => {
     const { client } = bed;
     const thread = await client.beta.threads.create({ messages: [{ role: 'user', content: 'Hello' }], metadata: { a: '1' } });
@@ -143,7 +179,11 @@ describe('assistants API through the official SDK', () => {
     // The same with streams: the first stream ends at requires_action, submit streams the rest.
     const first = client.beta.threads.runs.stream(thread.id, { assistant_id: assistant.id });
     const events: string[] = [];
-    first.on('event', (event) => events.push(event.event));
+    const streamed: Array<{ event: string; data: unknown }> = [];
+    first.on('event', (event) => {
+      events.push(event.event);
+      streamed.push(structuredClone(event));
+    });
     const pausedRun = await first.finalRun();
     expect(pausedRun.status).toBe('requires_action');
     expect(events.at(-1)).toBe('thread.run.requires_action');
@@ -153,10 +193,13 @@ describe('assistants API through the official SDK', () => {
     });
     let text = '';
     second.on('textDelta', (delta) => (text += delta.value));
+    second.on('event', (event) => streamed.push(structuredClone(event)));
     const messages = await second.finalMessages();
     expect(text).toBe('It is rainy in Lisbon.');
     expect((messages[0]!.content[0] as any).text.value).toBe('It is rainy in Lisbon.');
     expect((await second.finalRun()).status).toBe('completed');
+    expect(streamed.map((event) => event.event)).toContain('thread.run.step.delta');
+    expect(undeclaredStreamEvents(streamed)).toEqual([]);
   });
 
   it('sends OpenAI assistant events as SSE, ending with event: done / data: [DONE]', async () => {
@@ -186,6 +229,8 @@ describe('assistants API through the official SDK', () => {
     ]);
     expect(events.filter((name) => name === 'thread.message.delta').length).toBeGreaterThan(1);
     expect(body.trimEnd().endsWith('event: done\ndata: [DONE]')).toBe(true);
+    // Every event is what the routes declare as their `schema.stream` (/v1/openapi.json).
+    expect(undeclaredStreamEvents(parseSse(body))).toEqual([]);
   });
 
   it('cancels a run while the model is still answering', async () => {

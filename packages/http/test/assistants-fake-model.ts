@@ -1,5 +1,7 @@
+import { AssistantStreamEvent, describeSchemaIssues, type SchemaIssue } from '@fathom/core';
 import { createFakeOpenAIUpstream, type FakeTurn, type FakeUpstream } from '@fathom/core/test';
 import type OpenAI from 'openai';
+import { answers } from '../src/validators';
 import { startFathom, type StartOptions, type TestFathom } from './harness';
 
 /** The model id tests use: vendor `fake` is the scripted upstream below. */
@@ -54,4 +56,28 @@ export async function startAssistantsTestBed(
       await upstream.close();
     },
   };
+}
+
+const streamEvent = answers.compile(AssistantStreamEvent);
+
+/**
+ * The events of an assistant stream that do not match `AssistantStreamEvent` (the declared `schema.stream`
+ * of the run routes, as `/v1/openapi.json` shows it), each with what is wrong: empty when all match.
+ */
+export function undeclaredStreamEvents(events: ReadonlyArray<{ event: string; data: unknown }>): string[] {
+  return events.flatMap(({ event, data }) =>
+    streamEvent({ event, data }) ? [] : [`${event}: ${describeSchemaIssues((streamEvent.errors ?? []) as SchemaIssue[]).message}`],
+  );
+}
+
+/** The `{event, data}` pairs of a server-sent event body (`data: [DONE]` stays a string). */
+export function parseSse(body: string): Array<{ event: string; data: unknown }> {
+  return body
+    .split('\n\n')
+    .filter((block) => block.trim())
+    .map((block) => {
+      const event = /^event: (.+)$/m.exec(block)?.[1] ?? '';
+      const data = /^data: (.*)$/m.exec(block)?.[1] ?? '';
+      return { event, data: data === '[DONE]' ? data : JSON.parse(data) };
+    });
 }

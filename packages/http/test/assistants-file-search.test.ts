@@ -1,6 +1,7 @@
 import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_MODEL, searchThenCite, startAssistantsTestBed, type AssistantsTestBed } from './assistants-fake-model';
+import { json } from './harness';
 
 const CONTENT_INCLUDE = 'step_details.tool_calls[*].file_search.results[*].content' as const;
 
@@ -124,10 +125,18 @@ describe('assistants with file_search over real vector stores', () => {
       score: expect.any(Number),
     });
 
-    // runs.stream on an existing thread works the same way.
+    expect(search.tool_calls[0].file_search.results[0].content).toBeUndefined();
+
+    // runs.stream on an existing thread works the same way; include[] (a query parameter) adds the passages' text to its steps.
     const thread = await client.beta.threads.create({ messages: [{ role: 'user', content: 'and refunds again?' }] });
-    const again = await client.beta.threads.runs.stream(thread.id, { assistant_id: assistant.id }).finalRun();
-    expect(again.status).toBe('completed');
+    const again = client.beta.threads.runs.stream(thread.id, { assistant_id: assistant.id, include: [CONTENT_INCLUDE] });
+    expect((await again.finalRun()).status).toBe('completed');
+    const included = (await again.finalRunSteps()).find((step) => step.type === 'tool_calls')!.step_details;
+    if (included.type !== 'tool_calls' || included.tool_calls[0]!.type !== 'file_search') throw new Error('expected a file_search call');
+    expect(included.tool_calls[0]!.file_search.results![0]!.content![0]).toMatchObject({
+      type: 'text',
+      text: expect.stringContaining('Refund'),
+    });
   });
 
   it("searches the thread's stores together with the assistant's", async () => {
@@ -271,5 +280,27 @@ describe('assistants with file_search over real vector stores', () => {
     }
     expect((await client.beta.threads.messages.list(thread.id)).data).toEqual([]);
     expect((await client.beta.threads.retrieve(thread.id)).tool_resources).toEqual({});
+
+    // A run takes no `tool_resources` (createAndRun does, checked above): one sent anyway searches nothing of theirs.
+    const theirPolicy = await other.client.files.create({ file: await toFile(Buffer.from(POLICY), 'theirs.md'), purpose: 'assistants' });
+    await other.client.vectorStores.files.create(theirStore.id, { file_id: theirPolicy.id });
+    expect((await other.client.vectorStores.files.poll(theirStore.id, theirPolicy.id, { pollIntervalMs: 50 })).status).toBe('completed');
+    const searching = await client.beta.assistants.create({ model: FAKE_MODEL, tools: [{ type: 'file_search' }] });
+    await client.beta.threads.messages.create(thread.id, { role: 'user', content: 'How long do refunds take?' });
+    const response = await server.request(`/v1/threads/${thread.id}/runs`, {
+      method: 'POST',
+      json: { assistant_id: searching.id, tool_resources: { file_search: { vector_store_ids: [theirStore.id] } } },
+    });
+    expect(response.status).toBe(200);
+    const run = await client.beta.threads.runs.poll(
+      (await json<{ id: string }>(response)).id,
+      { thread_id: thread.id },
+      { pollIntervalMs: 50 },
+    );
+    expect(run.status).toBe('completed');
+    const steps = await client.beta.threads.runs.steps.list(run.id, { thread_id: thread.id, order: 'asc' });
+    const details = steps.data[0]!.step_details;
+    if (details.type !== 'tool_calls' || details.tool_calls[0]!.type !== 'file_search') throw new Error('expected a file_search call');
+    expect(details.tool_calls[0]!.file_search.results).toEqual([]);
   });
 });

@@ -79,6 +79,73 @@ describe('stored chat completions', () => {
   });
 });
 
+describe('stored request messages', () => {
+  it('lists each message with its text, its text and image parts, and the known fields of its tool calls', async () => {
+    upstream.push({ content: 'Seen.' });
+    const image = { type: 'image_url' as const, image_url: { url: 'data:image/png;base64,AAAA', detail: 'low' as const } };
+    const kept = await server.client.chat.completions.create({
+      model,
+      store: true,
+      messages: [
+        { role: 'developer', content: 'Be brief.' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is ' },
+            image,
+            { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } },
+            { type: 'text', text: 'this?' },
+          ],
+          name: 'ann',
+        },
+        {
+          role: 'assistant',
+          content: null,
+          // A field the SDK does not type on a tool call reaches the upstream but is not listed back.
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'look', arguments: '{}' }, ...{ trace: 'x' } }],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: 'a harbour' },
+      ],
+    });
+    const { data } = await server.client.chat.completions.messages.list(kept.id);
+    expect(data).toEqual([
+      { id: `${kept.id}-0`, role: 'developer', content: 'Be brief.', refusal: null, content_parts: null },
+      {
+        id: `${kept.id}-1`,
+        role: 'user',
+        content: 'What is this?',
+        refusal: null,
+        content_parts: [{ type: 'text', text: 'What is ' }, image, { type: 'text', text: 'this?' }],
+        name: 'ann',
+      },
+      {
+        id: `${kept.id}-2`,
+        role: 'assistant',
+        content: null,
+        refusal: null,
+        content_parts: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'look', arguments: '{}' } }],
+      },
+      { id: `${kept.id}-3`, role: 'tool', content: 'a harbour', refusal: null, content_parts: null, tool_call_id: 'call_1' },
+    ]);
+    const page = await server.client.chat.completions.messages.list(kept.id, { limit: 1, order: 'desc', after: `${kept.id}-2` });
+    expect(page.data.map((message) => message.id)).toEqual([`${kept.id}-1`]);
+  });
+
+  it('checks a metadata filter like metadata, naming the field', async () => {
+    const response = await server.request(`/v1/chat/completions?metadata[project]=${'x'.repeat(513)}`);
+    expect(response.status).toBe(400);
+    expect((await json<ErrorBody>(response)).error).toMatchObject({ param: 'metadata.project', code: 'string_above_max_length' });
+    // A key is data, never a path into an object.
+    const odd = await server.request('/v1/chat/completions?metadata[__proto__]=x&metadata[constructor]=y');
+    expect(odd.status).toBe(200);
+    expect((await json<{ data: unknown[] }>(odd)).data).toEqual([]);
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+    const update = await server.request('/v1/chat/completions/chatcmpl-none', { method: 'POST', json: {} });
+    expect((await json<ErrorBody>(update)).error).toMatchObject({ param: 'metadata', code: 'missing_required_parameter' });
+  });
+});
+
 describe('pass-through of fields Fathom does not know', () => {
   it('sends unknown fields unchanged to OpenAI-compatible upstreams and refuses them for Anthropic, naming the field', async () => {
     upstream.push({ content: 'ok' });

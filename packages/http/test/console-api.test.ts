@@ -119,7 +119,15 @@ describe('API routes the console uses', () => {
     expect(JSON.stringify(preview.body)).not.toContain('sk-orders-secret');
     delete workflow.nodes[1].data.model;
     const invalid = await call<ToolsPreviewBody>('/v1/agents/tools', { method: 'POST', json: { workflow } });
-    expect(invalid.body.validation_error).toMatchObject({ code: 'invalid_workflow', param: 'workflow.nodes[1].data.model' });
+    expect(invalid.body.validation_error).toMatchObject({ code: 'missing_required_parameter', param: 'workflow.nodes[1].data.model' });
+    // The preview reports exactly what a save of the same workflow answers (one declaration for both).
+    const save = await call<ErrorBody>('/v1/agents', { method: 'POST', json: { name: 'Unfinished', workflow } });
+    expect(save.status).toBe(400);
+    expect(invalid.body.validation_error).toEqual({
+      message: save.body.error.message,
+      param: save.body.error.param,
+      code: save.body.error.code,
+    });
     expect((await call('/v1/agents/tools', { method: 'POST', json: {} })).status).toBe(400);
     expect((await call('/v1/agents/tools', { method: 'POST', json: { workflow }, apiKey: 'nope' })).status).toBe(401);
   });

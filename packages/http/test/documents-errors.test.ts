@@ -21,24 +21,26 @@ describe('documents: limits, validation, bad files and ownership', () => {
   const upload = async (data: Uint8Array | string, name: string) =>
     client.files.create({ file: await toFile(Buffer.from(data), name), purpose: 'assistants' });
 
-  it('answers 413 file_too_large to an upload over 25 MB and keeps no bytes', async () => {
+  it('answers 413 file_too_large to an upload over 25 MB (25,000,000 bytes, as the spec says) and keeps no bytes', async () => {
     const before = storedFiles();
     const form = new FormData();
     form.append('purpose', 'assistants');
-    form.append('file', new Blob([new Uint8Array(25 * 1024 * 1024 + 1)]), 'huge.txt');
+    form.append('file', new Blob([new Uint8Array(25_000_001)]), 'huge.txt');
     const response = await server.request('/v1/files', { method: 'POST', body: form });
     expect(response.status).toBe(413);
-    expect((await json<ErrorBody>(response)).error).toMatchObject({ code: 'file_too_large', param: 'file', type: 'invalid_request_error' });
+    const { error } = await json<ErrorBody>(response);
+    expect(error).toMatchObject({ code: 'file_too_large', param: 'file', type: 'invalid_request_error' });
+    expect(error.message).toBe('File exceeds the maximum size of 25 MB (25,000,000 bytes).');
     expect(storedFiles()).toEqual(before);
     expect(readdirSync(join(server.dataDir, 'files', '.tmp'))).toEqual([]);
     expect((await client.files.list()).data.find((f) => f.filename === 'huge.txt')).toBeUndefined();
     // Exactly 25 MB is accepted.
     const exact = new FormData();
     exact.append('purpose', 'assistants');
-    exact.append('file', new Blob([new Uint8Array(25 * 1024 * 1024)]), 'exact.bin');
+    exact.append('file', new Blob([new Uint8Array(25_000_000)]), 'exact.bin');
     const ok = await server.request('/v1/files', { method: 'POST', body: exact });
     expect(ok.status).toBe(200);
-    expect((await json<OpenAI.FileObject>(ok)).bytes).toBe(25 * 1024 * 1024);
+    expect((await json<OpenAI.FileObject>(ok)).bytes).toBe(25_000_000);
   });
 
   it('answers 400 naming a missing file or purpose, a bad purpose, or a non-multipart body', async () => {
@@ -143,6 +145,20 @@ describe('documents: limits, validation, bad files and ownership', () => {
       },
       'filters.filters[1].type',
     );
+    await bad(search, { query: 'x', filters: { type: 'in', key: 'a', value: 'x' } }, 'filters.value');
+    await bad(search, { query: ['fine', '  '] }, 'query[1]');
+    // Compound filters nest to any depth (the schema is recursive); an error deep down names its path.
+    const nest = (levels: number, leaf: object): object => (levels === 0 ? leaf : { type: 'or', filters: [nest(levels - 1, leaf)] });
+    const inTeam = { type: 'in', key: 'team', value: ['red'] };
+    expect((await server.request(search, { method: 'POST', json: { query: 'x', filters: nest(8, inTeam) } })).status).toBe(200);
+    await bad(search, { query: 'x', filters: nest(8, { ...inTeam, value: 'red' }) }, `filters${'.filters[0]'.repeat(8)}.value`);
+    // Keys of attributes and metadata: at most 64 characters.
+    expect(
+      await bad(`/v1/vector_stores/${store.id}/files`, { file_id: 'file-x', attributes: { ['k'.repeat(65)]: 1 } }, 'attributes'),
+    ).toMatch(/key too long/);
+    await bad('/v1/vector_stores', { metadata: { ['k'.repeat(65)]: 'v' } }, 'metadata');
+    await bad(`/v1/vector_stores/${store.id}/file_batches`, { file_ids: ['file-x'], files: [{ file_id: 'file-x' }] }, 'file_ids');
+    await bad(`/v1/vector_stores/${store.id}/files/file-x`, {}, 'attributes');
     const both = await server.request(search, { method: 'POST', json: { query: 5, max_num_results: 99 } });
     expect((await json<ErrorBody>(both)).error.message).toMatch(/'query'.*'max_num_results'/);
     const list = await server.request(`/v1/vector_stores/${store.id}/files?filter=done`);

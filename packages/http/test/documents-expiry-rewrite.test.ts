@@ -57,8 +57,29 @@ describe('files with expires_after', () => {
     const refused = await plain.request('/v1/files', { method: 'POST', body: form });
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({ error: { param: 'expires_after.seconds', type: 'invalid_request_error' } });
+    for (const [field, value, param] of [
+      ['expires_after[anchor]', 'last_active_at', 'expires_after.anchor'],
+      ['expires_after[seconds]', '2592001', 'expires_after.seconds'],
+      ['expires_after[seconds]', 'soon', 'expires_after.seconds'],
+    ]) {
+      const form = new FormData();
+      form.append('file', new Blob(['x']), 'x.txt');
+      form.append('purpose', 'assistants');
+      form.append('expires_after[anchor]', 'created_at');
+      form.append('expires_after[seconds]', '7200');
+      form.set(field!, value!);
+      const answer = await plain.request('/v1/files', { method: 'POST', body: form });
+      expect(answer.status, `${field}=${value}`).toBe(400);
+      expect(await answer.json()).toMatchObject({ error: { param, type: 'invalid_request_error' } });
+    }
+    // A file that does not expire has no `expires_at` and no `status_details` (the SDK types both optional, not nullable).
     const kept = await plain.client.files.create({ file: await toFile(Buffer.from('kept'), 'kept.txt'), purpose: 'assistants' });
-    expect(kept.expires_at).toBeNull();
+    expect(kept).not.toHaveProperty('expires_at');
+    expect(kept).not.toHaveProperty('status_details');
+    const listed = (await plain.client.files.list()).data.find((file) => file.id === kept.id);
+    expect(listed).toBeDefined();
+    expect(listed).not.toHaveProperty('expires_at');
+    expect(await plain.client.files.retrieve(kept.id)).not.toHaveProperty('status_details');
   });
 });
 

@@ -2,7 +2,7 @@ import { createFakeOpenAIUpstream, type FakeUpstream } from '@fathom/core/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Route } from '../src/route';
 import { routeTables } from '../src/route-tables';
-import { startFathom, type TestFathom } from './harness';
+import { json, startFathom, type TestFathom } from './harness';
 
 /**
  * Hostile input on every route the server registers (enumerated from the route tables, so a new
@@ -208,6 +208,129 @@ describe('fuzz: hostile input on every registered route', () => {
       if (answer.status >= 500 || plain.status >= 500) problems.push(`${label(route)}: ${plain.status} then ${answer.status}`);
     }
     expect(problems).toEqual([]);
+  });
+
+  /** Hostile variants of every input item type; `at` is where the item sits (`input[0]`, `items[0]`). */
+  const hostileItems = (at: string): Array<[string, unknown, string]> => {
+    const over = (max: number) => 'x'.repeat(max + 1);
+    const parts = (text: string) => [{ type: 'input_text', text }];
+    return [
+      ['message: unknown role', { type: 'message', role: 'robot', content: 'x' }, `${at}.role`],
+      ['message: content of the wrong type', { type: 'message', role: 'user', content: 5 }, `${at}.content`],
+      ['message: unknown part type', { role: 'user', content: [{ type: 'input_video' }] }, `${at}.content[0].type`],
+      ['message: text over the cap', { role: 'user', content: over(256_000) }, `${at}.content`],
+      [
+        'message: parts over the cap together',
+        { role: 'user', content: [...parts(over(128_000)), ...parts(over(128_000))] },
+        `${at}.content`,
+      ],
+      [
+        'message: annotations over the cap',
+        { role: 'assistant', content: [{ type: 'output_text', text: 'a', annotations: [{ type: 'x', note: over(256_000) }] }] },
+        `${at}.content[0].annotations`,
+      ],
+      [
+        'message: input_file naming no file',
+        { role: 'user', content: [{ type: 'input_file', file_id: 'file-nothing' }] },
+        `${at}.content[0].file_id`,
+      ],
+      [
+        'message: input_file by URL',
+        { role: 'user', content: [{ type: 'input_file', file_url: 'http://169.254.169.254/' }] },
+        `${at}.content[0].file_url`,
+      ],
+      ['message: input_image without a source', { role: 'user', content: [{ type: 'input_image' }] }, `${at}.content[0].image_url`],
+      ['message: id over the cap', { role: 'user', id: over(256), content: 'x' }, `${at}.id`],
+      ['function_call: no call_id', { type: 'function_call', name: 'f', arguments: '{}' }, `${at}.call_id`],
+      ['function_call: name of the wrong type', { type: 'function_call', call_id: 'c', name: 7 }, `${at}.name`],
+      [
+        'function_call: arguments over the cap',
+        { type: 'function_call', call_id: 'c', name: 'f', arguments: over(256_000) },
+        `${at}.arguments`,
+      ],
+      ['function_call: arguments as an object', { type: 'function_call', call_id: 'c', name: 'f', arguments: { a: 1 } }, `${at}.arguments`],
+      ['function_call_output: output of the wrong type', { type: 'function_call_output', call_id: 'c', output: 5 }, `${at}.output`],
+      ['function_call_output: output over the cap', { type: 'function_call_output', call_id: 'c', output: over(256_000) }, `${at}.output`],
+      [
+        'function_call_output: parts over the cap',
+        { type: 'function_call_output', call_id: 'c', output: parts(over(256_000)) },
+        `${at}.output`,
+      ],
+      ['file_search_call: no id', { type: 'file_search_call', queries: [] }, `${at}.id`],
+      ['file_search_call: queries not strings', { type: 'file_search_call', id: 'fs_1', queries: [{ q: 1 }] }, `${at}.queries`],
+      [
+        'file_search_call: results over the cap',
+        { type: 'file_search_call', id: 'fs_1', queries: [], results: [{ text: over(256_000) }] },
+        `${at}.results`,
+      ],
+      ['file_search_call: unknown status', { type: 'file_search_call', id: 'fs_1', queries: [], status: 'x'.repeat(100) }, `${at}.status`],
+      ['reasoning: no id', { type: 'reasoning', summary: [] }, `${at}.id`],
+      [
+        'reasoning: summary over the cap',
+        { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: over(256_000) }] },
+        `${at}.summary`,
+      ],
+      [
+        'reasoning: content over the cap',
+        { type: 'reasoning', id: 'rs_1', summary: [], content: [{ type: 'reasoning_text', text: over(256_000) }] },
+        `${at}.content`,
+      ],
+      [
+        'reasoning: encrypted_content over the cap',
+        { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: over(256_000) },
+        `${at}.encrypted_content`,
+      ],
+      [
+        'reasoning: encrypted_content of the wrong type',
+        { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 5 },
+        `${at}.encrypted_content`,
+      ],
+      ['item_reference: unknown id', { type: 'item_reference', id: 'msg_nothing' }, `${at}.id`],
+      ['item_reference: bare unknown id', { id: 'msg_nothing' }, `${at}.id`],
+      ['item_reference: id over the cap', { type: 'item_reference', id: over(256) }, `${at}.id`],
+      ['item_reference: id of the wrong type', { type: 'item_reference', id: 5 }, `${at}.id`],
+      ['unknown item type', { type: 'computer_call', id: 'cc_1' }, `${at}.type`],
+    ];
+  };
+
+  it('answers 4xx naming the field to hostile items of every input item type, on responses and conversations', async () => {
+    const problems: string[] = [];
+    const conversation = await server.client.conversations.create({});
+    const targets: Array<[string, string, (item: unknown) => unknown, string]> = [
+      ['POST', '/v1/responses', (item) => ({ model: 'vendor/m', input: [item] }), 'input[0]'],
+      ['POST', '/v1/responses', (item) => ({ model: 'vendor/m', input: [item], background: true }), 'input[0]'],
+      ['POST', '/v1/conversations', (item) => ({ items: [item] }), 'items[0]'],
+      ['POST', `/v1/conversations/${conversation.id}/items`, (item) => ({ items: [item] }), 'items[0]'],
+    ];
+    for (const [method, path, wrap, at] of targets) {
+      const route = ROUTES.find((candidate) => candidate.method === method && urlFor(candidate, conversation.id) === path)!;
+      for (const [name, item, param] of hostileItems(at)) {
+        const answer = await send(route, path, { body: JSON.stringify(wrap(item)) });
+        check(problems, `${path} ${name}`, answer, is4xx);
+        const error = (answer.body as { error?: { param?: string } }).error;
+        if (error?.param !== param) problems.push(`${path} ${name}: param ${error?.param} instead of ${param}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(upstream.requests.length).toBe(0);
+  }, 120_000);
+
+  it('refuses item_reference fan-out (thousands of references to a large stored item) and stores nothing', async () => {
+    const conversation = await server.client.conversations.create({});
+    const big = { type: 'function_call_output', call_id: 'call_big', output: 'y'.repeat(256_000) };
+    const added = await server.request(`/v1/conversations/${conversation.id}/items`, { method: 'POST', json: { items: [big] } });
+    const id = (await json<{ data: Array<{ id: string }> }>(added)).data[0]!.id;
+    const route = ROUTES.find((candidate) => candidate.method === 'POST' && candidate.path === '/v1/responses')!;
+    const input = Array.from({ length: 2000 }, () => ({ type: 'item_reference', id }));
+    const problems: string[] = [];
+    for (const extra of [{}, { background: true }, { conversation: conversation.id }, { stream: true }]) {
+      const answer = await send(route, '/v1/responses', { body: JSON.stringify({ model: 'vendor/m', input, ...extra }) });
+      check(problems, `fan-out ${JSON.stringify(extra)}`, answer, (status) => status === 400);
+      expect((answer.body as { error: { code: string } }).error.code).toBe('context_too_large');
+    }
+    expect(problems).toEqual([]);
+    const stored = await server.fathom.database.get<{ count: number }>('SELECT COUNT(*) AS count FROM responses');
+    expect(Number(stored!.count)).toBe(0);
   });
 
   it('still serves afterwards', async () => {

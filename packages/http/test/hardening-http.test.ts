@@ -1,7 +1,8 @@
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_LIMITS } from '../src/body-limits';
+import { DISCARD_LIMIT } from '../src/unread-body';
 import { type ErrorBody, json, startFathom, type TestFathom } from './harness';
 
 const errorShape = {
@@ -11,8 +12,8 @@ const errorShape = {
 /** A JSON array nested `depth` levels deep: `[[[...]]]`. */
 const nestedArrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
-/** Sends a raw HTTP request (any head, any body) and reads status and body. */
-function rawRequest(port: number, head: string, body = ''): Promise<{ status: number; body: string }> {
+/** Sends a raw HTTP request (any head, any body) and reads status, headers and body. */
+function rawRequest(port: number, head: string, body = ''): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
     const [requestLine, ...headerLines] = head.split('\r\n');
     const [method, path] = requestLine!.split(' ');
@@ -21,7 +22,7 @@ function rawRequest(port: number, head: string, body = ''): Promise<{ status: nu
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, body: text }));
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: text }));
     });
     call.on('error', reject);
     call.end(body);
@@ -191,6 +192,64 @@ describe('hardening at the HTTP edge', () => {
       expect(error.message).toContain(limit >= 1024 * 1024 ? `${limit / 1024 / 1024} MiB` : `${limit / 1024} KiB`);
     });
 
+    it('keeps metadata updates, cancels and deletes beside the chat routes at the default 1 MiB', async () => {
+      const conversation = await json<{ id: string }>(await server.request('/v1/conversations', { method: 'POST', json: {} }));
+      for (const path of [`/v1/conversations/${conversation.id}`, '/v1/responses/resp_x/cancel', '/v1/chat/completions/chatcmpl-x']) {
+        const response = await server.request(path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ metadata: { note: 'x'.repeat(BODY_LIMITS.default) } }),
+        });
+        expect(response.status, path).toBe(413);
+        expect((await json<ErrorBody>(response)).error.message).toContain('1 MiB');
+      }
+      // Conversation items carry images inline like responses: they keep the chat limit.
+      const items = await server.request(`/v1/conversations/${conversation.id}/items`, {
+        method: 'POST',
+        json: {
+          items: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }],
+          pad: 'x'.repeat(2 * 1024 * 1024),
+        },
+      });
+      expect(items.status).toBe(200);
+    });
+
+    it('reads and discards the rest of a refused body and keeps the connection; a body declared over 64 MiB is not read', async () => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const post = (path: string, body: Buffer | null, declared = body?.length ?? 0) =>
+        new Promise<{ status: number; connection: unknown; reused: boolean }>((resolve, reject) => {
+          const call = httpRequest(
+            {
+              host: '127.0.0.1',
+              port,
+              method: 'POST',
+              path,
+              agent,
+              headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json', 'content-length': declared },
+            },
+            (response) => {
+              response.resume();
+              response.on('end', () =>
+                resolve({ status: response.statusCode!, connection: response.headers.connection, reused: call.reusedSocket }),
+              );
+            },
+          );
+          call.on('error', reject);
+          if (body) call.end(body);
+          else call.flushHeaders();
+        });
+      const twoMiB = Buffer.from(JSON.stringify({ metadata: { note: 'x'.repeat(2 * 1024 * 1024) } }));
+      const refused = await post('/v1/conversations/conv_missing', twoMiB);
+      expect(refused.status).toBe(413);
+      expect(refused.connection).not.toBe('close');
+      // The same connection serves the next request: nothing of the refused body was left unread on it.
+      const next = await post('/v1/conversations', Buffer.from('{}'));
+      expect(next).toMatchObject({ status: 200, reused: true });
+      const huge = await post('/v1/conversations/conv_missing', null, DISCARD_LIMIT + 1);
+      expect(huge).toMatchObject({ status: 413, connection: 'close' });
+      agent.destroy();
+    });
+
     it('refuses a 30 MiB vector store body (it used to be stored as a 30 MB name)', async () => {
       const response = await server.request('/v1/vector_stores', {
         method: 'POST',
@@ -209,6 +268,32 @@ describe('hardening at the HTTP edge', () => {
       });
       expect(response.status).not.toBe(413);
       expect(response.status).toBeLessThan(500);
+    });
+  });
+
+  describe('x-content-type-options: nosniff on every answer', () => {
+    it('is sent with JSON answers, errors of every kind and file downloads', async () => {
+      const file = await server.client.files.create({ file: await toFile(Buffer.from('<html>'), 'page.html'), purpose: 'assistants' });
+      const answers = [
+        await server.request('/v1/files'),
+        await server.request(`/v1/files/${file.id}/content`),
+        await server.request('/v1/files', { apiKey: 'wrong' }),
+        await server.request('/v1/no/such/route'),
+        await server.request('/v1/files/%E0%A4%A'),
+        await server.request('/v1/vector_stores', { method: 'POST', json: { name: 42 } }),
+        await server.request('/v1/admin/accounts', {
+          method: 'POST',
+          apiKey: server.adminKey,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'x'.repeat(BODY_LIMITS.admin) }),
+        }),
+        await fetch(`${server.url}/health`),
+      ];
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 401, 404, 400, 400, 413, 200]);
+      for (const answer of answers) expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+      const refusedHead = await rawRequest(port, `GET /v1/files/${'x'.repeat(20_000)} HTTP/1.1`);
+      expect(refusedHead.status).toBe(431);
+      expect(refusedHead.headers['x-content-type-options']).toBe('nosniff');
     });
   });
 

@@ -120,4 +120,31 @@ describe('text caps as OpenAI sets them (names 256, instructions and content 256
     expect(run.status).toBe(400);
     expect((await json<ErrorBody>(run)).error).toMatchObject({ param: 'message', code: 'string_above_max_length' });
   });
+
+  it('metadata and attributes count characters as code points: 512 emoji are a value, 513 are not', async () => {
+    const emoji = (count: number) => '🌊'.repeat(count);
+    const okMetadata = { [emoji(64)]: emoji(512) };
+    expect((await client.vectorStores.create({ name: 'm', metadata: okMetadata })).metadata).toEqual(okMetadata);
+    expect((await client.beta.assistants.create({ model: FAKE_MODEL, metadata: okMetadata })).metadata).toEqual(okMetadata);
+    expect((await client.conversations.create({ metadata: okMetadata })).metadata).toEqual(okMetadata);
+    const file = await client.files.create({ file: new File(['tide'], 'tide.txt'), purpose: 'assistants' });
+    const store = await client.vectorStores.create({ name: 'attributes' });
+    const attached = await client.vectorStores.files.create(store.id, { file_id: file.id, attributes: { [emoji(64)]: emoji(512) } });
+    expect(attached.attributes).toEqual({ [emoji(64)]: emoji(512) });
+    for (const call of [
+      client.vectorStores.create({ name: 'm', metadata: { note: emoji(513) } }),
+      client.beta.assistants.create({ model: FAKE_MODEL, metadata: { note: emoji(513) } }),
+      client.conversations.create({ metadata: { note: emoji(513) } }),
+      client.vectorStores.files.create(store.id, { file_id: file.id, attributes: { note: emoji(513) } }),
+    ]) {
+      const error = await call.then(
+        () => null,
+        (caught) => caught,
+      );
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.param).toMatch(/^(metadata|attributes)\.note$/);
+    }
+    const longKey = await client.vectorStores.create({ name: 'm', metadata: { [emoji(65)]: 'x' } }).catch((caught) => caught);
+    expect(longKey).toBeInstanceOf(OpenAI.BadRequestError);
+  });
 });

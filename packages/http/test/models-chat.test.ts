@@ -1,7 +1,30 @@
-import { createFakeAnthropicUpstream, createFakeOpenAIUpstream, createTestServer, type FakeUpstream } from '@fathom/core/test';
+import {
+  createFakeAnthropicUpstream,
+  createFakeOpenAIUpstream,
+  createTestServer,
+  type FakeUpstream,
+  fakeTokenLogprob,
+} from '@fathom/core/test';
+import { ChatCompletionChunk, describeSchemaIssues, type SchemaIssue } from '@fathom/core';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFathom, type TestFathom } from './harness';
+import { answers } from '../src/validators';
+import { type ErrorBody, json, startFathom, type TestFathom } from './harness';
+
+const isChunk = answers.compile(ChatCompletionChunk);
+
+/**
+ * The `data:` lines of a streamed completion that are not what the route declares as its `schema.stream`
+ * (`ChatCompletionChunk`, /v1/openapi.json), each with what is wrong; `[DONE]` ends the stream.
+ */
+function undeclaredChunks(body: string): string[] {
+  const lines = [...body.matchAll(/^data: (.*)$/gm)].map((match) => match[1]!);
+  expect(lines.at(-1)).toBe('[DONE]');
+  return lines.slice(0, -1).flatMap((line) => {
+    const chunk: unknown = JSON.parse(line);
+    return isChunk(chunk) ? [] : [`${line}: ${describeSchemaIssues((isChunk.errors ?? []) as SchemaIssue[]).message}`];
+  });
+}
 
 const weatherTool = {
   type: 'function' as const,
@@ -94,10 +117,12 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
       json: { model: 'fake/m', messages: [{ role: 'user', content: 'x' }], stream: true },
     });
     expect(raw.headers.get('content-type')).toMatch(/text\/event-stream/);
+    expect(raw.headers.get('x-content-type-options')).toBe('nosniff');
     const text = await raw.text();
     expect(text.startsWith('data: {')).toBe(true);
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
     expect(text).not.toContain('event:');
+    expect(undeclaredChunks(text)).toEqual([]);
   });
 
   it('carries a tool-call round trip, streaming and not', async () => {
@@ -135,6 +160,23 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
       { id: 'call_w2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
     ]);
     expect(final.choices[0]!.finish_reason).toBe('tool_calls');
+
+    // Every chunk of a streamed tool call, with log probabilities and the usage chunk, is a declared ChatCompletionChunk.
+    openai.push({ content: 'Looking. ', toolCalls: [{ id: 'call_w3', name: 'get_weather', arguments: { city: 'Bergen' } }] });
+    const raw = await server.request('/v1/chat/completions', {
+      method: 'POST',
+      json: {
+        model: 'fake/gpt-test',
+        messages: [{ role: 'user', content: 'Bergen?' }],
+        tools: [weatherTool],
+        logprobs: true,
+        stream: true,
+        stream_options: { include_usage: true },
+      },
+    });
+    const text = await raw.text();
+    expect(text).toContain('"tool_calls":[{"index":0,"id":"call_w3"');
+    expect(undeclaredChunks(text)).toEqual([]);
   });
 
   it('answers 400 listing configured vendors for an unknown vendor or malformed id', async () => {
@@ -152,7 +194,7 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
     expect(malformed.message).toContain('<vendor>/<model_name>');
     const missing = await server.request('/v1/chat/completions', { method: 'POST', json: { model: 'fake/x' } });
     expect(missing.status).toBe(400);
-    expect(((await missing.json()) as any).error.message).toContain('messages');
+    expect((await json<ErrorBody>(missing)).error.message).toContain('messages');
   });
 
   it('keeps an upstream 429 as 429 and turns a 500 into 502 with the upstream message, streaming too', async () => {
@@ -355,5 +397,138 @@ describe('Anthropic vendor through /v1/chat/completions', () => {
       { type: 'text', text: 'Let me look. ' },
       { type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: { city: 'Kyoto' } },
     ]);
+  });
+});
+
+describe('the declared request', () => {
+  it('refuses with 400 naming the field what used to fail inside the Anthropic mapping with a 500', async () => {
+    for (const [body, param] of [
+      // A tool_choice other than a function (OpenAI's allowed_tools) had no function name to read.
+      [{ tools: [weatherTool], tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [] } } }, 'tool_choice.type'],
+      // Content that is neither a string nor parts was iterated as parts.
+      [{ messages: [{ role: 'user', content: 5 }] }, 'messages[0].content'],
+      // A custom tool call in the history had no function to translate into tool_use.
+      [
+        {
+          messages: [
+            { role: 'user', content: 'hi' },
+            { role: 'assistant', tool_calls: [{ id: 'c1', type: 'custom', custom: { name: 'g', input: 'x' } }] },
+          ],
+        },
+        'messages[1].tool_calls[0].type',
+      ],
+    ] as const) {
+      const response = await server.request('/v1/chat/completions', {
+        method: 'POST',
+        json: { model: 'claude/claude-test', messages: [{ role: 'user', content: 'x' }], ...body },
+      });
+      expect(response.status, param).toBe(400);
+      expect((await json<ErrorBody>(response)).error).toMatchObject({ type: 'invalid_request_error', param });
+    }
+  });
+
+  it('refuses what the answer could not carry, naming the field, and reads null as absent', async () => {
+    for (const [body, param, message] of [
+      [{ n: 2 }, 'n', "Invalid 'n': expected 1. Fathom answers one choice per request."],
+      [{ functions: [{ name: 'f' }] }, 'functions', "Unsupported parameter: 'functions'. Use 'tools' and 'tool_choice'."],
+      [{ modalities: ['text', 'audio'] }, 'modalities[1]', "Invalid value for 'modalities[1]': expected 'text'."],
+    ] as const) {
+      const response = await server.request('/v1/chat/completions', {
+        method: 'POST',
+        json: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'x' }], ...body },
+      });
+      expect(response.status).toBe(400);
+      expect((await json<ErrorBody>(response)).error).toMatchObject({ param, message });
+    }
+    openai.push({ content: 'Nulls are fine.' });
+    const answer = await server.request('/v1/chat/completions', {
+      method: 'POST',
+      json: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'x' }], n: null, audio: null, tools: null, temperature: null },
+    });
+    expect(answer.status).toBe(200);
+    expect(openai.requests.at(-1)).not.toHaveProperty('audio');
+    expect(openai.requests.at(-1)).not.toHaveProperty('temperature');
+  });
+});
+
+describe('logprobs and top_logprobs', () => {
+  const pieces = ['Tides ', 'turn ', 'twice.'];
+  const expected = (top: number) => pieces.map((piece, index) => fakeTokenLogprob(piece, index, top));
+
+  it('passes them to OpenAI-compatible upstreams and returns choices[].logprobs, streaming and not', async () => {
+    openai.push({ content: pieces.join('') }, { content: pieces.join('') });
+    const completion = await server.client.chat.completions.create({
+      model: 'fake/gpt-test',
+      messages: [{ role: 'user', content: 'Tides?' }],
+      logprobs: true,
+      top_logprobs: 2,
+    });
+    expect(openai.requests.at(-1)).toMatchObject({ logprobs: true, top_logprobs: 2 });
+    expect(completion.choices[0]!.logprobs).toEqual({ content: expected(2), refusal: null });
+
+    const stream = await server.client.chat.completions.create({
+      model: 'fake/gpt-test',
+      messages: [{ role: 'user', content: 'Tides?' }],
+      logprobs: true,
+      stream: true,
+      store: true,
+    });
+    const tokens: OpenAI.Chat.ChatCompletionTokenLogprob[] = [];
+    let id = '';
+    for await (const chunk of stream) {
+      id = chunk.id;
+      tokens.push(...(chunk.choices[0]?.logprobs?.content ?? []));
+    }
+    expect(openai.requests.at(-1)).toMatchObject({ logprobs: true, stream: true });
+    expect(tokens).toEqual(expected(0));
+    // The stored completion of a streamed answer keeps them too.
+    expect((await server.client.chat.completions.retrieve(id)).choices[0]!.logprobs).toEqual({ content: expected(0), refusal: null });
+  });
+
+  it('answers logprobs: null when they were not asked for, and refuses bad values naming the field', async () => {
+    openai.push({ content: 'Plain.' });
+    const plain = await server.client.chat.completions.create({ model: 'fake/gpt-test', messages: [{ role: 'user', content: 'x' }] });
+    expect(plain.choices[0]!.logprobs).toBeNull();
+    expect(openai.requests.at(-1)).not.toHaveProperty('logprobs');
+    for (const [body, param] of [
+      [{ logprobs: true, top_logprobs: 21 }, 'top_logprobs'],
+      [{ top_logprobs: 3 }, 'top_logprobs'],
+      [{ logprobs: 'yes' }, 'logprobs'],
+    ] as const) {
+      const response = await server.request('/v1/chat/completions', {
+        method: 'POST',
+        json: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'x' }], ...body },
+      });
+      expect(response.status).toBe(400);
+      expect((await json<ErrorBody>(response)).error).toMatchObject({ type: 'invalid_request_error', param });
+    }
+  });
+
+  it('refuses them for an Anthropic vendor, naming the field, streaming or not', async () => {
+    for (const stream of [false, true]) {
+      for (const [body, param] of [
+        [{ logprobs: true }, 'logprobs'],
+        [{ logprobs: true, top_logprobs: 3 }, 'logprobs'],
+      ] as const) {
+        const response = await server.request('/v1/chat/completions', {
+          method: 'POST',
+          json: { model: 'claude/claude-test', messages: [{ role: 'user', content: 'x' }], stream, ...body },
+        });
+        expect(response.status).toBe(400);
+        const { error } = await json<ErrorBody>(response);
+        expect(error).toMatchObject({ type: 'invalid_request_error', param });
+        expect(error.message).toContain('log probabilities');
+      }
+    }
+    // Not asking for them is fine.
+    anthropic.push({ content: 'Fine.' });
+    const answer = await server.client.chat.completions.create({
+      model: 'claude/claude-test',
+      messages: [{ role: 'user', content: 'x' }],
+      logprobs: false,
+      top_logprobs: 0,
+    });
+    expect(answer.choices[0]!.message.content).toBe('Fine.');
+    expect(answer.choices[0]!.logprobs).toBeNull();
   });
 });

@@ -58,7 +58,129 @@ describe('GET /v1/openapi.json', () => {
     }
   });
 
+  it('declares every route of files, vector stores and search, under OpenAI operation ids', () => {
+    const family = routeTables('all').filter((route) => route.tag === 'Files and vector stores');
+    expect(family.length).toBeGreaterThanOrEqual(21);
+    expect(family.map((route) => `${route.method} ${route.path}`).filter((route) => NOT_YET_DECLARED.has(route))).toEqual([]);
+    expect(document.paths['/v1/files']?.post?.operationId).toBe('createFile');
+    expect(document.paths['/v1/vector_stores/{id}']?.get?.operationId).toBe('getVectorStore');
+    expect(document.paths['/v1/vector_stores/{id}']?.post?.operationId).toBe('modifyVectorStore');
+    expect(document.paths['/v1/vector_stores/{id}/files/{file_id}']?.post?.operationId).toBe('updateVectorStoreFileAttributes');
+    expect(document.paths['/v1/vector_stores/{id}/search']?.post?.operationId).toBe('searchVectorStore');
+    expect(document.paths['/v1/files']?.post?.requestBody).toMatchObject({
+      content: { 'multipart/form-data': { schema: { $ref: '#/components/schemas/FileCreateForm' } } },
+    });
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining(['FileObject', 'VectorStoreFile', 'VectorStoreFileBatch', 'VectorStoreSearchPage', 'AttributeFilter']),
+    );
+  });
+
   it('names the vector store objects once, as components', () => {
     expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['VectorStore', 'VectorStoreCreateParams', 'Error']));
+  });
+
+  it('declares the assistants family: its objects as components, its streams, include[] as a query array', () => {
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining(['Assistant', 'Thread', 'Message', 'Run', 'RunStep', 'AssistantStreamEvent', 'ThreadCreateAndRunParams']),
+    );
+    const createAndRun = document.paths['/v1/threads/runs']!.post!;
+    expect(createAndRun.operationId).toBe('createThreadAndRun');
+    expect(Object.keys(createAndRun.responses['200']!.content!)).toEqual(['application/json', 'text/event-stream']);
+    expect(document.paths['/v1/threads/{thread_id}/runs/{run_id}/submit_tool_outputs']?.post?.operationId).toBe('submitToolOuputsToRun');
+    const steps = document.paths['/v1/threads/{thread_id}/runs/{run_id}/steps']!.get! as Operation & {
+      parameters: Array<{ name: string; in: string; schema: { type?: string } }>;
+    };
+    expect(steps.parameters.find((parameter) => parameter.name === 'include[]')).toMatchObject({ in: 'query', schema: { type: 'array' } });
+  });
+
+  it('declares the agents, data tools, account and admin families as Fathom extensions, with their objects as components', () => {
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining([
+        'Agent',
+        'Workflow',
+        'WorkflowNode',
+        'WebhookCard',
+        'WebhookAuth',
+        'AgentRun',
+        'AgentRunStreamEvent',
+        'WorkflowToolsPreview',
+        'DataTool',
+        'ToolJob',
+        'MapsToolInput',
+        'WebsiteContactsToolInput',
+        'LedgerEntry',
+        'AccountWithKeys',
+      ]),
+    );
+    const run = document.paths['/v1/agents/{id}/run']!.post! as Operation & { 'x-fathom-extension'?: boolean };
+    expect(run.operationId).toBe('createAgentRun');
+    expect(run['x-fathom-extension']).toBe(true);
+    expect(Object.keys(run.responses['200']!.content!)).toEqual(['application/json', 'text/event-stream']);
+    // The workflow's node types are a tagged union; a node's data is the card's declaration for webhooks.
+    const node = document.components.schemas.WorkflowNode as { discriminator: { propertyName: string }; oneOf: unknown[] };
+    expect(node.discriminator.propertyName).toBe('type');
+    expect(node.oneOf).toHaveLength(4);
+    // A job's input is checked by core against the tool's catalog entry; the document shows each tool's.
+    const start = document.paths['/v1/tools/{tool}']!.post! as Operation & {
+      requestBody: { content: { 'application/json': { schema: { oneOf: Array<{ $ref: string }> } } } };
+    };
+    expect(start.operationId).toBe('createToolJob');
+    expect(start.responses['202']).toBeDefined();
+    expect(start.requestBody.content['application/json'].schema.oneOf).toHaveLength(10);
+    expect(document.components.schemas.MapsToolInput).toMatchObject({ required: ['query', 'location'], additionalProperties: false });
+    for (const [path, method] of [
+      ['/v1/tools/jobs/{id}', 'get'],
+      ['/v1/account/ledger', 'get'],
+      ['/v1/admin/accounts', 'post'],
+      ['/v1/admin/keys/{keyId}', 'delete'],
+    ] as const) {
+      expect((document.paths[path]![method] as Operation & { 'x-fathom-extension'?: boolean })['x-fathom-extension'], path).toBe(true);
+    }
+  });
+
+  it('declares the models family: chat completions with their chunk stream, stored completions, embeddings, models, usage', () => {
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining([
+        'ChatCompletionCreateParams',
+        'ChatCompletion',
+        'ChatCompletionChunk',
+        'ChatCompletionStoreMessage',
+        'EmbeddingCreateParams',
+        'CreateEmbeddingResponse',
+        'Model',
+        'ModelsPage',
+        'UsageRow',
+      ]),
+    );
+    const create = document.paths['/v1/chat/completions']!.post!;
+    expect(create.operationId).toBe('createChatCompletion');
+    expect(Object.keys(create.responses['200']!.content!)).toEqual(['application/json', 'text/event-stream']);
+    const operations = Object.fromEntries(
+      [
+        '/v1/chat/completions',
+        '/v1/chat/completions/{completion_id}',
+        '/v1/chat/completions/{completion_id}/messages',
+        '/v1/models',
+        '/v1/models/{path}',
+        '/v1/embeddings',
+      ].flatMap((path) => Object.entries(document.paths[path]!).map(([method, operation]) => [`${method} ${path}`, operation.operationId])),
+    );
+    expect(operations).toEqual({
+      'post /v1/chat/completions': 'createChatCompletion',
+      'get /v1/chat/completions': 'listChatCompletions',
+      'get /v1/chat/completions/{completion_id}': 'getChatCompletion',
+      'post /v1/chat/completions/{completion_id}': 'updateChatCompletion',
+      'delete /v1/chat/completions/{completion_id}': 'deleteChatCompletion',
+      'get /v1/chat/completions/{completion_id}/messages': 'getChatCompletionMessages',
+      'get /v1/models': 'listModels',
+      'get /v1/models/{path}': 'retrieveModel',
+      'post /v1/embeddings': 'createEmbedding',
+    });
+    const list = document.paths['/v1/chat/completions']!.get! as Operation & { parameters: Array<{ name: string }> };
+    expect(list.parameters.map((parameter) => parameter.name)).toEqual(
+      expect.arrayContaining(['model', 'metadata', 'limit', 'order', 'after']),
+    );
+    expect(document.paths['/v1/usage']!.get).toMatchObject({ operationId: 'listUsage', 'x-fathom-extension': true });
+    expect(document.paths['/v1/models']!.get).not.toHaveProperty('x-fathom-extension');
   });
 });

@@ -100,12 +100,14 @@ describe('the packages as published', () => {
     writeFileSync(
       join(app, 'check.ts'),
       [
-        "import { Fathom, WebhookToolkit, EgressGuard, type Account, type SearchHit } from '@fathom/core';",
+        "import { Fathom, WebhookToolkit, EgressGuard, type Account, type VectorStoreSearchResponse } from '@fathom/core';",
         "import { createServer } from '@fathom/http';",
         "import { createFakeOpenAIUpstream } from '@fathom/core/test';",
         'export async function main(): Promise<void> {',
         "  const fathom = await Fathom.open({ config: { dataDir: './.fathom' } });",
-        '  const hits: SearchHit[] = await fathom.documents.search(fathom.bootstrap.accountId!, [], { query: "x" });',
+        '  const store = await fathom.vectorStores.create(fathom.bootstrap.accountId!, { name: "docs", metadata: { team: "ops" } });',
+        '  const page = await fathom.vectorStores.search(fathom.bootstrap.accountId!, store.id, { query: "x", max_num_results: 5 });',
+        '  const hits: VectorStoreSearchResponse[] = page.data;',
         "  const toolkit = new WebhookToolkit({ egress: new EgressGuard({ allow: ['127.0.0.1'] }) });",
         '  const account: Account | null = await fathom.accounts.authenticate("key");',
         '  const app = await createServer(fathom);',
@@ -132,12 +134,17 @@ describe('the packages as published', () => {
     const tsc = join(root, 'node_modules/typescript/bin/tsc');
     const result = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app, timeout: 120_000 }).catch((error) => error);
     expect(`${result.stdout ?? ''}${result.stderr ?? ''}`).toBe('');
-    // The declarations are real types, not `any`: a wrong call is an error.
+    // The declarations are real types, not `any`: a wrong call is an error, and so is a misspelt field.
     writeFileSync(
       join(app, 'check.ts'),
-      "import { Fathom } from '@fathom/core';\nexport const wrong = (f: Fathom) => f.documents.search(42, 'x', {});\n",
+      [
+        "import { Fathom } from '@fathom/core';",
+        "export const wrong = (f: Fathom) => f.vectorStores.search(42, 'x', { query: 'x' });",
+        "export const misspelt = (f: Fathom) => f.vectorStores.create('acct', { nmae: 'docs' });",
+      ].join('\n'),
     );
     const failed = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app, timeout: 120_000 }).catch((error) => error);
-    expect(`${failed.stdout}`).toMatch(/check\.ts.*error TS2345/);
+    expect(`${failed.stdout}`).toMatch(/check\.ts\(2,.*error TS2345/);
+    expect(`${failed.stdout}`).toMatch(/check\.ts\(3,.*error TS2353.*'nmae'/);
   });
 });

@@ -110,6 +110,50 @@ describe('background responses', () => {
   });
 });
 
+describe('stored foreground responses are never left in_progress', () => {
+  it('one whose process died (its lease ended, its host another) ends failed with server_error', async () => {
+    const node = await startFathom({ env: env(), start: false });
+    try {
+      upstream.push({ content: 'Answered before the crash.' });
+      const created = await node.client.responses.create({ model, input: 'x' });
+      // As a process on another node leaves it when it is killed mid-stream: in_progress, leased, never renewed.
+      const body = JSON.stringify({ ...created, status: 'in_progress', output: [], completed_at: null });
+      await node.fathom.database.run(
+        "UPDATE responses SET status = 'in_progress', body = ?, lease_owner = 'other-node|1|x', lease_until = ?, attempts = 1 WHERE id = ?",
+        [body, Date.now() + 300, created.id],
+      );
+      expect((await node.client.responses.retrieve(created.id)).status).toBe('in_progress');
+      node.fathom.start();
+      await until(async () => (await node.client.responses.retrieve(created.id)).status !== 'in_progress');
+      const ended = await node.client.responses.retrieve(created.id);
+      expect(ended.status).toBe('failed');
+      expect(ended.error).toMatchObject({ code: 'server_error', message: expect.stringMatching(/stopped before it finished/) });
+    } finally {
+      await node.close({ keepData: false });
+    }
+  });
+
+  it('one running when its server shuts down ends failed, and its stream says so', async () => {
+    const node = await startFathom({ env: env() });
+    try {
+      upstream.push({ content: 'word '.repeat(300), delayMs: 100 });
+      const stream = await node.client.responses.create({ model, input: 'Long.', stream: true });
+      const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+      const reading = (async () => {
+        for await (const event of stream) events.push(event);
+      })().catch(() => {});
+      await until(async () => events.length > 0);
+      const id = (events[0] as OpenAI.Responses.ResponseCreatedEvent).response.id;
+      await node.fathom.responses.close();
+      await reading;
+      expect(events.at(-1)!.type).toBe('response.failed');
+      expect((await node.client.responses.retrieve(id)).status).toBe('failed');
+    } finally {
+      await node.close({ keepData: false });
+    }
+  });
+});
+
 describe('honest results', () => {
   it('says incomplete with reason max_output_tokens when the model stopped for length', async () => {
     upstream.push({ content: 'Cut off in the', finishReason: 'length' });

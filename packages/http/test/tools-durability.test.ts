@@ -114,14 +114,14 @@ describe('data tools: durable queue, restart, timeout and concurrency', () => {
       expect(statuses.filter((status) => status === 202)).toHaveLength(10);
       expect(statuses.filter((status) => status === 402)).toHaveLength(40);
       const bodies = await Promise.all(responses.map((response) => json<StartedJobBody | ErrorBody>(response)));
-      expect((await server.fathom.accounts.get(account.id)).balance).toBe(0);
+      expect((await server.fathom.accounts.retrieve(account.id)).balance).toBe(0);
       const jobs = await json<ListBody<ToolJob>>(await server.request('/v1/tools/jobs?limit=100', { apiKey: account.apiKey }));
       expect(jobs.data).toHaveLength(10);
 
       const accepted = bodies.flatMap((body) => ('data' in body ? [body.data.poll_url] : []));
       const finished = await Promise.all(accepted.map((url) => pollJob(server.request, url, account.apiKey, 20_000)));
       const charged = finished.reduce((sum, job) => sum + (job.cost ?? 0), 0);
-      const balance = (await server.fathom.accounts.get(account.id)).balance;
+      const balance = (await server.fathom.accounts.retrieve(account.id)).balance;
       expect(balance).toBeGreaterThanOrEqual(0);
       expect(balance).toBeCloseTo(20 - charged, 6);
       expect(await server.fathom.accounts.ledgerSum(account.id)).toBeCloseTo(balance, 6);

@@ -226,7 +226,7 @@ describe('data tools: catalog, start, poll, billing and cache', () => {
     expect((await json<ErrorBody>(response)).error.code).toBe('insufficient_balance');
     const jobs = await json<ListBody<ToolJob>>(await server.request('/v1/tools/jobs', { apiKey: poor.apiKey }));
     expect(jobs.data).toEqual([]);
-    expect((await server.fathom.accounts.get(poor.id)).balance).toBe(1.5);
+    expect((await server.fathom.accounts.retrieve(poor.id)).balance).toBe(1.5);
     const ledger = await json<LedgerBody>(await server.request('/v1/account/ledger', { apiKey: poor.apiKey }));
     expect(ledger.data.map((entry) => entry.kind)).toEqual(['credit']);
   });
@@ -288,7 +288,7 @@ describe('data tools: catalog, start, poll, billing and cache', () => {
   it('keeps the ledger equal to the balance over every account', async () => {
     const accounts = await server.fathom.database.all<{ id: string }>('SELECT id FROM accounts');
     for (const { id } of accounts) {
-      expect(await server.fathom.accounts.ledgerSum(id)).toBeCloseTo((await server.fathom.accounts.get(id)).balance, 6);
+      expect(await server.fathom.accounts.ledgerSum(id)).toBeCloseTo((await server.fathom.accounts.retrieve(id)).balance, 6);
     }
     const unsettled = await server.fathom.database.get<{ n: number }>(
       `SELECT COUNT(*) AS n FROM tool_jobs j WHERE j.status IN ('succeeded','failed') AND NOT EXISTS (SELECT 1 FROM ledger l WHERE l.ref = j.id AND l.kind = 'release')`,

@@ -1,16 +1,20 @@
 import type {
-  Account,
-  AccountWithKeys,
-  AgentObject,
-  AgentRunObject,
+  AccountBalance,
+  AccountCreated,
+  AccountCredited,
+  AccountsPage,
+  Agent,
+  AgentRun,
   AgentRunSummary,
-  AgentVersionObject,
-  LedgerEntry,
+  AgentVersion,
+  AgentVersionWithWorkflow,
+  ApiKeyCreated,
+  DataTool,
+  LedgerPage,
   ListPage,
-  ToolDefinition,
   ToolJob,
+  ToolJobStarted,
   UsageRow,
-  Workflow,
   WorkflowToolsPreview,
 } from '@fathom/core';
 import type OpenAI from 'openai';
@@ -18,8 +22,8 @@ import type OpenAI from 'openai';
 /**
  * The JSON bodies of Fathom's own routes as the http tests read them (`json<T>()` in the harness).
  * Objects OpenAI defines (files, vector stores, responses, errors) take the `openai` SDK's types;
- * the rest are built from the object types core hands to the routes, so a renamed field breaks the
- * type check of the tests as well as the tests themselves.
+ * the rest are the types of the routes' declarations in core, so a renamed field breaks the type
+ * check of the tests as well as the tests themselves.
  */
 
 /** OpenAI's error envelope, the body of every 4xx/5xx answer. */
@@ -31,20 +35,17 @@ export interface ErrorBody {
 export type ListBody<T> = ListPage<T>;
 
 /** `GET /v1/account`. */
-export type AccountBody = Pick<Account, 'id' | 'name' | 'balance'>;
+export type AccountBody = AccountBalance;
 /** `POST /v1/admin/accounts`: the account and its first key, shown once. */
-export type CreatedAccountBody = AccountBody & { api_key: string };
+export type CreatedAccountBody = AccountCreated;
 /** `POST /v1/admin/accounts/{id}/keys`. */
-export interface CreatedKeyBody {
-  id: string;
-  api_key: string;
-}
+export type CreatedKeyBody = ApiKeyCreated;
 /** `POST /v1/admin/accounts/{id}/credit`. */
-export type CreditedBody = Pick<Account, 'id' | 'balance'>;
+export type CreditedBody = AccountCredited;
 /** `GET /v1/admin/accounts`: each account with its keys' hints. */
-export type AdminAccountsBody = ListPage<AccountWithKeys>;
+export type AdminAccountsBody = AccountsPage;
 /** `GET /v1/account/ledger`. */
-export type LedgerBody = ListPage<LedgerEntry>;
+export type LedgerBody = LedgerPage;
 
 /** `GET /v1/usage`: one row per day and model. */
 export interface UsageBody {
@@ -52,24 +53,24 @@ export interface UsageBody {
   data: UsageRow[];
 }
 
-/** An agent as the API answers it: the owning account stays internal. */
-export type AgentBody = Omit<AgentObject, 'account_id'>;
+/** An agent as the API answers it. */
+export type AgentBody = Agent;
 /** `POST /v1/agents`, `GET|POST /v1/agents/{id}`, `POST /v1/agents/{id}/publish`. */
 export interface AgentEnvelope {
   agent: AgentBody;
 }
 /** `POST /v1/agents/{id}/run` (without streaming) and `GET /v1/agents/{id}/runs/{run_id}`. */
 export interface RunEnvelope {
-  run: AgentRunObject;
+  run: AgentRun;
 }
 /** `GET /v1/agents/{id}/runs`: runs without their steps. */
 export type RunsBody = ListPage<AgentRunSummary>;
 /** `GET /v1/agents/{id}/versions/{version}`: one published version with its workflow. */
 export interface VersionEnvelope {
-  version: AgentVersionObject & { workflow: Workflow };
+  version: AgentVersionWithWorkflow;
 }
 /** `GET /v1/agents/{id}/versions`. */
-export type VersionsBody = ListPage<AgentVersionObject>;
+export type VersionsBody = ListPage<AgentVersion>;
 /** `POST /v1/agents/tools`. */
 export type ToolsPreviewBody = WorkflowToolsPreview;
 
@@ -81,15 +82,9 @@ export interface ToolInputSchema {
   additionalProperties: false;
 }
 /** One entry of the data tools' catalog (`GET /v1/tools`, `GET /v1/tools/{tool}`). */
-export type ToolCatalogEntry = Omit<ToolDefinition, 'input_schema'> & {
-  object: 'tool';
-  input_schema: ToolInputSchema;
-  available: boolean;
-};
+export type ToolCatalogEntry = Omit<DataTool, 'input_schema'> & { input_schema: ToolInputSchema };
 /** `POST /v1/tools/{tool}`: 202 with where to poll. */
-export interface StartedJobBody {
-  data: Pick<ToolJob, 'job_id' | 'status' | 'poll_url' | 'estimated_max_cost'>;
-}
+export type StartedJobBody = ToolJobStarted;
 /** `GET /v1/tools/jobs/{id}`. */
 export interface JobEnvelope {
   data: ToolJob;

@@ -2,7 +2,7 @@ import '@xyflow/react/dist/style.css';
 import { ReactFlowProvider } from '@xyflow/react';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ApiError } from '../api/client';
-import type { List, Model } from '../api/types';
+import type { Agent, ModelsPage } from '../api/types';
 import { ErrorMessage, useApi, useLoad } from '../components/ui';
 import { Canvas } from './canvas';
 import { FieldErrorContext } from './fields';
@@ -14,22 +14,13 @@ import { usePreview } from './use-preview';
 import { VersionsPanel } from './versions-panel';
 import { addNode, emptyWorkflow, type FieldError, locateError, type NodeType, removeNodes, type Workflow } from './workflow-model';
 
-interface AgentObject {
-  id: string;
-  name: string;
-  status: 'draft' | 'published';
-  version: number | null;
-  has_unpublished_changes: boolean;
-  workflow: Workflow;
-}
-
 const TABS = ['Node', 'JSON', 'Tools', 'Run', 'Versions'] as const;
 type Tab = (typeof TABS)[number];
 
 /** The agent editor: canvas, forms, JSON view, live tool preview, run panel and versions. */
 export default function AgentEditor({ agentId }: { agentId: string | null }) {
   const api = useApi();
-  const [agent, setAgent] = useState<AgentObject | undefined>();
+  const [agent, setAgent] = useState<Agent | undefined>();
   const [name, setName] = useState('New agent');
   const [workflow, setWorkflow] = useState<Workflow>(emptyWorkflow);
   const [dirty, setDirty] = useState(false);
@@ -38,12 +29,12 @@ export default function AgentEditor({ agentId }: { agentId: string | null }) {
   const [saveError, setSaveError] = useState<FieldError | undefined>();
   const [pending, setPending] = useState<'save' | 'publish' | undefined>();
   const [loadError, setLoadError] = useState<Error | undefined>();
-  const models = useLoad((signal) => api.get<List<Model>>('/v1/models', undefined, signal), []);
+  const models = useLoad((signal) => api.get<ModelsPage>('/v1/models', undefined, signal), []);
   const modelIds = useMemo(() => (models.data?.data ?? []).map((model) => model.id), [models.data]);
 
   useEffect(() => {
     if (!agentId) return;
-    api.get<{ agent: AgentObject }>(`/v1/agents/${encodeURIComponent(agentId)}`).then(
+    api.get<{ agent: Agent }>(`/v1/agents/${encodeURIComponent(agentId)}`).then(
       ({ agent: loaded }) => {
         setAgent(loaded);
         setName(loaded.name);
@@ -66,13 +57,13 @@ export default function AgentEditor({ agentId }: { agentId: string | null }) {
     [saveError, preview, workflow],
   );
 
-  const save = async (): Promise<AgentObject | undefined> => {
+  const save = async (): Promise<Agent | undefined> => {
     setSaveError(undefined);
     try {
       const body = { name, workflow };
       const answer = agent
-        ? await api.post<{ agent: AgentObject }>(`/v1/agents/${encodeURIComponent(agent.id)}`, body)
-        : await api.post<{ agent: AgentObject }>('/v1/agents', body);
+        ? await api.post<{ agent: Agent }>(`/v1/agents/${encodeURIComponent(agent.id)}`, body)
+        : await api.post<{ agent: Agent }>('/v1/agents', body);
       setAgent(answer.agent);
       // The server answers with secrets masked: from now on the page holds only the mask.
       setWorkflow(answer.agent.workflow);
@@ -101,7 +92,7 @@ export default function AgentEditor({ agentId }: { agentId: string | null }) {
     const saved = dirty || !agent ? await save() : agent;
     if (saved) {
       try {
-        const answer = await api.post<{ agent: AgentObject }>(`/v1/agents/${encodeURIComponent(saved.id)}/publish`);
+        const answer = await api.post<{ agent: Agent }>(`/v1/agents/${encodeURIComponent(saved.id)}/publish`);
         setAgent(answer.agent);
       } catch (error) {
         setSaveError(error instanceof ApiError ? locateError(workflow, error) : { message: (error as Error).message });

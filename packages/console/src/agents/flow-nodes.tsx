@@ -27,23 +27,24 @@ function Frame({ data, kind, children }: { data: CanvasNodeData; kind: string; c
   );
 }
 
-export const StartNode = memo(({ data }: NodeProps<CanvasNode>) => (
-  <Frame data={data} kind="start">
-    {(data.node.data?.variables ?? []).length > 0 ? (
-      <div className="flow-node-detail">
-        {data.node.data.variables.map((variable: { name: string }) => `{{${variable.name}}}`).join(' ')}
-      </div>
-    ) : null}
-    <Handle type="source" position={Position.Bottom} aria-label={`${nodeTitle(data.node)} output`} />
-  </Frame>
-));
+export const StartNode = memo(({ data }: NodeProps<CanvasNode>) => {
+  const variables = data.node.type === 'start' ? (data.node.data?.variables ?? []) : [];
+  return (
+    <Frame data={data} kind="start">
+      {variables.length > 0 ? (
+        <div className="flow-node-detail">{variables.map((variable) => `{{${variable.name}}}`).join(' ')}</div>
+      ) : null}
+      <Handle type="source" position={Position.Bottom} aria-label={`${nodeTitle(data.node)} output`} />
+    </Frame>
+  );
+});
 
 export const AgentNode = memo(({ data }: NodeProps<CanvasNode>) => {
   const title = nodeTitle(data.node);
   const slots = data.slots ?? [0];
   return (
     <Frame data={data} kind="agent">
-      <div className="flow-node-detail">{data.node.data?.model || 'no model'}</div>
+      <div className="flow-node-detail">{(data.node.type === 'agent' && data.node.data?.model) || 'no model'}</div>
       <Handle type="target" position={Position.Top} aria-label={`${title} input`} />
       <div className="slots">
         {slots.map((slot) => (
@@ -66,10 +67,11 @@ export const AgentNode = memo(({ data }: NodeProps<CanvasNode>) => {
 });
 
 export const WebhookNode = memo(({ data }: NodeProps<CanvasNode>) => {
-  const routes = (data.node.data?.config?.routes ?? []) as Array<{ name?: string; enabled?: boolean }>;
+  const config = data.node.type === 'webhook' ? data.node.data?.config : undefined;
+  const routes = config?.routes ?? [];
   return (
     <Frame data={data} kind="webhook">
-      <div className="flow-node-detail">{data.node.data?.config?.baseUrl || 'no base URL'}</div>
+      <div className="flow-node-detail">{config?.baseUrl || 'no base URL'}</div>
       <ul className="flow-node-routes">
         {routes.map((route, index) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: routes may not have ids yet; the list is display-only.
@@ -85,7 +87,7 @@ export const WebhookNode = memo(({ data }: NodeProps<CanvasNode>) => {
 
 export const EndNode = memo(({ data }: NodeProps<CanvasNode>) => (
   <Frame data={data} kind="end">
-    <div className="flow-node-detail">{data.node.data?.status ?? ''}</div>
+    <div className="flow-node-detail">{(data.node.type === 'end' && data.node.data?.status) || ''}</div>
     <Handle type="target" position={Position.Top} aria-label={`${nodeTitle(data.node)} input`} />
   </Frame>
 ));

@@ -15,47 +15,52 @@ export function NodeEditor(props: {
   onDelete(): void;
 }) {
   const { workflow, node, onChange } = props;
-  const setData = (data: any) =>
-    onChange({ ...workflow, nodes: workflow.nodes.map((entry) => (entry.id === node.id ? { ...entry, data } : entry)) });
-  const data = node.data ?? {};
+  // The form edits the data of the node's own type: the node keeps its type.
+  const setData = (data: WfNode['data']) =>
+    onChange({ ...workflow, nodes: workflow.nodes.map((entry) => (entry.id === node.id ? ({ ...entry, data } as WfNode) : entry)) });
   return (
     <section className="node-editor" aria-label={`Edit ${node.type} node ${nodeTitle(node)}`}>
       <h3>
         {node.type} node <code>{node.id}</code>
       </h3>
-      {node.type === 'start' ? <StartEditor data={data} onChange={setData} /> : null}
+      {node.type === 'start' ? <StartEditor data={node.data ?? {}} onChange={setData} /> : null}
       {node.type === 'agent' ? (
         <div className="editor-form">
-          <TextField label="Agent name" path="data.name" value={data.name} onChange={(name) => setData({ ...data, name })} />
+          <TextField label="Agent name" path="data.name" value={node.data.name} onChange={(name) => setData({ ...node.data, name })} />
           <TextField
             label="Model"
             path="data.model"
-            value={data.model}
-            onChange={(model) => setData({ ...data, model })}
+            value={node.data.model}
+            onChange={(model) => setData({ ...node.data, model })}
             hint={props.models.length ? `Configured: ${props.models.join(', ')}` : '<vendor>/<model>'}
           />
           <TextField
             label="System prompt"
             path="data.system_prompt"
-            value={data.system_prompt}
-            onChange={(system_prompt) => setData({ ...data, system_prompt })}
+            value={node.data.system_prompt}
+            onChange={(system_prompt) => setData({ ...node.data, system_prompt })}
             multiline
             hint="{{variable}} inserts a start variable"
           />
           <ListField
             label="Allowed tools"
             path="data.config.tools_filter"
-            value={data.config?.tools_filter}
-            onChange={(filter) => setData({ ...data, config: { ...data.config, tools_filter: filter ?? [] } })}
+            value={node.data.config?.tools_filter}
+            onChange={(filter) => setData({ ...node.data, config: { ...node.data.config, tools_filter: filter ?? [] } })}
             hint="Tool names, comma-separated; empty: every tool the agent sees"
           />
         </div>
       ) : null}
-      {node.type === 'webhook' ? <WebhookEditor card={data} onChange={setData} /> : null}
+      {node.type === 'webhook' ? <WebhookEditor card={node.data ?? {}} onChange={setData} /> : null}
       {node.type === 'end' ? (
         <div className="editor-form">
-          <TextField label="End label" path="data.label" value={data.label} onChange={(label) => setData({ ...data, label })} />
-          <TextField label="End status" path="data.status" value={data.status} onChange={(status) => setData({ ...data, status })} />
+          <TextField label="End label" path="data.label" value={node.data.label} onChange={(label) => setData({ ...node.data, label })} />
+          <TextField
+            label="End status"
+            path="data.status"
+            value={node.data.status}
+            onChange={(status) => setData({ ...node.data, status })}
+          />
         </div>
       ) : null}
       <Connections workflow={workflow} node={node} onChange={onChange} />

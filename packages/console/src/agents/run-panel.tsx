@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import type { List } from '../api/types';
+import type { AgentRun, AgentRunSummary, List } from '../api/types';
 import { Empty, ErrorMessage, formatDate, useApi, useLoad } from '../components/ui';
 import type { Workflow } from './workflow-model';
 
@@ -10,26 +10,6 @@ type TimelineEntry =
   | { kind: 'tool_use'; node: string; tool: string; input: unknown }
   | { kind: 'tool_result'; node: string; tool: string; output: string }
   | { kind: 'run.completed' | 'run.failed'; text: string };
-
-interface RunSummary {
-  id: string;
-  status: string;
-  version: number;
-  message: string;
-  output: string | null;
-  error: string | null;
-  created_at: number;
-}
-
-interface RunStep {
-  id: string;
-  type: 'message' | 'tool_call';
-  node_id: string;
-  content?: string;
-  tool?: string;
-  input?: unknown;
-  output?: string;
-}
 
 /**
  * Runs the published version with a message and the start node's variables, streaming its events
@@ -45,7 +25,7 @@ export function RunPanel({ agentId, workflow, published }: { agentId: string; wo
   const [running, setRunning] = useState(false);
   const [error, setError] = useState<Error | undefined>();
   const runs = useLoad(
-    (signal) => api.get<List<RunSummary>>(`/v1/agents/${encodeURIComponent(agentId)}/runs`, { limit: 20 }, signal),
+    (signal) => api.get<List<AgentRunSummary>>(`/v1/agents/${encodeURIComponent(agentId)}/runs`, { limit: 20 }, signal),
     [agentId],
   );
   const [openRun, setOpenRun] = useState<string | undefined>();
@@ -163,11 +143,7 @@ function RunSteps({ agentId, runId }: { agentId: string; runId: string }) {
   const api = useApi();
   const run = useLoad(
     (signal) =>
-      api.get<{ run: RunSummary & { steps: RunStep[] } }>(
-        `/v1/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(runId)}`,
-        undefined,
-        signal,
-      ),
+      api.get<{ run: AgentRun }>(`/v1/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(runId)}`, undefined, signal),
     [runId],
   );
   if (run.error) return <ErrorMessage error={run.error} />;

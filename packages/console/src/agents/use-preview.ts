@@ -1,19 +1,10 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { ApiClient } from '../api/client';
+import type { WorkflowToolsPreview } from '../api/types';
 import type { Workflow } from './workflow-model';
 
-export interface ToolsPreview {
-  agents: Array<{
-    node_id: string;
-    name: string;
-    model: string;
-    tools: Array<{ type: 'function'; function: { name: string; description: string; parameters: unknown } }>;
-    sources: Record<string, string>;
-    cards: string[];
-    warnings: string[];
-  }>;
-  validation_error: { message: string; param: string | null; code: string } | null;
-}
+/** `POST /v1/agents/tools`. */
+export type ToolsPreview = WorkflowToolsPreview;
 
 /**
  * Asks the server (`POST /v1/agents/tools`) for the tools and the validation result of the current

@@ -1,14 +1,7 @@
 import { useState } from 'react';
-import type { List } from '../api/types';
+import type { AgentVersion as Version, List } from '../api/types';
 import { Empty, ErrorMessage, formatDate, useAction, useApi, useLoad } from '../components/ui';
 import type { Workflow } from './workflow-model';
-
-interface Version {
-  id: string;
-  version: number;
-  name: string;
-  created_at: number;
-}
 
 /** The published versions; one can be viewed, or loaded back into the draft (saved with "Save draft"). */
 export function VersionsPanel({

@@ -12,12 +12,9 @@ describe('workflow model of the editor', () => {
     const workflow = build();
     expect(workflow.nodes.map((node) => node.id)).toEqual(['start-1', 'agent-1', 'webhook-1', 'webhook-2', 'end-1']);
     expect(workflow.nodes[1]!.data).toMatchObject({ model: 'fake/m', config: { tools_filter: [] } });
-    expect(workflow.nodes[2]!.data.config).toMatchObject({
-      auth: { type: 'none' },
-      timeout: 30000,
-      retryOnError: true,
-      maxRetries: 2,
-      routes: [],
+    expect(workflow.nodes[2]).toMatchObject({
+      type: 'webhook',
+      data: { config: { auth: { type: 'none' }, timeout: 30000, retryOnError: true, maxRetries: 2, routes: [] } },
     });
   });
 

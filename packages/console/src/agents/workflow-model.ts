@@ -1,29 +1,20 @@
+import type { Workflow as ApiWorkflow, WorkflowEdge, WorkflowNode, WorkflowNodeType as NodeType } from '@fathom/core';
+
+export type { NodeType };
+
 /**
  * The workflow JSON is the editor's single state; the canvas, the forms and the JSON view are views
  * of it. These helpers create nodes, wire edges by the API's rules, and place server errors.
  */
 
-export type NodeType = 'start' | 'agent' | 'webhook' | 'end';
+/** A node of the API's workflow (`@fathom/core`'s declaration), with its canvas position: the server keeps extra keys as they are. */
+export type WfNode = WorkflowNode & { position?: { x: number; y: number } };
 
-export interface WfNode {
-  id: string;
-  type: NodeType | string;
-  data: any;
-  /** Canvas position; the server keeps extra keys as they are. */
-  position?: { x: number; y: number };
-}
+export type WfEdge = WorkflowEdge;
 
-export interface WfEdge {
-  id: string;
-  source: string;
-  target: string;
-  targetHandle?: string | null;
-  sourceHandle?: string | null;
-}
-
-export interface Workflow {
+/** The API's workflow, its nodes with their canvas positions. */
+export interface Workflow extends ApiWorkflow {
   nodes: WfNode[];
-  edges: WfEdge[];
 }
 
 /** What the API answers in place of a stored secret; sending it back keeps the secret. */
@@ -38,20 +29,31 @@ function uniqueId(workflow: Workflow, prefix: string): string {
   for (let n = 1; ; n++) if (!taken.has(`${prefix}-${n}`)) return `${prefix}-${n}`;
 }
 
-export function defaultData(type: NodeType, id: string, models: string[]): any {
+/** A new node of `type`, with the data the editor starts from. */
+export function newNode(type: NodeType, id: string, models: string[], position?: { x: number; y: number }): WfNode {
   const number = id.split('-').pop();
   switch (type) {
     case 'start':
-      return { label: 'Start', variables: [] };
+      return { id, type, position, data: { label: 'Start', variables: [] } };
     case 'agent':
-      return { name: `Agent ${number}`, model: models[0] ?? '', system_prompt: '', config: { tools_filter: [] } };
+      return {
+        id,
+        type,
+        position,
+        data: { name: `Agent ${number}`, model: models[0] ?? '', system_prompt: '', config: { tools_filter: [] } },
+      };
     case 'webhook':
       return {
-        name: `Webhook ${number}`,
-        config: { baseUrl: '', auth: { type: 'none' }, timeout: 30000, retryOnError: true, maxRetries: 2, routes: [] },
+        id,
+        type,
+        position,
+        data: {
+          name: `Webhook ${number}`,
+          config: { baseUrl: '', auth: { type: 'none' }, timeout: 30000, retryOnError: true, maxRetries: 2, routes: [] },
+        },
       };
     case 'end':
-      return { label: 'End', status: 'success' };
+      return { id, type, position, data: { label: 'End', status: 'success' } };
   }
 }
 
@@ -60,8 +62,7 @@ export function addNode(workflow: Workflow, type: NodeType, models: string[], po
   const id = uniqueId(workflow, type);
   const lowest = workflow.nodes.reduce((max, node) => Math.max(max, node.position?.y ?? 0), 0);
   const place = position ?? { x: type === 'webhook' ? 0 : 280, y: workflow.nodes.length === 0 ? 40 : lowest + 140 };
-  const node: WfNode = { id, type, data: defaultData(type, id, models), position: place };
-  return [{ ...workflow, nodes: [...workflow.nodes, node] }, id];
+  return [{ ...workflow, nodes: [...workflow.nodes, newNode(type, id, models, place)] }, id];
 }
 
 export function removeNodes(workflow: Workflow, ids: Set<string>): Workflow {

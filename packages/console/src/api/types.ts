@@ -1,4 +1,21 @@
-/** The shapes of the /v1 answers the console reads (the fields it uses). */
+import type { AccountBalance, AccountWithKeys, DataTool as ApiDataTool, ToolJob } from '@fathom/core';
+
+/**
+ * The shapes of the /v1 answers the console reads. Fathom's own objects are the types of their
+ * declarations in `@fathom/core` (type-only imports: nothing of core is bundled); the rest are the
+ * fields the console uses.
+ */
+
+export type { Agent, AgentRun, AgentRunStep, AgentRunSummary, AgentVersion, LedgerEntry, WorkflowToolsPreview } from '@fathom/core';
+
+// Declared once in core (`/v1/openapi.json` is generated from the same declarations): types only, nothing is bundled.
+export type {
+  FileCounts,
+  FileObject,
+  VectorStore,
+  VectorStoreFile,
+  VectorStoreSearchResponse as SearchHit,
+} from '@fathom/core';
 
 export interface List<T> {
   object: 'list';
@@ -8,74 +25,11 @@ export interface List<T> {
   has_more?: boolean;
 }
 
-export interface Account {
-  id: string;
-  name: string;
-  balance: number;
-}
+/** `GET /v1/account`. */
+export type Account = AccountBalance;
 
-export interface LedgerEntry {
-  id: string;
-  kind: 'credit' | 'reserve' | 'charge' | 'release';
-  amount: number;
-  ref: string | null;
-  description: string | null;
-  created_at: number;
-}
-
-export interface FileObject {
-  id: string;
-  filename: string;
-  bytes: number;
-  purpose: string;
-  created_at: number;
-}
-
-export interface FileCounts {
-  in_progress: number;
-  completed: number;
-  failed: number;
-  cancelled: number;
-  total: number;
-}
-
-export interface VectorStore {
-  id: string;
-  name: string;
-  status: string;
-  usage_bytes: number;
-  file_counts: FileCounts;
-  created_at: number;
-}
-
-export interface VectorStoreFile {
-  id: string;
-  status: 'in_progress' | 'completed' | 'failed' | 'cancelled';
-  last_error: { code: string; message: string } | null;
-  usage_bytes: number;
-  created_at: number;
-}
-
-export interface SearchHit {
-  file_id: string;
-  filename: string;
-  score: number;
-  content: Array<{ type: 'text'; text: string }>;
-}
-
-export interface Model {
-  id: string;
-  owned_by?: string;
-}
-
-export interface UsageRow {
-  date: string;
-  model: string;
-  requests: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
+// The models family's answers, as core declares them (`/v1/openapi.json`): types only, nothing is bundled.
+export type { ModelsPage, UsagePage } from '@fathom/core';
 
 export interface JsonSchema {
   type?: string | string[];
@@ -92,33 +46,10 @@ export interface JsonSchema {
   oneOf?: JsonSchema[];
 }
 
-export interface DataTool {
-  name: string;
-  path: string;
-  description: string;
-  estimated_max_cost: number;
-  input_schema: JsonSchema;
-  item_fields?: unknown;
-  available: boolean;
-}
+/** A data tool of the catalog; its `input_schema` read as the JSON Schema the form renderer walks. */
+export type DataTool = Omit<ApiDataTool, 'input_schema'> & { input_schema: JsonSchema };
 
-export interface Job {
-  job_id: string;
-  tool: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | string;
-  cached?: boolean;
-  cost?: number | null;
-  estimated_max_cost: number;
-  result?: { items: Array<Record<string, unknown>> } | null;
-  error?: { message: string } | string | null;
-  created_at: number;
-  finished_at?: number | null;
-}
+export type Job = ToolJob;
 
-export interface AdminAccount {
-  id: string;
-  name: string;
-  balance: number;
-  created_at: number;
-  keys: Array<{ id: string; hint: string; created_at: number }>;
-}
+/** An account as the admin list shows it, with its keys' hints. */
+export type AdminAccount = AccountWithKeys;

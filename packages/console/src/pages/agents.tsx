@@ -1,14 +1,5 @@
-import type { List } from '../api/types';
+import type { Agent as AgentSummary, List } from '../api/types';
 import { Empty, ErrorMessage, formatDate, Section, useApi, useLoad } from '../components/ui';
-
-interface AgentSummary {
-  id: string;
-  name: string;
-  status: 'draft' | 'published';
-  version: number | null;
-  has_unpublished_changes: boolean;
-  updated_at: number;
-}
 
 /** The account's agents; each opens in the canvas editor. */
 export function AgentsPage() {

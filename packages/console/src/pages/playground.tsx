@@ -1,5 +1,6 @@
+import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from '@fathom/core';
 import { useState, type FormEvent } from 'react';
-import type { List, Model, VectorStore } from '../api/types';
+import type { List, ModelsPage, VectorStore } from '../api/types';
 import { Empty, ErrorMessage, Section, useApi, useLoad } from '../components/ui';
 
 interface Turn {
@@ -14,7 +15,7 @@ interface Turn {
  */
 export function PlaygroundPage() {
   const api = useApi();
-  const models = useLoad((signal) => api.get<List<Model>>('/v1/models', undefined, signal), []);
+  const models = useLoad((signal) => api.get<ModelsPage>('/v1/models', undefined, signal), []);
   const stores = useLoad((signal) => api.get<List<VectorStore>>('/v1/vector_stores', { limit: 100 }, signal), []);
   const [model, setModel] = useState('');
   const [storeId, setStoreId] = useState('');
@@ -35,7 +36,10 @@ export function PlaygroundPage() {
     setInput('');
     setError(undefined);
     setStreaming(true);
-    const messages = [...(system ? [{ role: 'system', content: system }] : []), ...history.map(({ role, content }) => ({ role, content }))];
+    const messages: ChatCompletionMessageParam[] = [
+      ...(system ? [{ role: 'system' as const, content: system }] : []),
+      ...history.map(({ role, content }) => ({ role, content })),
+    ];
     try {
       if (storeId) {
         const events = api.stream('/v1/responses', {
@@ -61,11 +65,12 @@ export function PlaygroundPage() {
           }
         }
       } else {
-        const events = api.stream('/v1/chat/completions', { model: chosenModel, messages, stream: true });
-        for await (const part of events) {
+        const request: ChatCompletionCreateParamsStreaming = { model: chosenModel, messages, stream: true };
+        for await (const part of api.stream('/v1/chat/completions', request)) {
           if (part.data === '[DONE]') break;
           if (part.data?.error) throw new Error(part.data.error.message);
-          const delta = part.data?.choices?.[0]?.delta?.content;
+          const chunk: ChatCompletionChunk = part.data;
+          const delta = chunk.choices[0]?.delta.content;
           if (delta) appendToLast((turn) => ({ ...turn, content: turn.content + delta }));
         }
       }

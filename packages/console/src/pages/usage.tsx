@@ -1,11 +1,11 @@
-import type { List, UsageRow } from '../api/types';
+import type { UsagePage as UsageList } from '../api/types';
 import { BalanceAndLedger } from '../components/ledger';
 import { Empty, ErrorMessage, Section, useApi, useLoad } from '../components/ui';
 
 /** Tokens per day and model (from `GET /v1/usage`), with the balance and ledger. */
 export function UsagePage() {
   const api = useApi();
-  const usage = useLoad((signal) => api.get<List<UsageRow>>('/v1/usage', undefined, signal), []);
+  const usage = useLoad((signal) => api.get<UsageList>('/v1/usage', undefined, signal), []);
   const rows = usage.data?.data ?? [];
   const largest = Math.max(1, ...rows.map((row) => row.total_tokens));
   return (

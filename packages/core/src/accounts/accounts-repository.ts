@@ -1,7 +1,8 @@
 import type { ListPage, ListQuery } from '../internal/pagination';
 import { paginate, toPage, type Repository, type SqlClient } from '../storage';
+import type { LedgerKind } from './wire/accounts';
 
-export type LedgerKind = 'credit' | 'reserve' | 'charge' | 'release';
+export type { LedgerKind };
 
 export interface AccountRow {
   id: string;
@@ -162,7 +163,14 @@ export class SqlAccountsRepository implements AccountsRepository {
   }
 
   accountsPage(query: ListQuery): Promise<ListPage<AccountRow>> {
-    return paginate<AccountRow, AccountRow>(this.db, { table: 'accounts', where: '1 = 1', params: [], query, map: (row) => row });
+    return paginate<AccountRow, AccountRow>(this.db, {
+      table: 'accounts',
+      columns: 'id, name, balance_micros, created_at',
+      where: '1 = 1',
+      params: [],
+      query,
+      map: (row) => row,
+    });
   }
 
   keysOf(accountId: string): Promise<Array<{ id: string; key_hint: string; created_at: number }>> {

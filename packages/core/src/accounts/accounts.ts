@@ -1,31 +1,22 @@
 import { createHash } from 'node:crypto';
 import { InsufficientBalanceError, InvalidRequestError, NotFoundError } from '../errors';
 import { newId, nowSeconds, randomToken } from '../internal/ids';
-import type { ListPage, ListQuery } from '../internal/pagination';
 import type { SqlClient } from '../storage';
 import { type AccountRow, type AccountsRepository, type LedgerKind, SqlAccountsRepository } from './accounts-repository';
-import type { AccountWithKeys } from './account-directory';
-import { fromMicros, parseAmount, toMicros } from './money';
-
-export interface Account {
-  id: string;
-  object: 'account';
-  name: string;
-  /** Available balance in currency units (reservations already deducted). */
-  balance: number;
-  created_at: number;
-}
-
-export interface LedgerEntry {
-  id: string;
-  object: 'ledger.entry';
-  kind: LedgerKind;
-  /** Signed amount in currency units: credits and releases positive, reserves and charges negative. */
-  amount: number;
-  ref: string | null;
-  description: string | null;
-  created_at: number;
-}
+import { checkAmount, fromMicros, toMicros } from './money';
+import type {
+  Account,
+  AccountCreated,
+  AccountCreateParams,
+  AccountCreditParams,
+  AccountListParams,
+  AccountsPage,
+  ApiKeyCreated,
+  ApiKeyDeleted,
+  LedgerEntry,
+  LedgerListParams,
+  LedgerPage,
+} from './wire/accounts';
 
 /**
  * SHA-256 of a key. Keys are `fth_` plus 40 random base62 characters (about 238 bits), so a fast hash
@@ -35,22 +26,29 @@ export function hashApiKey(apiKey: string): string {
   return createHash('sha256').update(apiKey).digest('hex');
 }
 
-/** Longest account name, as OpenAI caps names. */
-const MAX_NAME = 256;
-
 /**
  * Accounts, their hashed API keys, and the money ledger. The balance always equals the sum of the
  * account's ledger rows: every movement is one transaction that writes both. A `(ref, kind)` pair is
  * written at most once, so a job is reserved, charged and released exactly once, across crashes,
  * retries and processes.
+ *
+ * `fathom.accounts` (with `.keys` and `.ledger`) serves the account and admin routes. Beside them, for
+ * the server and the other capabilities: `authenticate` (the bearer-key check of every request), and the
+ * money rules (`reserve`, `settle`, `release`, `in` a transaction, `ledgerSum`), `first` and `count`.
  */
 export class Accounts {
+  /** API keys of accounts (admin): issue and revoke. */
+  readonly keys: ApiKeys;
+  /** The money ledger of an account. */
+  readonly ledger: Ledger;
   readonly #db: SqlClient;
   readonly #repository: AccountsRepository;
 
   constructor(db: SqlClient, repository: AccountsRepository = new SqlAccountsRepository(db)) {
     this.#db = db;
     this.#repository = repository;
+    this.keys = new ApiKeys(repository, this);
+    this.ledger = new Ledger(repository);
   }
 
   /** The same accounts inside a transaction of another capability (e.g. a job reserved with its row). */
@@ -58,37 +56,22 @@ export class Accounts {
     return new Accounts(tx, this.#repository.in(tx));
   }
 
-  /** Creates an account with an initial balance (a `credit` ledger row) and a first API key. */
-  async create(input: { name: string; balance?: number }): Promise<{ account: Account; apiKey: string; keyId: string }> {
-    if (typeof input.name !== 'string' || input.name.trim() === '') {
-      throw new InvalidRequestError("Missing required parameter: 'name'.", 'name');
-    }
-    if (input.name.length > MAX_NAME) {
-      throw new InvalidRequestError(`Invalid 'name': string too long. Expected a string with maximum length ${MAX_NAME}.`, 'name');
-    }
-    const balance = input.balance === undefined ? 0 : parseAmount(input.balance, 'balance', { allowZero: true });
+  /**
+   * Creates an account with an initial balance (a `credit` ledger row) and a first API key, shown this
+   * once. `options.apiKey` issues that key instead of a random one (the bootstrap's `FATHOM_API_KEY`).
+   */
+  async create(params: AccountCreateParams, options: { apiKey?: string } = {}): Promise<AccountCreated> {
+    const balance = checkAmount(params.balance ?? 0, 'balance');
     const id = newId('acct_');
     return this.#db.transaction(async (tx) => {
       const repository = this.#repository.in(tx);
-      await repository.insertAccount({ id, name: input.name.trim(), balance_micros: 0, created_at: nowSeconds() });
+      await repository.insertAccount({ id, name: params.name.trim(), balance_micros: 0, created_at: nowSeconds() });
       if (balance > 0) await move(repository, id, 'credit', balance, null, 'initial balance');
-      const key = await this.in(tx).createKey(id);
-      return { account: await this.in(tx).get(id), apiKey: key.api_key, keyId: key.id };
+      const inTx = this.in(tx);
+      const key = await inTx.keys.create(id, options.apiKey);
+      const account = await inTx.retrieve(id);
+      return { id: account.id, name: account.name, balance: account.balance, api_key: key.api_key };
     });
-  }
-
-  /** Issues a new key for the account. The plain key is returned once; only its hash is stored. */
-  async createKey(accountId: string, apiKey?: string): Promise<{ id: string; api_key: string }> {
-    await this.get(accountId);
-    const key = apiKey ?? `fth_${randomToken(40)}`;
-    const id = newId('key_');
-    await this.#repository.insertKey({ id, accountId, keyHash: hashApiKey(key), keyHint: key.slice(-4), createdAt: nowSeconds() });
-    return { id, api_key: key };
-  }
-
-  /** Revokes a key, on every process sharing the database at once (keys are looked up per request). */
-  deleteKey(keyId: string): Promise<boolean> {
-    return this.#repository.deleteKey(keyId);
   }
 
   /** The account a bearer key belongs to, or null. */
@@ -97,7 +80,7 @@ export class Accounts {
     return row ? toAccount(row) : null;
   }
 
-  async get(id: string): Promise<Account> {
+  async retrieve(id: string): Promise<Account> {
     const row = await this.#repository.account(id);
     if (!row) throw new NotFoundError('account', id);
     return toAccount(row);
@@ -114,7 +97,7 @@ export class Accounts {
   }
 
   /** Every account with its keys' hints (admin views). */
-  async list(query: ListQuery = {}): Promise<ListPage<AccountWithKeys>> {
+  async list(query: AccountListParams = {}): Promise<AccountsPage> {
     const page = await this.#repository.accountsPage(query);
     const data = await Promise.all(
       page.data.map(async (row) => ({
@@ -130,10 +113,10 @@ export class Accounts {
     return { ...page, data };
   }
 
-  /** Adds money (admin top-up): a finite amount > 0, in whole micro-units, at most 1e9 units. */
-  async credit(accountId: string, amount: unknown, description = 'credit'): Promise<Account> {
-    const units = parseAmount(amount, 'amount');
-    await this.get(accountId);
+  /** Adds money (admin top-up): in whole micro-units; the balance stays within what an account can hold. */
+  async credit(accountId: string, params: AccountCreditParams, description = 'credit'): Promise<Account> {
+    const units = checkAmount(params.amount, 'amount');
+    await this.retrieve(accountId);
     await this.#db.transaction(async (tx) => {
       const repository = this.#repository.in(tx);
       const account = await repository.account(accountId);
@@ -142,7 +125,7 @@ export class Accounts {
       }
       await move(repository, accountId, 'credit', units, null, description);
     });
-    return this.get(accountId);
+    return this.retrieve(accountId);
   }
 
   /**
@@ -154,7 +137,7 @@ export class Accounts {
     await this.#db.transaction(async (tx) => {
       const repository = this.#repository.in(tx);
       if (!(await repository.addToBalance(accountId, -micros))) {
-        const account = await this.in(tx).get(accountId);
+        const account = await this.in(tx).retrieve(accountId);
         throw new InsufficientBalanceError(
           `Insufficient balance: this operation needs ${amount} but the account balance is ${account.balance}.`,
         );
@@ -192,15 +175,50 @@ export class Accounts {
     return this.settle(accountId, ref, 0, description);
   }
 
-  /** The account's ledger, newest first; pages with `after`/`before` (entry ids). */
-  async ledger(accountId: string, query: ListQuery = {}): Promise<ListPage<LedgerEntry>> {
-    const page = await this.#repository.ledgerPage(accountId, query);
-    return { ...page, data: page.data.map(toLedgerEntry) };
-  }
-
   /** Sum of the account's ledger, for consistency checks; always equals the balance. */
   async ledgerSum(accountId: string): Promise<number> {
     return fromMicros(await this.#repository.ledgerSum(accountId));
+  }
+}
+
+/** `fathom.accounts.keys`: API keys (admin). Keys are `fth_` plus 40 random base62 characters, stored as SHA-256 hashes. */
+export class ApiKeys {
+  readonly #repository: AccountsRepository;
+  readonly #accounts: Accounts;
+
+  constructor(repository: AccountsRepository, accounts: Accounts) {
+    this.#repository = repository;
+    this.#accounts = accounts;
+  }
+
+  /** Issues a new key for the account (404 for an unknown one). The plain key is returned once; only its hash is stored. */
+  async create(accountId: string, apiKey?: string): Promise<ApiKeyCreated> {
+    await this.#accounts.retrieve(accountId);
+    const key = apiKey ?? `fth_${randomToken(40)}`;
+    const id = newId('key_');
+    await this.#repository.insertKey({ id, accountId, keyHash: hashApiKey(key), keyHint: key.slice(-4), createdAt: nowSeconds() });
+    return { id, api_key: key };
+  }
+
+  /** Revokes a key, on every process sharing the database at once (keys are looked up per request); 404 for an unknown one. */
+  async delete(keyId: string): Promise<ApiKeyDeleted> {
+    if (!(await this.#repository.deleteKey(keyId))) throw new NotFoundError('key', keyId);
+    return { id: keyId, object: 'api_key', deleted: true };
+  }
+}
+
+/** `fathom.accounts.ledger`: every movement of an account's money. */
+export class Ledger {
+  readonly #repository: AccountsRepository;
+
+  constructor(repository: AccountsRepository) {
+    this.#repository = repository;
+  }
+
+  /** The account's ledger, newest first; pages with `after`/`before` (entry ids). */
+  async list(accountId: string, query: LedgerListParams = {}): Promise<LedgerPage> {
+    const page = await this.#repository.ledgerPage(accountId, query);
+    return { ...page, data: page.data.map(toLedgerEntry) };
   }
 }
 

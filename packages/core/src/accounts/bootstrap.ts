@@ -19,19 +19,18 @@ export async function bootstrapAccounts(
   if (config.apiKey) {
     const existing = await accounts.authenticate(config.apiKey);
     if (existing) return { accountId: existing.id };
-    const created = await accounts.create({ name: 'default', balance: config.defaultBalance });
-    await accounts.deleteKey(created.keyId);
     try {
-      await accounts.createKey(created.account.id, config.apiKey);
+      // The account and its key are one transaction: a node that loses the race below leaves nothing behind.
+      const created = await accounts.create({ name: 'default', balance: config.defaultBalance }, { apiKey: config.apiKey });
+      return { accountId: created.id };
     } catch (error) {
       // Another node sharing the database bootstrapped the same key a moment ago: use its account.
       const winner = isUniqueViolation(error) ? await accounts.authenticate(config.apiKey) : null;
       if (!winner) throw error;
       return { accountId: winner.id };
     }
-    return { accountId: created.account.id };
   }
   if ((await accounts.count()) > 0) return {};
   const created = await accounts.create({ name: 'default', balance: config.defaultBalance });
-  return { generatedKey: created.apiKey, accountId: created.account.id };
+  return { generatedKey: created.api_key, accountId: created.id };
 }

@@ -15,17 +15,16 @@ export function fromMicros(micros: number): number {
 }
 
 /**
- * Validates an amount of money from a client: a finite number, > 0 (or >= 0 with `allowZero`), in
- * whole micro-units (no finer than 0.000001), at most `MAX_CREDIT_UNITS`. The error names `param`.
+ * The rules of an amount of money a schema cannot say (the routes' schemas check it is a number in
+ * range: `AccountCreditParams`, `AccountCreateParams`): in whole micro-units (no finer than 0.000001),
+ * and a positive amount at least one micro-unit, since one that rounds to zero at the ledger's precision
+ * would answer success and change nothing. Throws 400 naming `param`.
  */
-export function parseAmount(value: unknown, param: string, options: { allowZero?: boolean } = {}): number {
+export function checkAmount(amount: number, param: string): number {
   const fail = (why: string): never => {
     throw new InvalidRequestError(`Invalid '${param}': ${why}`, param);
   };
-  if (typeof value !== 'number' || !Number.isFinite(value)) fail('expected a finite number.');
-  const amount = value as number;
-  if (amount < 0 || (amount === 0 && !options.allowZero)) fail(options.allowZero ? 'expected a number >= 0.' : 'expected a number > 0.');
-  if (amount > MAX_CREDIT_UNITS) fail(`expected at most ${MAX_CREDIT_UNITS}.`);
+  if (amount > 0 && toMicros(amount) === 0) fail(`${amount} is below the smallest amount the ledger keeps (0.000001).`);
   const micros = amount * MICROS_PER_UNIT;
   if (Math.abs(micros - Math.round(micros)) > 1e-3) fail('amounts are kept in micro-units; use at most 6 decimal places.');
   return amount;

@@ -1,13 +1,13 @@
 import type { Logger } from '../internal/logger';
+import { yieldToEventLoop } from '../internal/time-slices';
 import type { ChatAdapterContract } from '../models/types';
 import type { AgentWebhooks } from './agent-deps';
 import type { AgentRunEvent, NewAgentRunStep } from './agent-objects';
-import { agentTools } from './agent-tools';
+import { agentTools, compiledCards } from './agent-tools';
 import type { BuiltInTool } from './built-in-tools';
 import { renderVariables } from './render-variables';
 import { runAgentNode } from './run-agent-node';
-import { visibleCards } from './visible-cards';
-import { executionOrder, flowGraph, nodeMap } from './workflow-graph';
+import { WorkflowGraph } from './workflow-graph';
 import type { StartNode, Workflow } from './workflow-types';
 
 export interface RunWorkflowOptions {
@@ -40,30 +40,34 @@ export async function* runWorkflow(options: RunWorkflowOptions): AsyncGenerator<
   const { workflow, variables, runId } = options;
   yield { type: 'run.started', run: { id: runId, agent_id: options.agentId, version: options.version, status: 'in_progress' } };
   try {
-    const nodes = nodeMap(workflow);
+    // One graph and one compilation per card serve every agent node of the run.
+    const graph = new WorkflowGraph(workflow);
+    const compile = compiledCards((cards) => options.webhooks.compile(cards));
     const start = workflow.nodes.find((node): node is StartNode => node.type === 'start')!;
     const declared = new Set((start.data.variables ?? []).map((variable) => variable.name));
     const message = renderVariables(options.message, variables, declared);
-    const { previous } = flowGraph(workflow);
     const outputs = new Map<string, string>([[start.id, message]]);
     const inputOf = (id: string) =>
-      (previous.get(id) ?? [])
+      (graph.previous.get(id) ?? [])
         .filter((source) => outputs.has(source))
         .map((source) => outputs.get(source)!)
         .join('\n\n');
     let output = '';
-    for (const id of executionOrder(workflow, start.id).order) {
-      const node = nodes.get(id)!;
+    for (const id of graph.executionOrder(start.id).order) {
+      const node = graph.nodes.get(id)!;
       if (node.type === 'agent') {
         const tools = agentTools({
           agentId: options.agentId,
           node,
-          cards: visibleCards(workflow, node),
+          cards: graph.visibleCards(node),
+          compile,
           builtIns: options.builtIns,
           webhooks: options.webhooks,
           accountId: options.accountId,
           log: options.log,
         });
+        // Building a large node's tools and serializing its model request are two steps, not one.
+        await yieldToEventLoop();
         const answer = yield* runAgentNode({
           chat: options.chat,
           nodeId: node.id,

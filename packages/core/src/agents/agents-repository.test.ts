@@ -3,11 +3,13 @@ import { Accounts, accountsSchema } from '../accounts';
 import { silentLogger } from '../internal/logger';
 import type { ChatAdapterContract } from '../models/types';
 import type { SqlDatabase } from '../storage';
+import { meterReads } from '../test/metered-sql-client';
 import { closeTestPostgres, openTestDatabase, testBackends } from '../test/postgres';
 import type { AgentWebhooks } from './agent-deps';
-import { Agents, INTERRUPTED_RUN_ERROR } from './agents';
+import { INTERRUPTED_RUN_ERROR } from './agent-runs';
 import { SqlAgentsRepository } from './agents-repository';
 import { agentsSchema } from './agents-schema';
+import { createAgents } from './create-agents';
 import type { Workflow } from './workflow-types';
 
 afterAll(closeTestPostgres);
@@ -28,7 +30,7 @@ describe.each(testBackends())('agents repository on %s', (backend) => {
   async function setup() {
     const db: SqlDatabase = await openTestDatabase(backend, [accountsSchema, agentsSchema]);
     const accounts = new Accounts(db);
-    const [{ account }, { account: other }] = [await accounts.create({ name: 'a' }), await accounts.create({ name: 'b' })];
+    const [account, other] = [await accounts.create({ name: 'a' }), await accounts.create({ name: 'b' })];
     return { db, repository: new SqlAgentsRepository(db), account, other };
   }
 
@@ -81,6 +83,30 @@ describe.each(testBackends())('agents repository on %s', (backend) => {
     await db.close();
   });
 
+  it('lists versions and agents without reading the published workflows', async () => {
+    const { db, account } = await setup();
+    const metered = meterReads(db);
+    const repository = new SqlAgentsRepository(metered);
+    const big = workflow('p'.repeat(500_000));
+    const agents = [];
+    for (let i = 0; i < 3; i++) {
+      const agent = await repository.createAgent(account.id, `a${i}`, big);
+      for (let v = 0; v < 3; v++) await db.transaction((tx) => repository.in(tx).publish(account.id, agent.id));
+      agents.push(agent);
+    }
+    await repository.updateDraft(account.id, agents[1]!.id, { workflow: workflow('changed') });
+    metered.reset();
+    const versions = await repository.listVersions(agents[0]!.id, { limit: 2 });
+    expect(versions.data.map((version) => version.version)).toEqual([3, 2]);
+    expect(metered.bytesRead).toBeLessThan(2_000);
+    metered.reset();
+    const listed = await repository.listAgents(account.id, { order: 'asc' });
+    expect(listed.data.map((agent) => agent.has_unpublished_changes)).toEqual([false, true, false]);
+    // The drafts it returns (two of 500 KB, one small), not the published versions beside them.
+    expect(metered.bytesRead).toBeLessThan(1_100_000);
+    await db.close();
+  });
+
   it('writes a run only for its lease owner, pages through runs, and queues runs whose lease ended', async () => {
     const { db, repository, account } = await setup();
     const agent = await repository.createAgent(account.id, 'a', workflow());
@@ -117,7 +143,7 @@ describe.each(testBackends())('agents repository on %s', (backend) => {
       },
     };
     const webhooks = {} as AgentWebhooks;
-    const agents = new Agents({ db, config: { leaseSeconds: 0.3 }, chat, webhooks, log: silentLogger, pollMs: 20 });
+    const agents = createAgents({ db, config: { leaseSeconds: 0.3 }, chat, webhooks, log: silentLogger, pollMs: 20 });
     const agent = await repository.createAgent(account.id, 'a', workflow());
     const run = await repository.createRun(agent, 1, 'hi', {}, { owner: 'gone|1|dead', until: Date.now() + 50 });
     agents.start();
@@ -130,6 +156,35 @@ describe.each(testBackends())('agents repository on %s', (backend) => {
     expect(stored).toMatchObject({ status: 'failed', error: INTERRUPTED_RUN_ERROR });
     expect(modelCalls).toBe(0);
     await agents.close();
+    await db.close();
+  });
+
+  it('checks a stored draft against the workflow declaration again when it is published, naming the field', async () => {
+    const { db, repository, account } = await setup();
+    const chat = {} as ChatAdapterContract;
+    const webhooks = {} as AgentWebhooks;
+    const { agents, close } = createAgents({ db, config: {}, chat, webhooks, log: silentLogger });
+    // A draft an older version saved: its card's route has a blank whenToUse, which the declaration refuses.
+    const stored = workflow();
+    stored.nodes.push({
+      id: 'card',
+      type: 'webhook',
+      data: {
+        name: 'Card',
+        config: { baseUrl: 'https://api.example.com', routes: [{ name: 'r', description: 'd', whenToUse: ' ', path: '/x' }] },
+      },
+    });
+    stored.edges.push({ id: 'slot', source: 'card', target: 'helper', targetHandle: 'slot-0' });
+    const old = await repository.createAgent(account.id, 'old', stored);
+    await expect(agents.publish(account.id, old.id)).rejects.toMatchObject({
+      status: 400,
+      code: 'empty_string',
+      param: 'workflow.nodes[3].data.config.routes[0].whenToUse',
+    });
+    expect((await agents.retrieve(account.id, old.id)).version).toBeNull();
+    const fine = await repository.createAgent(account.id, 'fine', workflow());
+    expect(await agents.publish(account.id, fine.id)).toMatchObject({ status: 'published', version: 1 });
+    await close();
     await db.close();
   });
 });

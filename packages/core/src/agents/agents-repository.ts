@@ -2,7 +2,9 @@ import type { LeasedTask, LeaseQueue } from '../internal/leased-worker';
 import { newId, nowSeconds } from '../internal/ids';
 import type { ListPage, ListQuery } from '../internal/pagination';
 import { paginate, placeholders, type Repository, type SqlClient, SqlLeaseQueue, toPage } from '../storage';
-import type { AgentObject, AgentRunObject, AgentRunStatus, AgentRunStep, AgentVersionObject, NewAgentRunStep } from './agent-objects';
+import type { AgentRecord, NewAgentRunStep } from './agent-objects';
+import type { AgentVersion, AgentVersionWithWorkflow } from './wire/agents';
+import type { AgentRun, AgentRunStatus, AgentRunStep, AgentRunSummary } from './wire/runs';
 import type { Workflow } from './workflow-types';
 
 interface AgentRow {
@@ -37,6 +39,8 @@ interface RunRow {
   completed_at: number | null;
 }
 
+const RUN_COLUMNS = 'id, agent_id, account_id, version, status, message, variables_json, output, error, created_at, completed_at';
+
 interface StepRow {
   id: string;
   node_id: string;
@@ -46,9 +50,6 @@ interface StepRow {
   input_json: string | null;
   output: string | null;
 }
-
-/** A run as a list shows it: without its steps. */
-export type AgentRunSummary = Omit<AgentRunObject, 'steps'>;
 
 /** A lease on a run: the process (`owner`) executing it until `until` (ms) unless renewed. */
 export interface AgentRunLease {
@@ -62,33 +63,38 @@ export type AgentRunResult = { status: 'completed'; output: string } | { status:
  * Storage of agents, their published versions, and runs with their steps. A run in progress is leased:
  * its steps and its end are written only by the process holding the lease.
  */
+/** What identifies an agent and its published version, without its workflow. */
+export type AgentHead = Pick<AgentRecord, 'id' | 'account_id' | 'version'>;
+
 export interface AgentsRepository extends Repository<AgentsRepository> {
-  createAgent(accountId: string, name: string, workflow: Workflow): Promise<AgentObject>;
-  getAgent(accountId: string, id: string): Promise<AgentObject | undefined>;
-  listAgents(accountId: string, query: ListQuery): Promise<ListPage<AgentObject>>;
-  updateDraft(accountId: string, id: string, changes: { name?: string; workflow?: Workflow }): Promise<AgentObject | undefined>;
+  createAgent(accountId: string, name: string, workflow: Workflow): Promise<AgentRecord>;
+  getAgent(accountId: string, id: string): Promise<AgentRecord | undefined>;
+  /** The agent's id and published version, without reading its workflow (runs, versions and lists of runs need no more). */
+  getAgentHead(accountId: string, id: string): Promise<AgentHead | undefined>;
+  listAgents(accountId: string, query: ListQuery): Promise<ListPage<AgentRecord>>;
+  updateDraft(accountId: string, id: string, changes: { name?: string; workflow?: Workflow }): Promise<AgentRecord | undefined>;
   deleteAgent(accountId: string, id: string): Promise<boolean>;
   /** Snapshots the draft as the next version (the agent row is locked meanwhile: concurrent publishes number in turn). Use in a transaction. */
   publish(accountId: string, id: string): Promise<number | undefined>;
   /** The workflow of a published version. */
   publishedWorkflow(agentId: string, version: number): Promise<Workflow | undefined>;
   /** Published versions of an agent, newest first by default; `after`/`before` are version ids (`<agent>@<n>`) or numbers. */
-  listVersions(agentId: string, query: ListQuery): Promise<ListPage<AgentVersionObject>>;
+  listVersions(agentId: string, query: ListQuery): Promise<ListPage<AgentVersion>>;
   /** One published version with its workflow. */
-  getVersion(agentId: string, version: number): Promise<(AgentVersionObject & { workflow: Workflow }) | undefined>;
+  getVersion(agentId: string, version: number): Promise<AgentVersionWithWorkflow | undefined>;
   /** Stores a run `in_progress`, leased to the process that executes it. */
   createRun(
-    agent: AgentObject,
+    agent: AgentHead,
     version: number,
     message: string,
     variables: Record<string, unknown>,
     lease: AgentRunLease,
-  ): Promise<AgentRunObject>;
+  ): Promise<AgentRun>;
   /** Appends a step while `owner` holds the run's lease; false (nothing written) otherwise. */
   addStep(runId: string, owner: string, step: NewAgentRunStep): Promise<boolean>;
   /** Ends a run in progress held by `owner`; false when it is not (any more) theirs or already ended. */
   finishRun(runId: string, owner: string, result: AgentRunResult): Promise<boolean>;
-  getRun(accountId: string, agentId: string, runId: string): Promise<AgentRunObject | undefined>;
+  getRun(accountId: string, agentId: string, runId: string): Promise<AgentRun | undefined>;
   /** Runs of an agent, newest first by default. */
   listRuns(agentId: string, query: ListQuery): Promise<ListPage<AgentRunSummary>>;
   /** The queue of runs in progress whose process stopped renewing their lease (or gave it back). */
@@ -103,7 +109,7 @@ export class SqlAgentsRepository implements AgentsRepository {
     return new SqlAgentsRepository(tx);
   }
 
-  async createAgent(accountId: string, name: string, workflow: Workflow): Promise<AgentObject> {
+  async createAgent(accountId: string, name: string, workflow: Workflow): Promise<AgentRecord> {
     const id = newId('agent_');
     const now = nowSeconds();
     await this.db.run('INSERT INTO agents (id, account_id, name, draft_json, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
@@ -117,14 +123,23 @@ export class SqlAgentsRepository implements AgentsRepository {
     return (await this.getAgent(accountId, id))!;
   }
 
-  async getAgent(accountId: string, id: string): Promise<AgentObject | undefined> {
+  async getAgent(accountId: string, id: string): Promise<AgentRecord | undefined> {
     const row = await this.db.get<AgentRow>('SELECT * FROM agents WHERE id = ? AND account_id = ?', [id, accountId]);
     return row && (await this.#toAgents([row]))[0];
   }
 
-  async listAgents(accountId: string, query: ListQuery): Promise<ListPage<AgentObject>> {
+  async getAgentHead(accountId: string, id: string): Promise<AgentHead | undefined> {
+    const row = await this.db.get<{ id: string; account_id: string; published_version: number | null }>(
+      'SELECT id, account_id, published_version FROM agents WHERE id = ? AND account_id = ?',
+      [id, accountId],
+    );
+    return row && { id: row.id, account_id: row.account_id, version: row.published_version };
+  }
+
+  async listAgents(accountId: string, query: ListQuery): Promise<ListPage<AgentRecord>> {
     const page = await paginate<AgentRow, AgentRow & { id: string }>(this.db, {
       table: 'agents',
+      columns: 'id, account_id, name, draft_json, published_version, created_at, updated_at',
       where: 'account_id = ?',
       params: [accountId],
       query,
@@ -133,7 +148,7 @@ export class SqlAgentsRepository implements AgentsRepository {
     return { ...page, data: await this.#toAgents(page.data) };
   }
 
-  async updateDraft(accountId: string, id: string, changes: { name?: string; workflow?: Workflow }): Promise<AgentObject | undefined> {
+  async updateDraft(accountId: string, id: string, changes: { name?: string; workflow?: Workflow }): Promise<AgentRecord | undefined> {
     const sets: string[] = ['updated_at = ?'];
     const params: unknown[] = [nowSeconds()];
     if (changes.name !== undefined) {
@@ -177,7 +192,7 @@ export class SqlAgentsRepository implements AgentsRepository {
     return row && (JSON.parse(row.workflow_json) as Workflow);
   }
 
-  async listVersions(agentId: string, query: ListQuery): Promise<ListPage<AgentVersionObject>> {
+  async listVersions(agentId: string, query: ListQuery): Promise<ListPage<AgentVersion>> {
     const limit = query.limit ?? 20;
     const order = query.order ?? 'desc';
     const conditions = ['agent_id = ?'];
@@ -194,24 +209,25 @@ export class SqlAgentsRepository implements AgentsRepository {
     if (query.after) cursor(query.after, order === 'desc' ? '<' : '>');
     if (query.before) cursor(query.before, order === 'desc' ? '>' : '<');
     const rows = await this.db.all<VersionRow>(
-      `SELECT * FROM agent_versions WHERE ${conditions.join(' AND ')} ORDER BY version ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`,
+      // Not `workflow_json`: a version list shows names and numbers only.
+      `SELECT agent_id, version, name, created_at FROM agent_versions WHERE ${conditions.join(' AND ')} ORDER BY version ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`,
       [...params, limit + 1],
     );
     return toPage(rows, limit, toVersion);
   }
 
-  async getVersion(agentId: string, version: number): Promise<(AgentVersionObject & { workflow: Workflow }) | undefined> {
+  async getVersion(agentId: string, version: number): Promise<AgentVersionWithWorkflow | undefined> {
     const row = await this.db.get<VersionRow>('SELECT * FROM agent_versions WHERE agent_id = ? AND version = ?', [agentId, version]);
     return row && { ...toVersion(row), workflow: JSON.parse(row.workflow_json) as Workflow };
   }
 
   async createRun(
-    agent: AgentObject,
+    agent: AgentHead,
     version: number,
     message: string,
     variables: Record<string, unknown>,
     lease: AgentRunLease,
-  ): Promise<AgentRunObject> {
+  ): Promise<AgentRun> {
     const id = newId('agentrun_');
     await this.db.run(
       `INSERT INTO agent_runs (id, agent_id, account_id, version, status, message, variables_json, created_at, lease_owner, lease_until, attempts, created_ms)
@@ -264,7 +280,7 @@ export class SqlAgentsRepository implements AgentsRepository {
     return update.changes > 0;
   }
 
-  async getRun(accountId: string, agentId: string, runId: string): Promise<AgentRunObject | undefined> {
+  async getRun(accountId: string, agentId: string, runId: string): Promise<AgentRun | undefined> {
     const row = await this.db.get<RunRow>('SELECT * FROM agent_runs WHERE id = ? AND agent_id = ? AND account_id = ?', [
       runId,
       agentId,
@@ -277,7 +293,14 @@ export class SqlAgentsRepository implements AgentsRepository {
   }
 
   listRuns(agentId: string, query: ListQuery): Promise<ListPage<AgentRunSummary>> {
-    return paginate<RunRow, AgentRunSummary>(this.db, { table: 'agent_runs', where: 'agent_id = ?', params: [agentId], query, map: toRun });
+    return paginate<RunRow, AgentRunSummary>(this.db, {
+      table: 'agent_runs',
+      columns: RUN_COLUMNS,
+      where: 'agent_id = ?',
+      params: [agentId],
+      query,
+      map: toRun,
+    });
   }
 
   queue(): LeaseQueue<LeasedTask> {
@@ -290,37 +313,37 @@ export class SqlAgentsRepository implements AgentsRepository {
     });
   }
 
-  /** Agent objects of rows, with `has_unpublished_changes` from their published versions (one query for all). */
-  async #toAgents(rows: AgentRow[]): Promise<AgentObject[]> {
+  /**
+   * Agent objects of rows, with `has_unpublished_changes` from their published versions (one query for
+   * all). The database compares draft and version, so the versions' workflows are not read.
+   */
+  async #toAgents(rows: AgentRow[]): Promise<AgentRecord[]> {
     const published = rows.filter((row) => row.published_version !== null);
-    const versions = new Map<string, { name: string; workflow_json: string }>();
+    const unchanged = new Set<string>();
     if (published.length > 0) {
-      const found = await this.db.all<{ agent_id: string; name: string; workflow_json: string }>(
-        `SELECT v.agent_id, v.name, v.workflow_json FROM agent_versions v JOIN agents a ON a.id = v.agent_id AND a.published_version = v.version
-         WHERE v.agent_id IN ${placeholders(published.length)}`,
+      const found = await this.db.all<{ agent_id: string }>(
+        `SELECT v.agent_id FROM agent_versions v JOIN agents a ON a.id = v.agent_id AND a.published_version = v.version
+         WHERE v.agent_id IN ${placeholders(published.length)} AND v.workflow_json = a.draft_json AND v.name = a.name`,
         published.map((row) => row.id),
       );
-      for (const version of found) versions.set(version.agent_id, version);
+      for (const version of found) unchanged.add(version.agent_id);
     }
-    return rows.map((row) => {
-      const version = versions.get(row.id);
-      return {
-        id: row.id,
-        object: 'agent',
-        account_id: row.account_id,
-        name: row.name,
-        status: row.published_version === null ? 'draft' : 'published',
-        version: row.published_version,
-        has_unpublished_changes: !version || version.workflow_json !== row.draft_json || version.name !== row.name,
-        workflow: JSON.parse(row.draft_json) as Workflow,
-        created_at: row.created_at,
-        updated_at: row.updated_at,
-      };
-    });
+    return rows.map((row) => ({
+      id: row.id,
+      object: 'agent',
+      account_id: row.account_id,
+      name: row.name,
+      status: row.published_version === null ? 'draft' : 'published',
+      version: row.published_version,
+      has_unpublished_changes: !unchanged.has(row.id),
+      workflow: JSON.parse(row.draft_json) as Workflow,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    }));
   }
 }
 
-function toVersion(row: VersionRow): AgentVersionObject {
+function toVersion(row: VersionRow): AgentVersion {
   return {
     id: `${row.agent_id}@${row.version}`,
     object: 'agent.version',

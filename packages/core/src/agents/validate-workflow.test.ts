@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../errors';
-import { validateWorkflow } from './validate-workflow';
+import { checkWorkflow } from './validate-workflow';
+import { WORKFLOW_LIMITS } from './workflow-limits';
 
 function workflow(overrides: { card?: any; nodes?: any[]; edges?: any[] } = {}): any {
   const card = overrides.card ?? {
@@ -36,7 +37,7 @@ function workflow(overrides: { card?: any; nodes?: any[]; edges?: any[] } = {}):
 
 function failure(input: unknown): InvalidRequestError {
   try {
-    validateWorkflow(input);
+    checkWorkflow(input);
   } catch (error) {
     expect(error).toBeInstanceOf(InvalidRequestError);
     return error as InvalidRequestError;
@@ -48,11 +49,11 @@ const route = (changes: Record<string, unknown>) => ({ ...workflow().nodes[2].da
 const cardWith = (routes: unknown[], extra: Record<string, unknown> = {}) =>
   workflow({ card: { name: 'Orders API', config: { baseUrl: 'https://api.example.com', routes, ...extra } } });
 
-describe('validateWorkflow', () => {
+describe('checkWorkflow: the declaration, then the rules a schema cannot say', () => {
   it('accepts a start -> agent -> end workflow with a card in slot-0 and keeps extra editor keys', () => {
     const input = workflow();
     input.nodes[0].position = { x: 1, y: 2 };
-    expect(validateWorkflow(input)).toBe(input);
+    expect(checkWorkflow(input)).toBe(input);
   });
 
   it('refuses a card lacking both baseUrl and routes with webhook_no_config naming the card', () => {
@@ -65,22 +66,25 @@ describe('validateWorkflow', () => {
   it('accepts a card with routes but no baseUrl (the call answers "base URL not configured" at run time)', () => {
     const input = workflow();
     delete input.nodes[2].data.config.baseUrl;
-    expect(() => validateWorkflow(input)).not.toThrow();
+    expect(() => checkWorkflow(input)).not.toThrow();
   });
 
-  it.each(['name', 'description', 'whenToUse', 'path'])('names a route missing %s (route_missing_field)', (field) => {
-    const error = failure(cardWith([route({ [field]: undefined })]));
-    expect(error.code).toBe('route_missing_field');
-    expect(error.message).toContain(`'${field}'`);
-    expect(error.param).toBe(`workflow.nodes[2].data.config.routes[0].${field}`);
+  it.each(['name', 'description', 'whenToUse', 'path'])('names a route missing %s, or holding only white space', (field) => {
+    const missing = failure(cardWith([route({ [field]: undefined })]));
+    expect(missing).toMatchObject({ code: 'missing_required_parameter', param: `workflow.nodes[2].data.config.routes[0].${field}` });
+    expect(missing.message).toBe(`Missing required parameter: 'workflow.nodes[2].data.config.routes[0].${field}'.`);
+    const blank = failure(cardWith([route({ [field]: '  ' })]));
+    expect(blank).toMatchObject({ code: 'empty_string', param: `workflow.nodes[2].data.config.routes[0].${field}` });
+    expect(blank.message).toBe(`Invalid 'workflow.nodes[2].data.config.routes[0].${field}': expected a non-blank string.`);
   });
 
-  it.each(['name', 'description'])('names a parameter missing %s (parameter_missing_field)', (field) => {
+  it.each([
+    ['name', 'invalid_value'],
+    ['description', 'empty_string'],
+  ])('names a parameter with an empty %s', (field, code) => {
     const parameter: Record<string, unknown> = { name: 'order_id', description: 'The order id.', [field]: '' };
     const error = failure(cardWith([route({ parameters: [parameter] })]));
-    expect(error.code).toBe('parameter_missing_field');
-    expect(error.message).toContain(`'${field}'`);
-    expect(error.message).toContain("'get_order'");
+    expect(error).toMatchObject({ code, param: `workflow.nodes[2].data.config.routes[0].parameters[0].${field}` });
   });
 
   it('refuses route names that collide after sanitization, across cards', () => {
@@ -113,13 +117,14 @@ describe('validateWorkflow', () => {
     expect(error.message).toContain("'order_id'");
   });
 
-  it('refuses unknown node types, naming the node', () => {
+  it('refuses unknown node types, naming the type and the types there are', () => {
     const input = workflow();
     input.nodes.push({ id: 'mystery', type: 'loop', data: {} });
-    const error = failure(input);
-    expect(error.code).toBe('unknown_node_type');
-    expect(error.message).toContain("'mystery'");
-    expect(error.message).toContain("'loop'");
+    expect(failure(input)).toMatchObject({
+      code: 'invalid_value',
+      param: 'workflow.nodes[4].type',
+      message: "Invalid value for 'workflow.nodes[4].type': 'loop'. Supported values are: 'start', 'agent', 'webhook', 'end'.",
+    });
   });
 
   it('refuses edges to unknown nodes', () => {
@@ -157,22 +162,80 @@ describe('validateWorkflow', () => {
     expect(error.message).toContain("'orders'");
   });
 
-  it('reports schema problems with invalid_workflow and the field path', () => {
+  it("reports a node's data that does not match the declaration with OpenAI's codes and the field path", () => {
     const badMethod = failure(cardWith([route({ method: 'FETCH' })]));
-    expect(badMethod.code).toBe('invalid_workflow');
-    expect(badMethod.message).toContain('routes[0].method');
+    expect(badMethod).toMatchObject({ code: 'invalid_value', param: 'workflow.nodes[2].data.config.routes[0].method' });
+    expect(badMethod.message).toContain("'GET', 'POST', 'PUT', 'PATCH', 'DELETE'");
     const noModel = workflow();
     delete noModel.nodes[1].data.model;
-    const error = failure(noModel);
-    expect(error.message).toContain('data.model');
-    expect(error.message).toContain("'agent'");
+    expect(failure(noModel)).toMatchObject({ code: 'missing_required_parameter', param: 'workflow.nodes[1].data.model' });
     expect(failure({ nodes: [] }).message).toContain('workflow.edges');
   });
 
   it('names the missing field of a card auth type', () => {
     const error = failure(cardWith([route({})], { auth: { type: 'api_key', apiKey: 'k' } }));
-    expect(error.code).toBe('invalid_workflow');
-    expect(error.message).toContain('config.auth.apiKeyName');
-    expect(() => validateWorkflow(cardWith([route({})], { auth: { type: 'basic', username: 'u', password: 'p' } }))).not.toThrow();
+    expect(error).toMatchObject({ code: 'missing_required_parameter', param: 'workflow.nodes[2].data.config.auth.apiKeyName' });
+    expect(() => checkWorkflow(cardWith([route({})], { auth: { type: 'basic', username: 'u', password: 'p' } }))).not.toThrow();
+  });
+
+  it('reads path placeholders as the renderer does, so a path of braces is checked in one pass', () => {
+    // The earlier pattern let a name hold '{' and took seconds on 40,000 braces; the renderer's cannot.
+    expect(() => checkWorkflow(cardWith([route({ path: '{'.repeat(200_000) })]))).not.toThrow();
+    expect(failure(cardWith([route({ path: '/a/{{ order_id }}/{{{{x}}' })])).message).toContain("'{{x}}'");
+  });
+
+  it('refuses a parameters field that is not a list with a 400 rather than failing inside the check', () => {
+    const error = failure(cardWith([route({ parameters: 'order_id' })]));
+    expect(error.code).toBe('invalid_type');
+    expect(error.param).toBe('workflow.nodes[2].data.config.routes[0].parameters');
+  });
+});
+
+describe('checkWorkflow: size limits', () => {
+  const agents = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({ id: `a${i}`, type: 'agent', data: { name: 'A', model: 'm/m' } }));
+
+  it('counts nodes, edges, routes of all cards and parameters of a route before any other check', () => {
+    const nodes = failure({ nodes: agents(WORKFLOW_LIMITS.nodes + 1), edges: 'not even a list' });
+    expect(nodes).toMatchObject({ code: 'array_above_max_length', param: 'workflow.nodes' });
+    const edges = failure({ nodes: [], edges: Array.from({ length: WORKFLOW_LIMITS.edges + 1 }, () => ({})) });
+    expect(edges).toMatchObject({ code: 'array_above_max_length', param: 'workflow.edges' });
+    const routes = (count: number) => Array.from({ length: count }, (_, i) => route({ name: `r${i}`, path: '/x', parameters: [] }));
+    const twoCards = workflow();
+    twoCards.nodes[2].data.config.routes = routes(WORKFLOW_LIMITS.routes);
+    expect(() => checkWorkflow(twoCards)).not.toThrow();
+    twoCards.nodes.push({
+      id: 'more',
+      type: 'webhook',
+      data: { name: 'More', config: { baseUrl: 'https://b.example.com', routes: routes(1) } },
+    });
+    expect(failure(twoCards)).toMatchObject({ code: 'array_above_max_length', param: 'workflow.nodes[4].data.config.routes' });
+    const parameters = (count: number) => Array.from({ length: count }, (_, i) => ({ name: `p${i}`, description: 'd' }));
+    expect(() => checkWorkflow(cardWith([route({ parameters: [...route({}).parameters, ...parameters(99)] })]))).not.toThrow();
+    expect(failure(cardWith([route({}), route({ name: 'other', parameters: parameters(101) })]))).toMatchObject({
+      code: 'array_above_max_length',
+      param: 'workflow.nodes[2].data.config.routes[1].parameters',
+    });
+  });
+
+  it('refuses a workflow whose agents together see too many tool definitions, counting a card once per agent that sees it', () => {
+    // One card of about 80,000 characters of definitions: 25 agents in a pipeline see it 25 times.
+    const card = { name: 'Big', config: { baseUrl: 'https://api.example.com', routes: [route({ description: 'x'.repeat(80_000) })] } };
+    const chain = (count: number) => {
+      const input = workflow({ card });
+      const ids = agents(count).map((node) => node.id);
+      input.nodes.splice(1, 1, ...agents(count));
+      input.edges = [
+        { id: 'in', source: 'start', target: ids[0] },
+        ...ids.slice(1).map((id, i) => ({ id: `f${i}`, source: ids[i], target: id })),
+        { id: 'out', source: ids.at(-1), target: 'end' },
+        { id: 'slot', source: 'orders', target: ids[0], targetHandle: 'slot-0' },
+      ];
+      return input;
+    };
+    expect(() => checkWorkflow(chain(24))).not.toThrow();
+    const error = failure(chain(25));
+    expect(error).toMatchObject({ code: 'workflow_too_large', param: 'workflow.nodes' });
+    expect(error.message).toMatch(/see 2,00\d,\d{3} characters of tool definitions together, more than the 2,000,000 allowed/);
   });
 });

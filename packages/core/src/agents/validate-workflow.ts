@@ -1,18 +1,23 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { InvalidRequestError } from '../errors';
-import { sanitizeToolName } from '../webhooks';
-import { executionOrder, flowGraph, isSlotEdge, nodeMap, SLOT_HANDLE } from './workflow-graph';
-import { agentDataSchema, endDataSchema, startDataSchema, webhookDataSchema, workflowEnvelopeSchema } from './workflow-schema';
-import type { WebhookNode, Workflow, WorkflowNodeType } from './workflow-types';
+import { describeSchemaIssues, InvalidRequestError, type SchemaIssue } from '../errors';
+import { placeholderNames, sanitizeToolName } from '../webhooks';
+import { compileCheck } from '../wire';
+import { checkSeenTools } from './seen-tools';
+import { Workflow as WorkflowSchema } from './wire/workflow';
+import { isSlotEdge, SLOT_HANDLE, WorkflowGraph } from './workflow-graph';
+import { checkWorkflowLimits } from './workflow-limits';
+import type { WebhookNode, Workflow } from './workflow-types';
 
-/** The `code` of each validation failure (400). See docs/agents.md. */
+/**
+ * The `code` of each failure of a rule the workflow's schema cannot say (400). The schema's own failures
+ * (a missing field, a wrong type, an unknown node type, a count past `WORKFLOW_LIMITS`) carry OpenAI's
+ * codes (`missing_required_parameter`, `invalid_type`, `invalid_value`, `array_above_max_length`…).
+ * See docs/agents.md.
+ */
 export type WorkflowErrorCode =
+  | 'array_above_max_length'
   | 'invalid_workflow'
   | 'duplicate_node_id'
-  | 'unknown_node_type'
   | 'webhook_no_config'
-  | 'route_missing_field'
-  | 'parameter_missing_field'
   | 'duplicate_route_name'
   | 'path_parameter_undeclared'
   | 'path_parameter_not_required'
@@ -22,67 +27,64 @@ export type WorkflowErrorCode =
   | 'edge_unknown_node'
   | 'invalid_webhook_edge'
   | 'workflow_cycle'
-  | 'end_unreachable';
+  | 'end_unreachable'
+  | 'workflow_too_large';
 
-const NODE_TYPES: readonly WorkflowNodeType[] = ['start', 'agent', 'webhook', 'end'];
-const ROUTE_FIELDS = ['name', 'description', 'whenToUse', 'path'] as const;
-const PARAMETER_FIELDS = ['name', 'description'] as const;
-
-const ajv = new Ajv({ allErrors: true, strict: false });
-const checkEnvelope = ajv.compile(workflowEnvelopeSchema);
-const checkData: Record<WorkflowNodeType, ValidateFunction> = {
-  start: ajv.compile(startDataSchema),
-  agent: ajv.compile(agentDataSchema),
-  webhook: ajv.compile(webhookDataSchema),
-  end: ajv.compile(endDataSchema),
-};
+/** The workflow's declaration, compiled once: what a route checks a body with, for workflows that come from elsewhere. */
+const checkShape = compileCheck(WorkflowSchema);
 
 function fail(code: WorkflowErrorCode, message: string, param: string): never {
   throw new InvalidRequestError(message, param, code);
 }
 
-function describe(errors: ErrorObject[], prefix: string): { message: string; param: string } {
-  const first = errors[0]!;
-  const path = `${prefix}${first.instancePath.replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.')}`;
-  const field = first.keyword === 'required' ? `${path}.${first.params.missingProperty}` : path;
-  const detail =
-    first.keyword === 'required'
-      ? 'is required'
-      : first.keyword === 'enum'
-        ? `must be one of ${first.params.allowedValues.join(', ')}`
-        : first.message;
-  return { message: `Invalid workflow: '${field}' ${detail}.`, param: field };
+/** The 400 a route answers for these schema issues of a `workflow` field. */
+function schemaError(issues: readonly SchemaIssue[]): InvalidRequestError {
+  const prefixed = issues.map((issue) => ({ ...issue, instancePath: `/workflow${issue.instancePath}` }));
+  const { message, param, code } = describeSchemaIssues(prefixed);
+  return new InvalidRequestError(message, param, code);
+}
+
+/**
+ * A workflow that did not come through a route's schema (read back from storage) checked against the
+ * same declaration: the 400 a route would answer, naming the field.
+ */
+export function checkWorkflowShape(input: unknown): Workflow {
+  if (checkShape(input)) return input;
+  throw schemaError(checkShape.issues);
+}
+
+/** A workflow of unknown shape checked as a save checks one: its declaration, then its rules (`validateWorkflow`). */
+export function checkWorkflow(input: unknown): Workflow {
+  return validateWorkflow(checkWorkflowShape(input));
+}
+
+/**
+ * For a draft (the tool preview): throws the 400 of any count past the limits, as a save would, and
+ * answers the draft's other schema issues as a save would word them (or null when it has the shape of
+ * a workflow).
+ */
+export function draftShapeError(input: unknown): InvalidRequestError | null {
+  if (checkShape(input)) return null;
+  const issues = checkShape.issues;
+  const limits = issues.filter((issue) => issue.keyword === 'maxItems');
+  if (limits.length > 0) throw schemaError(limits);
+  return schemaError(issues);
 }
 
 function isBlank(value: unknown): boolean {
   return typeof value !== 'string' || value.trim() === '';
 }
 
+/** The spec's one rule of a card the schema cannot say: a baseUrl or at least one route. */
 function checkCard(node: WebhookNode, index: number): void {
-  const config = node.data.config ?? {};
-  const at = `workflow.nodes[${index}].data.config`;
-  const routes = Array.isArray(config.routes) ? config.routes : [];
-  if (isBlank(config.baseUrl) && routes.length === 0) {
-    fail('webhook_no_config', `Webhook card '${node.data.name ?? node.id}' (node '${node.id}') has neither a baseUrl nor any routes.`, at);
+  const { config } = node.data;
+  if (isBlank(config.baseUrl) && (config.routes ?? []).length === 0) {
+    fail(
+      'webhook_no_config',
+      `Webhook card '${node.data.name}' (node '${node.id}') has neither a baseUrl nor any routes.`,
+      `workflow.nodes[${index}].data.config`,
+    );
   }
-  routes.forEach((route, r) => {
-    const label = `route ${typeof route?.name === 'string' && route.name ? `'${route.name}'` : `#${r + 1}`} of Webhook card '${node.data.name ?? node.id}' (node '${node.id}')`;
-    for (const field of ROUTE_FIELDS) {
-      if (isBlank(route?.[field]))
-        fail('route_missing_field', `The ${label} is missing the required field '${field}'.`, `${at}.routes[${r}].${field}`);
-    }
-    (route.parameters ?? []).forEach((parameter, p) => {
-      for (const field of PARAMETER_FIELDS) {
-        if (isBlank(parameter?.[field])) {
-          fail(
-            'parameter_missing_field',
-            `Parameter #${p + 1} of the ${label} is missing the required field '${field}'.`,
-            `${at}.routes[${r}].parameters[${p}].${field}`,
-          );
-        }
-      }
-    });
-  });
 }
 
 function checkRoutes(node: WebhookNode, index: number, seenRoutes: Map<string, string>): void {
@@ -99,19 +101,20 @@ function checkRoutes(node: WebhookNode, index: number, seenRoutes: Map<string, s
     }
     seenRoutes.set(toolName, `route '${route.name}' of node '${node.id}'`);
     const declared = new Map((route.parameters ?? []).map((parameter) => [parameter.name, parameter]));
-    for (const match of route.path.matchAll(/\{\{\s*([^}\s]+)\s*\}\}/g)) {
-      const parameter = declared.get(match[1]!);
+    // The renderer's own placeholder pattern (linear: a name cannot hold a brace).
+    for (const name of placeholderNames(route.path)) {
+      const parameter = declared.get(name);
       if (!parameter) {
         fail(
           'path_parameter_undeclared',
-          `The path '${route.path}' of route '${route.name}' (node '${node.id}') uses '{{${match[1]}}}' but declares no parameter '${match[1]}'.`,
+          `The path '${route.path}' of route '${route.name}' (node '${node.id}') uses '{{${name}}}' but declares no parameter '${name}'.`,
           `${at}.path`,
         );
       }
       if (parameter.required === false) {
         fail(
           'path_parameter_not_required',
-          `Parameter '${match[1]}' of route '${route.name}' (node '${node.id}') is used in the path, so it must be required.`,
+          `Parameter '${name}' of route '${route.name}' (node '${node.id}') is used in the path, so it must be required.`,
           `${at}.parameters`,
         );
       }
@@ -120,46 +123,35 @@ function checkRoutes(node: WebhookNode, index: number, seenRoutes: Map<string, s
 }
 
 /**
- * Checks a workflow: the ajv schema of the envelope and of each node's data, then the card rules
- * and the graph (one start, an end reachable from it, no cycles, edges between known nodes).
- * Throws `InvalidRequestError` (400) whose `code` is a `WorkflowErrorCode` and whose message names
- * the node, route or field.
+ * The rules of a workflow its schema cannot say (the schema has checked its shape: at the route, or
+ * `checkWorkflowShape`): the routes of all cards together (`WORKFLOW_LIMITS`), unique node ids, a card
+ * with a baseUrl or routes, route names unique across the workflow, path placeholders declared and
+ * required, the graph (one start, an end reachable from it, no cycles, edges between known nodes, cards
+ * only in agents' slots) and the tools its agents see. Throws `InvalidRequestError` (400) whose `code` is
+ * a `WorkflowErrorCode` and whose message names the node, route or field. Linear in the size of the
+ * workflow: its graph is built once (or `graph` is used when it was built of these very `nodes` and
+ * `edges` arrays) and every check is one pass.
  */
-export function validateWorkflow(input: unknown): Workflow {
-  if (!checkEnvelope(input)) {
-    const { message, param } = describe(checkEnvelope.errors ?? [], 'workflow');
-    fail('invalid_workflow', message, param);
-  }
-  const workflow = input as Workflow;
+export function validateWorkflow(workflow: Workflow, graph?: WorkflowGraph): Workflow {
+  checkWorkflowLimits(workflow);
   const seenIds = new Set<string>();
   workflow.nodes.forEach((node, index) => {
     if (seenIds.has(node.id))
       fail('duplicate_node_id', `Node id '${node.id}' is used by more than one node.`, `workflow.nodes[${index}].id`);
     seenIds.add(node.id);
-    if (!NODE_TYPES.includes(node.type)) {
-      fail(
-        'unknown_node_type',
-        `Node '${node.id}' has unknown type '${node.type}'; expected one of ${NODE_TYPES.join(', ')}.`,
-        `workflow.nodes[${index}].type`,
-      );
-    }
   });
-  workflow.nodes.forEach((node, index) => {
-    if (node.type === 'webhook') checkCard(node, index);
-    const check = checkData[node.type];
-    if (!check(node.data)) {
-      const { message, param } = describe(check.errors ?? [], `workflow.nodes[${index}].data`);
-      fail('invalid_workflow', `${message.replace(/\.$/, '')} (node '${node.id}').`, param);
-    }
-  });
+  workflow.nodes.forEach((node, index) => node.type === 'webhook' && checkCard(node, index));
   const seenRoutes = new Map<string, string>();
   workflow.nodes.forEach((node, index) => node.type === 'webhook' && checkRoutes(node, index, seenRoutes));
-  checkGraph(workflow);
+  const built =
+    graph && graph.workflow.nodes === workflow.nodes && graph.workflow.edges === workflow.edges ? graph : new WorkflowGraph(workflow);
+  checkGraph(workflow, built);
+  checkSeenTools(built);
   return workflow;
 }
 
-function checkGraph(workflow: Workflow): void {
-  const nodes = nodeMap(workflow);
+function checkGraph(workflow: Workflow, graph: WorkflowGraph): void {
+  const { nodes } = graph;
   const starts = workflow.nodes.filter((node) => node.type === 'start');
   if (starts.length === 0) fail('missing_start_node', 'The workflow has no start node.', 'workflow.nodes');
   if (starts.length > 1)
@@ -201,12 +193,11 @@ function checkGraph(workflow: Workflow): void {
         `workflow.edges[${index}].target`,
       );
   });
-  const { order, cycle } = executionOrder(workflow, starts[0]!.id);
+  const { order, cycle } = graph.executionOrder(starts[0]!.id);
   if (cycle) fail('workflow_cycle', `The flow has a cycle through node '${cycle}'.`, 'workflow.edges');
   if (!order.some((id) => nodes.get(id)!.type === 'end')) {
     fail('end_unreachable', `No end node is reachable from start node '${starts[0]!.id}' along the edges.`, 'workflow.edges');
   }
-  const { previous } = flowGraph(workflow);
-  if ((previous.get(starts[0]!.id) ?? []).length > 0)
+  if ((graph.previous.get(starts[0]!.id) ?? []).length > 0)
     fail('invalid_workflow', `Start node '${starts[0]!.id}' cannot be the target of an edge.`, 'workflow.edges');
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { visibleCards } from './visible-cards';
+import { visibleCards, WorkflowGraph } from './workflow-graph';
 import type { AgentNode, Workflow } from './workflow-types';
 
 const card = (id: string) => ({ id, type: 'webhook' as const, data: { name: id, config: { baseUrl: 'https://x.example', routes: [] } } });
@@ -51,5 +51,33 @@ describe('visibleCards (the Visibility rule with pipelines)', () => {
     const workflow = chain();
     workflow.edges.push({ id: 'back', source: 'c', target: 'a' });
     expect(ids(workflow, 'a')).toEqual(['mail', 'erp', 'crm']);
+  });
+
+  it('works a whole graph out once, the same whichever agent is asked first, also on a draft with a cycle', () => {
+    const workflow = chain();
+    workflow.edges.push({ id: 'back', source: 'c', target: 'a' });
+    const graph = new WorkflowGraph(workflow);
+    const answers = ['c', 'b', 'a'].map((id) => graph.visibleCards(id).map((node) => node.id));
+    const again = new WorkflowGraph(workflow);
+    expect(['a', 'b', 'c'].map((id) => again.visibleCards(id).map((node) => node.id)).reverse()).toEqual(answers);
+    // The edge that closes the cycle (found from 'a', the first agent node) passes nothing on.
+    expect(answers).toEqual([
+      ['mail', 'erp'],
+      ['mail', 'erp'],
+      ['mail', 'erp', 'crm'],
+    ]);
+  });
+
+  it('follows a pipeline of 50,000 agents without recursion: the last agent still sees the card at its head', () => {
+    const count = 50_000;
+    const nodes: Workflow['nodes'] = [{ id: 'start', type: 'start', data: {} }, card('crm')];
+    const edges: Workflow['edges'] = [{ id: 'slot', source: 'crm', target: 'a0', targetHandle: 'slot-0' }];
+    for (let i = 0; i < count; i++) {
+      nodes.push(agent(`a${i}`));
+      edges.push({ id: `f${i}`, source: i === 0 ? 'start' : `a${i - 1}`, target: `a${i}` });
+    }
+    const graph = new WorkflowGraph({ nodes, edges });
+    expect(graph.visibleCards(`a${count - 1}`).map((node) => node.id)).toEqual(['crm']);
+    expect(graph.executionOrder('start').order).toHaveLength(count + 1);
   });
 });

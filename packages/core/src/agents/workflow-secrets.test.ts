@@ -71,4 +71,20 @@ describe('card secrets', () => {
       restoreWorkflowSecrets(workflow({ type: 'custom_header', customHeaderName: 'X', customHeaderValue: SECRET_MASK }), stored),
     ).toThrow(/customHeaderValue/);
   });
+
+  it('copies only what it writes: the workflow it masks or restores keeps its own values', () => {
+    const stored = workflow({ type: 'bearer', token: 'sk-old' }, { Authorization: 'Bearer sk-h' });
+    const before = JSON.stringify(stored);
+    const masked = maskWorkflowSecrets(stored) as any;
+    expect(JSON.stringify(stored)).toBe(before);
+    expect(masked.nodes[1].data.config.auth).not.toBe(stored.nodes[1]!.data.config!.auth);
+    // What holds no secret is shared, not copied (a workflow may be a 4 MiB body).
+    expect(masked.nodes[0]).toBe(stored.nodes[0]);
+    const incoming = maskWorkflowSecrets(stored) as any;
+    const sent = JSON.stringify(incoming);
+    const restored = restoreWorkflowSecrets(incoming, stored) as any;
+    expect(JSON.stringify(incoming)).toBe(sent);
+    expect(restored.nodes[1].data.config.auth.token).toBe('sk-old');
+    expect(restored.nodes[1].data.config.routes[0].headers['X-Api-Key']).toBe('route-secret');
+  });
 });

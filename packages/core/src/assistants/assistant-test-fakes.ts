@@ -1,8 +1,11 @@
 // In-memory fakes of the contracts the runner depends on (ChatAdapterContract, StoreSearcher), for its tests.
+import { Ajv } from 'ajv';
+import { describeSchemaIssues, type SchemaIssue } from '../errors/describe-schema-issues';
 import type { ChatAdapterContract, ChatRequest, ChatResult, ChatStreamPart, ChatUsage, FinishReason } from '../models/types';
 import type { SearchHit, StoreSearcher, StoreSearchOptions } from '../vector/types';
-import type { AssistantRunner } from './assistant-runner';
+import type { AssistantsCapability } from './create-assistants';
 import type { AssistantStreamEvent, Run } from './types';
+import { AssistantStreamEvent as StreamEventSchema } from './wire/stream-events';
 
 /** One scripted model turn of the in-memory chat fake. */
 export interface Turn {
@@ -111,14 +114,14 @@ export const searchThenCite = (request: ChatRequest): Turn => {
 };
 
 export async function waitFor(
-  runner: AssistantRunner,
+  runner: AssistantsCapability,
   accountId: string,
   run: Run,
   statuses: string[] = ['completed', 'failed', 'cancelled', 'requires_action', 'expired', 'incomplete'],
 ): Promise<Run> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const current = await runner.retrieveRun(accountId, run.thread_id, run.id);
+    const current = await runner.threads.runs.retrieve(accountId, run.thread_id, run.id);
     if (statuses.includes(current.status)) return current;
     if (Date.now() > deadline) throw new Error(`run ${run.id} stayed ${current.status}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -129,4 +132,16 @@ export async function collect(events: AsyncIterable<AssistantStreamEvent>): Prom
   const out: AssistantStreamEvent[] = [];
   for await (const event of events) out.push(event);
   return out;
+}
+
+// The options the HTTP test suite checks answers with (packages/http/src/validators.ts).
+const checkEvent = new Ajv({ allErrors: true, verbose: true, discriminator: true, allowUnionTypes: true, addUsedSchema: false }).compile(
+  StreamEventSchema,
+);
+
+/** The events that do not match the declared `AssistantStreamEvent` schema, each with what is wrong: empty when all match. */
+export function undeclaredEvents(events: readonly AssistantStreamEvent[]): string[] {
+  return events.flatMap(({ event, data }) =>
+    checkEvent({ event, data }) ? [] : [`${event}: ${describeSchemaIssues((checkEvent.errors ?? []) as SchemaIssue[]).message}`],
+  );
 }

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SqlDatabase } from '../storage';
+import { meterReads } from '../test/metered-sql-client';
 import { closeTestPostgres, openTestDatabase, testBackends } from '../test/postgres';
 import { newAssistant } from './assistant-input';
 import { SqlAssistantsRepository } from './assistants-repository';
@@ -53,7 +54,7 @@ describe.each(testBackends())('assistants repositories on %s', (backend) => {
     const stored = thread('thread_1');
     await threads.insertThread(ACCOUNT, stored);
     for (const text of ['one', 'two', 'three'])
-      await threads.insertMessage(ACCOUNT, newClientMessage('thread_1', { role: 'user', content: text }, ''));
+      await threads.insertMessage(ACCOUNT, newClientMessage('thread_1', { role: 'user', content: text }));
     expect((await threads.allMessages('thread_1')).map((m) => m.content[0]!.text.value)).toEqual(['one', 'two', 'three']);
     const page = await threads.listMessages('thread_1', { limit: 2 });
     expect(page.data.map((m) => m.content[0]!.text.value)).toEqual(['three', 'two']);
@@ -94,6 +95,24 @@ describe.each(testBackends())('assistants repositories on %s', (backend) => {
     expect(await runs.activeRunOf('thread_1')).toBeUndefined();
     expect(await runs.insert(ACCOUNT, newRunObject(assistant, 'thread_1', {}, 600), emptyRunState(), lease)).toBe(true);
     expect(await runs.get('acct_other', 'thread_1', run.id)).toBeUndefined();
+    await db.close();
+  });
+
+  it('lists runs without reading their resumable state', async () => {
+    const { db } = await setup();
+    const metered = meterReads(db);
+    const runs = new SqlRunsRepository(metered);
+    const assistant = newAssistant({ model: 'v/m' });
+    // A long conversation in each run's state: what the run resumes from, not what a list shows.
+    const state = { ...emptyRunState(), transcript: [{ role: 'user' as const, content: 's'.repeat(500_000) }] };
+    for (let i = 0; i < 4; i++) {
+      const run = newRunObject(assistant, `thread_${i % 2}`, {}, 600);
+      run.status = 'completed';
+      await runs.insert(ACCOUNT, run, state, { owner: 'node-a', until: Date.now() + 60_000 });
+    }
+    metered.reset();
+    expect((await runs.list(ACCOUNT, 'thread_0', {})).data).toHaveLength(2);
+    expect(metered.bytesRead).toBeLessThan(10_000);
     await db.close();
   });
 

@@ -2,7 +2,7 @@ import type { ListPage, ListQuery } from '../internal/pagination';
 import { paginate, type Repository, type SqlClient } from '../storage';
 import type { Assistant } from './types';
 
-/** Storage of assistants: OpenAI's `assistant` objects of each account. Rules live in `AssistantRunner`. */
+/** Storage of assistants: OpenAI's `assistant` objects of each account. Rules live in `Assistants` (`assistants.ts`). */
 export interface AssistantsRepository extends Repository<AssistantsRepository> {
   insert(accountId: string, assistant: Assistant): Promise<void>;
   get(accountId: string, id: string): Promise<Assistant | undefined>;
@@ -43,6 +43,7 @@ export class SqlAssistantsRepository implements AssistantsRepository {
   list(accountId: string, query: ListQuery): Promise<ListPage<Assistant>> {
     return paginate<{ data: string }, Assistant>(this.db, {
       table: 'assistants',
+      columns: 'data',
       where: 'account_id = ?',
       params: [accountId],
       query,

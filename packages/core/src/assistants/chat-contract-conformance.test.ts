@@ -1,8 +1,7 @@
 import { loadConfig } from '../config';
 import { UpstreamError } from '../errors';
-import { silentLogger } from '../internal/logger';
 import { ChatAdapter } from '../models/chat-adapter';
-import { modelsSchema } from '../models/usage-store';
+import { modelsSchema, UsageStore } from '../models/usage-store';
 import type { ChatMessage } from '../models/types';
 import { SqliteDatabase } from '../storage';
 import { createFakeOpenAIUpstream } from '../test';
@@ -12,10 +11,10 @@ import { describeChatContractConformance, type ScriptedTurn } from './chat-contr
 describeChatContractConformance('ChatAdapter over an OpenAI-compatible upstream', async (script) => {
   const upstream = await createFakeOpenAIUpstream(script.map((turn) => ({ ...turn })));
   const db = new SqliteDatabase({ schemas: [modelsSchema] });
+  const usage = new UsageStore(db);
   const chat = new ChatAdapter({
-    db,
     config: loadConfig({ FATHOM_PROVIDERS: JSON.stringify({ fake: { type: 'openai', baseUrl: upstream.baseUrl } }) }),
-    log: silentLogger,
+    usage,
   });
   return {
     chat,
@@ -26,6 +25,7 @@ describeChatContractConformance('ChatAdapter over an OpenAI-compatible upstream'
       })),
     async close() {
       await chat.close();
+      await usage.close();
       await db.close();
       await upstream.close();
     },

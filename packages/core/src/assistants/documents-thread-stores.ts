@@ -4,13 +4,23 @@ import { THREAD_STORE_EXPIRY_DAYS } from './thread-attachments';
 
 type MaybePromise<T> = T | Promise<T>;
 
-/** The part of the documents capability `threadStoresOf` uses (structurally: the class is not imported). */
+/**
+ * The part of the documents capability `threadStoresOf` uses: `fathom.files` and `fathom.vectorStores`
+ * (structurally: the classes are not imported).
+ */
 export interface DocumentsForThreads {
-  getStore(accountId: string, storeId: string): MaybePromise<unknown>;
-  getFile(accountId: string, fileId: string): MaybePromise<unknown>;
-  getStoreFile(accountId: string, storeId: string, fileId: string): MaybePromise<unknown>;
-  createStore(accountId: string, body: Record<string, unknown>): MaybePromise<{ id: string }>;
-  addStoreFile(accountId: string, storeId: string, body: { file_id: string }): MaybePromise<unknown>;
+  files: { retrieve(accountId: string, fileId: string): MaybePromise<unknown> };
+  vectorStores: {
+    retrieve(accountId: string, storeId: string): MaybePromise<unknown>;
+    create(
+      accountId: string,
+      params: { name: string; file_ids: string[]; expires_after: { anchor: 'last_active_at'; days: number } },
+    ): MaybePromise<{ id: string }>;
+    files: {
+      retrieve(accountId: string, storeId: string, fileId: string): MaybePromise<unknown>;
+      create(accountId: string, storeId: string, params: { file_id: string }): MaybePromise<unknown>;
+    };
+  };
 }
 
 /** Answers `fallback` when `read` fails with a NotFoundError; rethrows anything else. */
@@ -32,16 +42,17 @@ export function threadStoresOf(documents: DocumentsForThreads): ThreadStores {
   return {
     async checkStores(accountId, storeIds, param) {
       for (const id of storeIds) {
-        if (await unlessMissing(() => documents.getStore(accountId, id), true)) throw new NotFoundError('vector store', id, param);
+        if (await unlessMissing(() => documents.vectorStores.retrieve(accountId, id), true))
+          throw new NotFoundError('vector store', id, param);
       }
     },
     async checkFiles(accountId, fileIds, param) {
       for (const id of fileIds) {
-        if (await unlessMissing(() => documents.getFile(accountId, id), true)) throw new NotFoundError('file', id, param);
+        if (await unlessMissing(() => documents.files.retrieve(accountId, id), true)) throw new NotFoundError('file', id, param);
       }
     },
     async createStore(accountId, input) {
-      const store = await documents.createStore(accountId, {
+      const store = await documents.vectorStores.create(accountId, {
         name: input.name,
         file_ids: [...input.fileIds],
         expires_after: { anchor: 'last_active_at', days: THREAD_STORE_EXPIRY_DAYS },
@@ -50,8 +61,8 @@ export function threadStoresOf(documents: DocumentsForThreads): ThreadStores {
     },
     async addFiles(accountId, storeId, fileIds) {
       for (const fileId of fileIds) {
-        if (await unlessMissing(() => documents.getStoreFile(accountId, storeId, fileId), true)) {
-          await documents.addStoreFile(accountId, storeId, { file_id: fileId });
+        if (await unlessMissing(() => documents.vectorStores.files.retrieve(accountId, storeId, fileId), true)) {
+          await documents.vectorStores.files.create(accountId, storeId, { file_id: fileId });
         }
       }
     },

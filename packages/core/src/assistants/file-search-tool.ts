@@ -1,8 +1,10 @@
 import type { ChatToolDefinition } from '../models/types';
 import type { SearchHit, StoreSearcher } from '../vector/types';
 import { citationMarker } from './citations';
-import { MAX_FILE_SEARCH_RESULTS } from './normalize-input';
 import type { FileSearchResult, FileSearchToolOptions } from './types';
+
+/** Fathom's cap on passages per file_search call (spec: at most 8; the tool's `max_num_results` may ask for fewer). */
+export const MAX_FILE_SEARCH_RESULTS = 8;
 
 /** How `file_search` is declared to the model: a function taking the query the model writes. */
 export const FILE_SEARCH_FUNCTION: ChatToolDefinition = {
@@ -35,7 +37,7 @@ export interface FileSearchInput {
 }
 
 export interface FileSearchOutcome {
-  ranking: { ranker: string; score_threshold: number };
+  ranking: { ranker: 'auto' | 'default_2024_08_21'; score_threshold: number };
   /** Results with their content (the step strips it unless `include[]` asks for it). */
   results: FileSearchResult[];
   /** Text fed back to the model: each passage with its marker and file name. */
@@ -85,7 +87,7 @@ export async function runFileSearch(input: FileSearchInput): Promise<FileSearchO
     query,
     maxNumResults: limit,
     scoreThreshold: ranking.score_threshold,
-    ranker: ranking.ranker === 'none' ? 'none' : 'auto',
+    ranker: 'auto',
   });
   const kept = hits.filter((hit) => hit.score >= ranking.score_threshold).slice(0, limit);
   const citations: FileSearchOutcome['citations'] = {};

@@ -1,142 +1,93 @@
-import { InvalidRequestError } from '../errors';
-import type { AssistantTool, FileSearchToolOptions, Metadata, ToolResources } from './types';
+import { checkContent } from '../internal/field-limits';
+import { parseModelId } from '../models/model-id';
+import type { ChatAdapterContract } from '../models/types';
+import type {
+  AssistantResponseFormatOption,
+  AssistantTool,
+  AssistantToolParam,
+  ToolResources,
+  ToolResourcesParam,
+} from './wire/assistants';
+import type { MessageContentParam } from './wire/messages';
+import type { AssistantToolChoiceOption, RunCreateParams } from './wire/runs';
 
-/** Fathom's cap on passages per file_search call (spec: at most 8). */
-export const MAX_FILE_SEARCH_RESULTS = 8;
+/*
+ * From a request's params (validated at the edge against `wire/`) to the parts of the objects core stores:
+ * the known fields copied (a request may carry fields Fathom does not know, an answer never does),
+ * defaults filled in; and the rules of a request a schema cannot say.
+ */
 
-/** Checks `tools[]` (file_search with `max_num_results` 1..50, searches cap it at 8, and `ranking_options`, function) and fills defaults. */
-export function normalizeTools(value: unknown, param = 'tools'): AssistantTool[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw new InvalidRequestError(`Invalid '${param}': expected an array of tools.`, param);
-  if (value.length > 128) throw new InvalidRequestError(`Invalid '${param}': at most 128 tools.`, param);
-  return value.map((tool, index) => {
-    const at = `${param}[${index}]`;
-    if (!tool || typeof tool !== 'object') throw new InvalidRequestError(`Invalid '${at}': expected an object.`, at);
-    const type = (tool as { type?: unknown }).type;
-    if (type === 'file_search') {
-      const options = (tool as { file_search?: { max_num_results?: unknown; ranking_options?: unknown } | null }).file_search;
-      if (options === undefined || options === null) return { type: 'file_search' };
-      const max = options.max_num_results;
-      if (max !== undefined && (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > 50)) {
-        throw new InvalidRequestError(
-          `Invalid '${at}.file_search.max_num_results': expected an integer between 1 and 50.`,
-          `${at}.file_search.max_num_results`,
-        );
-      }
-      const ranking = options.ranking_options as { ranker?: unknown; score_threshold?: unknown } | null | undefined;
-      let rankingOptions: FileSearchToolOptions['ranking_options'];
-      if (ranking !== undefined) {
-        const threshold = ranking?.score_threshold;
-        if (typeof threshold !== 'number' || threshold < 0 || threshold > 1) {
-          throw new InvalidRequestError(
-            `Invalid '${at}.file_search.ranking_options.score_threshold': expected a number between 0 and 1.`,
-            `${at}.file_search.ranking_options.score_threshold`,
-          );
-        }
-        const ranker = ranking?.ranker ?? 'auto';
-        if (typeof ranker !== 'string') {
-          throw new InvalidRequestError(
-            `Invalid '${at}.file_search.ranking_options.ranker': expected a string.`,
-            `${at}.file_search.ranking_options.ranker`,
-          );
-        }
-        rankingOptions = { ranker, score_threshold: threshold };
-      }
+/** A model id given on create, update or a run must name a configured vendor: 400 naming `model` now, not a failed run later. */
+export function checkModel(chat: ChatAdapterContract, model: string | null | undefined): void {
+  if (!model || !chat.vendors) return;
+  parseModelId(chat.resolveModel ? chat.resolveModel(model) : model, chat.vendors());
+}
+
+/** A message's text parts together at most 256,000 characters (a string's length is the schema's). */
+export function checkContentTotal(content: MessageContentParam, param: string): void {
+  if (Array.isArray(content)) checkContent(content, param);
+}
+
+/** The tools of a request, as an assistant or run keeps them (`ranking_options.ranker` defaults to `auto`). */
+export function toTools(tools: readonly AssistantToolParam[] | null | undefined): AssistantTool[] {
+  return (tools ?? []).map((tool): AssistantTool => {
+    if (tool.type === 'file_search') {
+      const options = tool.file_search;
+      if (!options) return { type: 'file_search' };
+      const { max_num_results: max, ranking_options: ranking } = options;
       return {
         type: 'file_search',
         file_search: {
           ...(max !== undefined ? { max_num_results: max } : {}),
-          ...(rankingOptions !== undefined ? { ranking_options: rankingOptions } : {}),
+          ...(ranking ? { ranking_options: { ranker: ranking.ranker ?? 'auto', score_threshold: ranking.score_threshold } } : {}),
         },
       };
     }
-    if (type === 'function') {
-      const fn = (tool as { function?: { name?: unknown; description?: unknown; parameters?: unknown; strict?: unknown } | null }).function;
-      if (!fn || typeof fn.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(fn.name)) {
-        throw new InvalidRequestError(
-          `Invalid '${at}.function.name': expected a name of 1 to 64 letters, digits, '_' or '-'.`,
-          `${at}.function.name`,
-        );
-      }
-      const parameters = fn.parameters ?? { type: 'object', properties: {} };
-      if (typeof parameters !== 'object' || Array.isArray(parameters)) {
-        throw new InvalidRequestError(`Invalid '${at}.function.parameters': expected a JSON Schema object.`, `${at}.function.parameters`);
-      }
-      const strict = fn.strict;
-      if (strict !== undefined && strict !== null && typeof strict !== 'boolean') {
-        throw new InvalidRequestError(`Invalid '${at}.function.strict': expected a boolean.`, `${at}.function.strict`);
-      }
-      return {
-        type: 'function',
-        function: {
-          name: fn.name,
-          ...(fn.description !== undefined ? { description: String(fn.description) } : {}),
-          // An object that is not an array: a JSON object, the shape of a JSON Schema.
-          parameters: parameters as Record<string, unknown>,
-          ...(strict !== undefined ? { strict } : {}),
-        },
-      };
-    }
-    if (type === 'code_interpreter') {
-      throw new InvalidRequestError(
-        `Invalid '${at}.type': 'code_interpreter' is not supported by Fathom; use 'file_search' or 'function'.`,
-        `${at}.type`,
-      );
-    }
-    throw new InvalidRequestError(`Invalid '${at}.type': expected 'file_search' or 'function'.`, `${at}.type`);
+    const { name, description, parameters, strict } = tool.function;
+    return {
+      type: 'function',
+      function: {
+        name,
+        ...(description !== undefined ? { description } : {}),
+        parameters: parameters ?? { type: 'object', properties: {} },
+        ...(strict !== undefined ? { strict } : {}),
+      },
+    };
   });
 }
 
-/** Checks `tool_resources.file_search.vector_store_ids` (strings); other resources are kept as given. */
-export function normalizeToolResources(value: unknown, param = 'tool_resources'): ToolResources | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'object') throw new InvalidRequestError(`Invalid '${param}': expected an object.`, param);
-  const resources = value as ToolResources & { file_search?: { vector_stores?: unknown } };
-  const ids = resources.file_search?.vector_store_ids;
-  if (resources.file_search?.vector_stores !== undefined) {
-    throw new InvalidRequestError(
-      `Invalid '${param}.file_search.vector_stores': create the store with POST /v1/vector_stores and pass its id in 'vector_store_ids'.`,
-      `${param}.file_search.vector_stores`,
-    );
-  }
-  if (ids !== undefined && (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string'))) {
-    throw new InvalidRequestError(
-      `Invalid '${param}.file_search.vector_store_ids': expected an array of vector store ids.`,
-      `${param}.file_search.vector_store_ids`,
-    );
-  }
+/** The stores and files of a request's `tool_resources` (store ids once each), or null without them. */
+export function toToolResources(resources: ToolResourcesParam | null | undefined): ToolResources | null {
+  if (!resources) return null;
   const out: ToolResources = {};
-  if (resources.file_search) out.file_search = { vector_store_ids: [...new Set(ids ?? [])] };
-  if (resources.code_interpreter) out.code_interpreter = resources.code_interpreter;
+  if (resources.file_search) out.file_search = { vector_store_ids: [...new Set(resources.file_search.vector_store_ids ?? [])] };
+  if (resources.code_interpreter) {
+    const fileIds = resources.code_interpreter.file_ids;
+    out.code_interpreter = fileIds ? { file_ids: [...fileIds] } : {};
+  }
   return out;
 }
 
-/** Metadata: at most 16 string pairs, keys up to 64 and values up to 512 characters. */
-export function normalizeMetadata(value: unknown, param = 'metadata'): Metadata | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'object' || Array.isArray(value))
-    throw new InvalidRequestError(`Invalid '${param}': expected an object of strings.`, param);
-  const entries = Object.entries(value as Record<string, unknown>);
-  if (entries.length > 16) throw new InvalidRequestError(`Invalid '${param}': at most 16 keys.`, param);
-  for (const [key, item] of entries) {
-    if (key.length > 64 || typeof item !== 'string' || item.length > 512) {
-      throw new InvalidRequestError(`Invalid '${param}.${key}': keys up to 64 characters, string values up to 512.`, `${param}.${key}`);
-    }
-  }
-  return value as Metadata;
+/** A request's `response_format` as stored (`auto` when absent). */
+export function toResponseFormat(format: AssistantResponseFormatOption | null | undefined): AssistantResponseFormatOption {
+  if (!format || format === 'auto') return 'auto';
+  if (format.type !== 'json_schema') return { type: format.type };
+  const { name, description, schema, strict } = format.json_schema;
+  return {
+    type: 'json_schema',
+    json_schema: {
+      name,
+      ...(description !== undefined ? { description } : {}),
+      ...(schema !== undefined ? { schema } : {}),
+      ...(strict !== undefined ? { strict } : {}),
+    },
+  };
 }
 
-/** Optional number in a range, or null. */
-export function optionalNumber(value: unknown, param: string, min: number, max: number): number | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'number' || value < min || value > max) {
-    throw new InvalidRequestError(`Invalid '${param}': expected a number between ${min} and ${max}.`, param);
-  }
-  return value;
-}
-
-/** Model ids look like `<vendor>/<model_name>`. */
-export function requireModel(value: unknown, param = 'model'): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new InvalidRequestError(`Missing required parameter: '${param}'.`, param);
-  return value;
+/** A run request's `tool_choice` as stored (`auto` when absent). */
+export function toToolChoice(choice: RunCreateParams['tool_choice']): AssistantToolChoiceOption {
+  if (!choice) return 'auto';
+  if (typeof choice === 'string') return choice;
+  if (choice.type === 'function') return { type: 'function', function: { name: choice.function.name } };
+  return { type: choice.type };
 }

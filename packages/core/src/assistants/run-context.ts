@@ -59,7 +59,7 @@ export function presentStep(step: RunStep, include: readonly string[]): RunStep 
         call.type === 'file_search'
           ? {
               ...call,
-              file_search: { ...call.file_search, results: call.file_search.results.map(({ content: _content, ...rest }) => rest) },
+              file_search: { ...call.file_search, results: call.file_search.results?.map(({ content: _content, ...rest }) => rest) },
             }
           : call,
       ),

@@ -1,4 +1,12 @@
-import type { AssistantStreamEvent } from './types';
+/**
+ * One event of a run as the loop emits it (`thread.run.created`, `thread.message.delta`…). The events a
+ * stream answers are typed `RunEvent` (`wire/stream-events.ts`); the HTTP tests check each
+ * one against that schema.
+ */
+export interface RunEvent {
+  event: string;
+  data: unknown;
+}
 
 /** Run events after which a stream ends: the run finished, or paused for tool outputs. */
 const STREAM_END = new Set([
@@ -11,14 +19,14 @@ const STREAM_END = new Set([
 ]);
 
 /** An unbounded queue read as an async iterable; ends after a stream-ending event or `close()`. */
-class EventQueue implements AsyncIterable<AssistantStreamEvent> {
-  private readonly items: AssistantStreamEvent[] = [];
+class EventQueue implements AsyncIterable<RunEvent> {
+  private readonly items: RunEvent[] = [];
   private wake: (() => void) | null = null;
   private closed = false;
 
   constructor(private readonly onDone: () => void) {}
 
-  push(event: AssistantStreamEvent): void {
+  push(event: RunEvent): void {
     if (this.closed) return;
     this.items.push(event);
     if (STREAM_END.has(event.event)) this.closed = true;
@@ -30,7 +38,7 @@ class EventQueue implements AsyncIterable<AssistantStreamEvent> {
     this.wake?.();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<AssistantStreamEvent> {
+  async *[Symbol.asyncIterator](): AsyncIterator<RunEvent> {
     try {
       while (true) {
         const next = this.items.shift();
@@ -79,11 +87,11 @@ export class RunEvents {
   }
 
   /**
-   * Ends the streams of one run with an `error` event (OpenAI's shape: the SDK raises it), when its
+   * Ends the streams of one run with an `error` event (data: OpenAI's error object; the SDK raises it), when its
    * execution stopped in this process and another process goes on with it.
    */
   end(runId: string, message: string): void {
-    const error = { event: 'error', data: { error: { message, type: 'server_error', param: null, code: 'run_moved' } } };
+    const error = { event: 'error', data: { message, type: 'server_error', param: null, code: 'run_moved' } };
     for (const queue of this.watchers.get(runId) ?? []) {
       queue.push(error);
       queue.close();

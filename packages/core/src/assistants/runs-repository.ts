@@ -125,6 +125,8 @@ export class SqlRunsRepository implements RunsRepository {
   list(accountId: string, threadId: string, query: ListQuery): Promise<ListPage<Run>> {
     return paginate<RunRow, Run>(this.db, {
       table: 'runs',
+      // Not `state` (the run's resumable conversation): the run object is `data` with its status and metadata.
+      columns: 'data, status, metadata',
       where: 'thread_id = ? AND account_id = ?',
       params: [threadId, accountId],
       query,
@@ -216,6 +218,7 @@ export class SqlRunsRepository implements RunsRepository {
   listSteps(runId: string, query: ListQuery): Promise<ListPage<RunStep>> {
     return paginate<{ data: string }, RunStep>(this.db, {
       table: 'run_steps',
+      columns: 'data',
       where: 'run_id = ?',
       params: [runId],
       query,

@@ -1,4 +1,5 @@
 import { NotFoundError } from '../errors';
+import { fileSearchAttachments } from './thread-input';
 import type { ThreadStores } from './thread-stores';
 import type { ThreadsRepository } from './threads-repository';
 import type { Message, Thread, ToolResources } from './types';
@@ -26,7 +27,7 @@ export async function checkAttachments(
 ): Promise<void> {
   if (!stores) return;
   for (const [index, attachment] of (message.attachments ?? []).entries()) {
-    await stores.checkFiles(accountId, [attachment.file_id], `${prefix}attachments[${index}].file_id`);
+    if (attachment.file_id) await stores.checkFiles(accountId, [attachment.file_id], `${prefix}attachments[${index}].file_id`);
   }
 }
 
@@ -88,4 +89,20 @@ export async function attachToThread(
     thread = await threads.getThread(accountId, threadId);
     if (!thread) throw new NotFoundError('thread', threadId);
   }
+}
+
+/**
+ * Client messages about to be written to a saved thread: their attachments are checked (404 naming
+ * `<prefix>attachments[i].file_id`) and the `file_search` ones put into the thread's store.
+ */
+export async function attachMessages(
+  stores: ThreadStores | undefined,
+  threads: ThreadsRepository,
+  accountId: string,
+  threadId: string,
+  messages: readonly Message[],
+  prefixes: readonly string[],
+): Promise<void> {
+  for (const [index, message] of messages.entries()) await checkAttachments(stores, accountId, message, prefixes[index]!);
+  await attachToThread(stores, threads, accountId, threadId, fileSearchAttachments(messages));
 }

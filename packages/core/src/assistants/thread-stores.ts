@@ -1,7 +1,8 @@
 /**
  * What assistants need from document storage, as a contract (the composition root wires it to
- * `Documents`): check that ids belong to the account when they are saved, and put files attached to
- * messages into the thread's vector store. Each method may answer synchronously or with a promise.
+ * `fathom.files` and `fathom.vectorStores`): check that ids belong to the account when they are saved,
+ * and put files attached to messages into the thread's vector store. Each method may answer
+ * synchronously or with a promise.
  */
 export interface ThreadStores {
   /** Throws a 404 `NotFoundError` naming `param` for the first store id that is not the account's. */

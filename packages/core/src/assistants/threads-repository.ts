@@ -87,6 +87,7 @@ export class SqlThreadsRepository implements ThreadsRepository {
   listMessages(threadId: string, query: ListQuery & { run_id?: string }): Promise<ListPage<Message>> {
     return paginate<{ data: string }, Message>(this.db, {
       table: 'thread_messages',
+      columns: 'data',
       where: query.run_id ? 'thread_id = ? AND run_id = ?' : 'thread_id = ?',
       params: query.run_id ? [threadId, query.run_id] : [threadId],
       query,

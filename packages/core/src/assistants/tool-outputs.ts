@@ -3,6 +3,7 @@ import { nowSeconds } from '../internal/ids';
 import { emitRun, presentStep, type RunDeps } from './run-context';
 import type { RunLease, StoredRun } from './runs-repository';
 import type { Run, RunStatus } from './types';
+import type { RunSubmitToolOutputsParams } from './wire/runs';
 
 /** 400 for outputs submitted to a run that is not waiting for them. */
 export function notAcceptingOutputs(status: RunStatus): InvalidRequestError {
@@ -12,23 +13,19 @@ export function notAcceptingOutputs(status: RunStatus): InvalidRequestError {
 /**
  * Reads `tool_outputs` of a submit against the run's pending calls: every output names a pending call,
  * and every pending call gets its output in this one submit (400 naming the field otherwise).
- * Answers output text by call id (non-string outputs are JSON-encoded).
+ * Answers output text by call id.
  */
-export function readToolOutputs(run: Run, input: { tool_outputs?: unknown }): Map<string, string> {
-  const outputs = input.tool_outputs;
-  if (!Array.isArray(outputs)) throw new InvalidRequestError(`Missing required parameter: 'tool_outputs'.`, 'tool_outputs');
+export function readToolOutputs(run: Run, params: RunSubmitToolOutputsParams): Map<string, string> {
   const pending = run.required_action?.submit_tool_outputs.tool_calls ?? [];
   const byId = new Map<string, string>();
-  for (const [index, item] of outputs.entries()) {
-    const callId = (item as { tool_call_id?: unknown })?.tool_call_id;
-    if (typeof callId !== 'string' || !pending.some((call) => call.id === callId)) {
+  for (const [index, { tool_call_id: callId, output }] of params.tool_outputs.entries()) {
+    if (!pending.some((call) => call.id === callId)) {
       throw new InvalidRequestError(
         `Invalid 'tool_outputs[${index}].tool_call_id': no pending tool call has this id.`,
         `tool_outputs[${index}].tool_call_id`,
       );
     }
-    const output = (item as { output?: unknown }).output;
-    byId.set(callId, typeof output === 'string' ? output : JSON.stringify(output ?? ''));
+    byId.set(callId, output ?? '');
   }
   const missing = pending.filter((call) => !byId.has(call.id)).map((call) => call.id);
   if (missing.length) {

@@ -1,5 +1,6 @@
 import type { Embedder } from '../embeddings';
 import { InvalidRequestError } from '../errors';
+import type { ChunkingStrategyParam } from './wire/vector-stores';
 
 /** A resolved chunking strategy, as store file objects report it. */
 export interface StaticChunking {
@@ -13,44 +14,28 @@ export const MIN_CHUNK_TOKENS = 100;
 export const MAX_CHUNK_TOKENS = 4096;
 
 /**
- * Validates a wire `chunking_strategy` (`{type: 'auto'}` | `{type: 'static', static: {...}}` | undefined)
- * and resolves it to static sizes. `auto` fits under `maxInputTokens`, keeping overlap at half.
+ * A request's `chunking_strategy` (`auto`, `static`, or none: `auto`) as static sizes. `auto` fits under
+ * `maxInputTokens`, keeping the overlap at half. The schema checks types and ranges; the rule it cannot
+ * say is checked here: a static overlap is at most half the chunk size (400 naming `param`'s field).
  */
-export function resolveChunking(raw: unknown, maxInputTokens: number, param = 'chunking_strategy'): StaticChunking {
-  const auto = (): StaticChunking => {
+export function resolveChunking(
+  strategy: ChunkingStrategyParam | null | undefined,
+  maxInputTokens: number,
+  param = 'chunking_strategy',
+): StaticChunking {
+  if (strategy?.type !== 'static') {
     const max = Math.max(1, Math.min(AUTO_CHUNKING.max_chunk_size_tokens, maxInputTokens || AUTO_CHUNKING.max_chunk_size_tokens));
     return { max_chunk_size_tokens: max, chunk_overlap_tokens: Math.min(AUTO_CHUNKING.chunk_overlap_tokens, Math.floor(max / 2)) };
-  };
-  if (raw === undefined || raw === null) return auto();
-  if (typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new InvalidRequestError(`Invalid '${param}': expected an object with type 'auto' or 'static'.`, param);
   }
-  const strategy = raw as { type?: unknown; static?: unknown };
-  if (strategy.type === 'auto') return auto();
-  if (strategy.type !== 'static') {
-    throw new InvalidRequestError(`Invalid value for '${param}.type': expected 'auto' or 'static'.`, `${param}.type`);
-  }
-  const settings = strategy.static as { max_chunk_size_tokens?: unknown; chunk_overlap_tokens?: unknown } | undefined;
-  if (!settings || typeof settings !== 'object') {
-    throw new InvalidRequestError(`Missing required parameter: '${param}.static'.`, `${param}.static`);
-  }
-  const max = settings.max_chunk_size_tokens;
-  const overlap = settings.chunk_overlap_tokens;
-  const problems: string[] = [];
-  if (!Number.isInteger(max) || (max as number) < MIN_CHUNK_TOKENS || (max as number) > MAX_CHUNK_TOKENS) {
-    problems.push(`'${param}.static.max_chunk_size_tokens' must be an integer between ${MIN_CHUNK_TOKENS} and ${MAX_CHUNK_TOKENS}.`);
-  }
-  if (!Number.isInteger(overlap) || (overlap as number) < 0) {
-    problems.push(`'${param}.static.chunk_overlap_tokens' must be a non-negative integer.`);
-  } else if (Number.isInteger(max) && (overlap as number) > (max as number) / 2) {
-    problems.push(
-      `'${param}.static.chunk_overlap_tokens' must not exceed half of max_chunk_size_tokens (${Math.floor((max as number) / 2)}).`,
+  const { max_chunk_size_tokens: max, chunk_overlap_tokens: overlap } = strategy.static;
+  if (overlap > max / 2) {
+    throw new InvalidRequestError(
+      `Invalid '${param}.static.chunk_overlap_tokens': it must not exceed half of max_chunk_size_tokens (${Math.floor(max / 2)}).`,
+      `${param}.static.chunk_overlap_tokens`,
+      'invalid_value',
     );
   }
-  if (problems.length) {
-    throw new InvalidRequestError(`Invalid ${problems.join(' ')}`, problems[0]!.match(/'([^']+)'/)![1]!);
-  }
-  return { max_chunk_size_tokens: max as number, chunk_overlap_tokens: overlap as number };
+  return { max_chunk_size_tokens: max, chunk_overlap_tokens: overlap };
 }
 
 /** One chunk of text with its token count (measured with the embedder's tokenizer). */

@@ -13,7 +13,7 @@ import { silentLogger } from '../internal/logger';
 import { SqliteDatabase, type SqlDatabase } from '../storage';
 import { closeTestPostgres, sharedTestDatabase, testBackends } from '../test/postgres';
 import { PgVectorIndex, type VectorIndexContract, VectorIndex, vectorSchema } from '../vector';
-import { Documents } from './documents';
+import { DocumentsCapability } from './documents-capability';
 import { documentsSchema } from './schema';
 
 afterAll(closeTestPostgres);
@@ -22,7 +22,7 @@ const embedder = new HashEmbedder();
 const words = 'harbour lighthouse keeper lamp tide ferry anchor rope gull beacon'.split(' ');
 /** 300 static chunks of 100 tokens: several write batches on both backends. */
 const document = Array.from({ length: 30_000 }, (_, i) => `${words[i % words.length]}${Math.floor(i / 97)}`).join(' ');
-const chunking = { type: 'static', static: { max_chunk_size_tokens: 100, chunk_overlap_tokens: 0 } };
+const chunking = { type: 'static', static: { max_chunk_size_tokens: 100, chunk_overlap_tokens: 0 } } as const;
 
 /** A promise that never settles on its own: the process froze there. `kill()` ends it so the test can clean up. */
 function freezer() {
@@ -54,7 +54,7 @@ describe.each(testBackends())('Documents with the real index on %s', (backend) =
         db instanceof SqliteDatabase
           ? new VectorIndex({ db: indexDb as SqliteDatabase, embedder, dataDir: join(dataDir, `hnsw-${Math.random()}`), log: silentLogger })
           : new PgVectorIndex({ db: indexDb, embedder, log: silentLogger });
-      const documents = new Documents({
+      const documents = new DocumentsCapability({
         db,
         config: loadConfig({ FATHOM_LEASE_SECONDS: '1', ...env }, { dataDir }),
         embedder,
@@ -144,19 +144,23 @@ describe.each(testBackends())('Documents with the real index on %s', (backend) =
     const pause = pausingWrite();
     // Node A (one file at a time) starts the file and is held just before its index write.
     const a = await node(pause.wrap, { FATHOM_INGEST_CONCURRENCY: '1' });
-    const file = await a.documents.createFile('acct', { filename: 'harbour.txt', purpose: 'assistants', data: Buffer.from(document) });
-    const store = await a.documents.createStore('acct', { name: 'harbour' });
-    await a.documents.addStoreFile('acct', store.id, { file_id: file.id, chunking_strategy: chunking });
+    const file = await a.documents.files.create('acct', { filename: 'harbour.txt', purpose: 'assistants', file: Buffer.from(document) });
+    const store = await a.documents.vectorStores.create('acct', { name: 'harbour' });
+    await a.documents.vectorStores.files.create('acct', store.id, { file_id: file.id, chunking_strategy: chunking });
     a.documents.start();
     await pause.reached;
 
     // Meanwhile the file is added again with other options, and node B ingests that run to the end.
     const b = await node();
-    const rechunked = { type: 'static', static: { max_chunk_size_tokens: 400, chunk_overlap_tokens: 0 } };
-    await b.documents.addStoreFile('acct', store.id, { file_id: file.id, chunking_strategy: rechunked, attributes: { run: 'new' } });
+    const rechunked = { type: 'static', static: { max_chunk_size_tokens: 400, chunk_overlap_tokens: 0 } } as const;
+    await b.documents.vectorStores.files.create('acct', store.id, {
+      file_id: file.id,
+      chunking_strategy: rechunked,
+      attributes: { run: 'new' },
+    });
     b.documents.start();
     expect(await b.documents.waitForIngestion('acct', [store.id], 30_000)).toBe(true);
-    expect((await b.documents.getStoreFile('acct', store.id, file.id)).status).toBe('completed');
+    expect((await b.documents.vectorStores.files.retrieve('acct', store.id, file.id)).status).toBe('completed');
     const current = await b.index.fileChunks(store.id, file.id);
     expect(current).toHaveLength(75);
 
@@ -168,7 +172,7 @@ describe.each(testBackends())('Documents with the real index on %s', (backend) =
     expect(await c.index.fileChunks(store.id, file.id)).toEqual(current);
     expect((await c.index.storeInfo(store.id))?.chunks).toBe(75);
     expect(await c.db.get('SELECT COUNT(*) AS n FROM vector_chunks WHERE file_id = ?', [file.id])).toEqual({ n: 75 });
-    const stored = await c.documents.getStoreFile('acct', store.id, file.id);
+    const stored = await c.documents.vectorStores.files.retrieve('acct', store.id, file.id);
     expect(stored).toMatchObject({ status: 'completed', attributes: { run: 'new' } });
     const hits = await c.documents.search('acct', [store.id], { query: 'lighthouse7 keeper7', maxNumResults: 5 });
     expect(hits.every((hit) => hit.content[0]!.text.split(' ').length > 300)).toBe(true);
@@ -180,9 +184,9 @@ describe.each(testBackends())('Documents with the real index on %s', (backend) =
     // Node A writes part of the file's chunks, then freezes; its database connection then goes away.
     const a = await node(freezingAfter(backend === 'sqlite' ? 2 : 3, frozen));
     cleanups.push(async () => kill()); // runs before A's close, which waits for its frozen run
-    const file = await a.documents.createFile('acct', { filename: 'harbour.txt', purpose: 'assistants', data: Buffer.from(document) });
-    const store = await a.documents.createStore('acct', { name: 'harbour' });
-    await a.documents.addStoreFile('acct', store.id, { file_id: file.id, chunking_strategy: chunking });
+    const file = await a.documents.files.create('acct', { filename: 'harbour.txt', purpose: 'assistants', file: Buffer.from(document) });
+    const store = await a.documents.vectorStores.create('acct', { name: 'harbour' });
+    await a.documents.vectorStores.files.create('acct', store.id, { file_id: file.id, chunking_strategy: chunking });
     a.documents.start();
     const leased = async () =>
       (await a.db.get<{ lease_owner: string | null }>('SELECT lease_owner FROM vector_store_files WHERE file_id = ?', [file.id]))
@@ -198,7 +202,7 @@ describe.each(testBackends())('Documents with the real index on %s', (backend) =
     const b = await node();
     b.documents.start();
     expect(await b.documents.waitForIngestion('acct', [store.id], 30_000)).toBe(true);
-    const done = await b.documents.getStoreFile('acct', store.id, file.id);
+    const done = await b.documents.vectorStores.files.retrieve('acct', store.id, file.id);
     expect(done.status).toBe('completed');
     expect(await b.db.get('SELECT attempts FROM vector_store_files WHERE file_id = ?', [file.id])).toEqual({ attempts: 2 });
     const c = await node();

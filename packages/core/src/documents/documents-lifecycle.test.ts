@@ -7,7 +7,7 @@ import { nowSeconds } from '../internal/ids';
 import type { Logger } from '../internal/logger';
 import { closeTestPostgres, sharedTestDatabase, testBackends } from '../test/postgres';
 import { FakeVectorIndex, fakeEmbedder } from './__fixtures__/fakes';
-import { Documents } from './documents';
+import { DocumentsCapability } from './documents-capability';
 import { lexicalRewrite, modelQueryRewriter } from './query-rewrite';
 import { documentsSchema } from './schema';
 
@@ -62,7 +62,7 @@ describe.each(testBackends())('Documents lifecycle on %s', (backend) => {
     const log: Logger = { info() {}, warn() {}, error: (message) => errors.push(message) };
     const open = async (index = new FakeVectorIndex(), rewriteQuery?: (query: string) => Promise<string>) => {
       const db = await database.open();
-      const documents = new Documents({
+      const documents = new DocumentsCapability({
         db,
         config: loadConfig({ FATHOM_DOCUMENTS_SWEEP_SECONDS: '3600' }, { dataDir }),
         embedder: fakeEmbedder(),
@@ -80,36 +80,27 @@ describe.each(testBackends())('Documents lifecycle on %s', (backend) => {
     const { open } = await shared();
     const a = await open();
     const b = await open(a.index);
-    const file = await a.documents.createFile('acct', {
+    const file = await a.documents.files.create('acct', {
       filename: 'temp.txt',
       purpose: 'assistants',
-      data: text('temporary words'),
-      expires_after: { anchor: 'created_at', seconds: '3600' },
+      file: text('temporary words'),
+      expires_after: { anchor: 'created_at', seconds: 3600 },
     });
     expect(file.expires_at).toBe(file.created_at + 3600);
-    const kept = await a.documents.createFile('acct', { filename: 'kept.txt', purpose: 'assistants', data: text('kept words') });
-    expect(kept.expires_at).toBeNull();
-    const store = await a.documents.createStore('acct', { file_ids: [file.id, kept.id] });
+    const kept = await a.documents.files.create('acct', { filename: 'kept.txt', purpose: 'assistants', file: text('kept words') });
+    // The SDK types `expires_at` optional, not nullable: a file that does not expire has none.
+    expect(kept).not.toHaveProperty('expires_at');
+    const store = await a.documents.vectorStores.create('acct', { file_ids: [file.id, kept.id] });
     a.documents.start();
     expect(await a.documents.waitForIngestion('acct', [store.id], 10_000)).toBe(true);
-    for (const bad of [
-      { anchor: 'last_active_at', seconds: 3600 },
-      { anchor: 'created_at', seconds: 60 },
-      { anchor: 'created_at', seconds: 2_592_001 },
-      'soon',
-    ]) {
-      await expect(
-        a.documents.createFile('acct', { filename: 'x.txt', purpose: 'assistants', data: text('x'), expires_after: bad }),
-      ).rejects.toMatchObject({ status: 400, param: expect.stringMatching(/^expires_after/) });
-    }
     // An hour later (the row says so): gone for reads at once, then deleted by a sweep on another node.
     await a.db.run('UPDATE files SET expires_at = ? WHERE id = ?', [nowSeconds() - 1, file.id]);
-    await expect(a.documents.getFile('acct', file.id)).rejects.toMatchObject({ status: 404 });
-    expect((await a.documents.listFiles('acct', {})).data.map((row) => row.id)).toEqual([kept.id]);
-    await Promise.all([b.documents.sweep(), a.documents.sweep()]);
+    await expect(a.documents.files.retrieve('acct', file.id)).rejects.toMatchObject({ status: 404 });
+    expect((await a.documents.files.list('acct', {})).data.map((row) => row.id)).toEqual([kept.id]);
+    await Promise.all([b.documents.core.sweep(), a.documents.core.sweep()]);
     expect(await a.db.get('SELECT COUNT(*) AS n FROM files WHERE id = ?', [file.id])).toEqual({ n: 0 });
-    await expect(a.documents.repos.blobs.open(file.id)).rejects.toMatchObject({ code: 'ENOENT' });
-    expect((await a.documents.getStore('acct', store.id)).file_counts).toMatchObject({ completed: 1, total: 1 });
+    await expect(a.documents.core.repos.blobs.open(file.id)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await a.documents.vectorStores.retrieve('acct', store.id)).file_counts).toMatchObject({ completed: 1, total: 1 });
     expect(await a.index.fileChunks(store.id, file.id)).toEqual([]);
     expect(await a.index.fileChunks(store.id, kept.id)).toEqual(['kept words']);
   });
@@ -119,8 +110,8 @@ describe.each(testBackends())('Documents lifecycle on %s', (backend) => {
     const index = new FakeVectorIndex();
     const { documents, db } = await open(index);
     documents.start();
-    const file = await documents.createFile('acct', { filename: 'orphan.txt', purpose: 'assistants', data: text('orphan words') });
-    const store = await documents.createStore('acct', { file_ids: [file.id] });
+    const file = await documents.files.create('acct', { filename: 'orphan.txt', purpose: 'assistants', file: text('orphan words') });
+    const store = await documents.vectorStores.create('acct', { file_ids: [file.id] });
     expect(await documents.waitForIngestion('acct', [store.id], 10_000)).toBe(true);
     const remove = index.removeFile.bind(index);
     let failures = 1;
@@ -128,7 +119,7 @@ describe.each(testBackends())('Documents lifecycle on %s', (backend) => {
       if (failures-- > 0) throw new Error('index unavailable');
       return remove(storeId, fileId);
     };
-    await documents.deleteStoreFile('acct', store.id, file.id);
+    await documents.vectorStores.files.delete('acct', store.id, file.id);
     expect(
       errors.some((message) => /could not remove the chunks of .* retried by the periodic sweep: index unavailable/.test(message)),
     ).toBe(true);
@@ -136,7 +127,7 @@ describe.each(testBackends())('Documents lifecycle on %s', (backend) => {
     expect(await db.get('SELECT COUNT(*) AS n FROM index_removals')).toEqual({ n: 1 });
     // The sweep picks removals older than its grace period; the row says this one is old enough.
     await db.run('UPDATE index_removals SET requested_at = ?', [Date.now() - 3_600_000]);
-    await documents.sweep();
+    await documents.core.sweep();
     expect(await index.fileChunks(store.id, file.id)).toEqual([]);
     expect(await db.get('SELECT COUNT(*) AS n FROM index_removals')).toEqual({ n: 0 });
   });
@@ -146,14 +137,14 @@ describe.each(testBackends())('Documents lifecycle on %s', (backend) => {
     const index = new FakeVectorIndex();
     const { documents, db } = await open(index);
     documents.start();
-    const file = await documents.createFile('acct', { filename: 'back.txt', purpose: 'assistants', data: text('back again') });
-    const store = await documents.createStore('acct', {});
+    const file = await documents.files.create('acct', { filename: 'back.txt', purpose: 'assistants', file: text('back again') });
+    const store = await documents.vectorStores.create('acct', {});
     await db.run('INSERT INTO index_removals (store_id, file_id, requested_at) VALUES (?, ?, ?)', [store.id, file.id, 1]);
-    await documents.addStoreFile('acct', store.id, { file_id: file.id });
+    await documents.vectorStores.files.create('acct', store.id, { file_id: file.id });
     expect(await documents.waitForIngestion('acct', [store.id], 10_000)).toBe(true);
     expect(await db.get('SELECT COUNT(*) AS n FROM index_removals')).toEqual({ n: 0 });
     await db.run('INSERT INTO index_removals (store_id, file_id, requested_at) VALUES (?, ?, ?)', [store.id, file.id, 1]);
-    await documents.sweep();
+    await documents.core.sweep();
     expect(await index.fileChunks(store.id, file.id)).toEqual(['back again']);
     expect(await db.get('SELECT COUNT(*) AS n FROM index_removals')).toEqual({ n: 0 });
   });
@@ -166,17 +157,17 @@ describe.each(testBackends())('Documents lifecycle on %s', (backend) => {
       return 'otters sleeping';
     });
     documents.start();
-    const file = await documents.createFile('acct', {
+    const file = await documents.files.create('acct', {
       filename: 'o.txt',
       purpose: 'assistants',
-      data: text('Sea otters hold hands while sleeping.'),
+      file: text('Sea otters hold hands while sleeping.'),
     });
-    const store = await documents.createStore('acct', { file_ids: [file.id] });
+    const store = await documents.vectorStores.create('acct', { file_ids: [file.id] });
     expect(await documents.waitForIngestion('acct', [store.id], 10_000)).toBe(true);
     const question = 'Could you please tell me whether the marine mammals rest?';
-    const plain = await documents.searchStores('acct', [store.id], { query: question });
-    expect(plain).toEqual({ search_query: [question], data: [] });
-    const rewritten = await documents.searchStores('acct', [store.id], { query: question, rewriteQuery: true });
+    const plain = await documents.vectorStores.search('acct', store.id, { query: question });
+    expect(plain).toMatchObject({ search_query: [question], data: [] });
+    const rewritten = await documents.vectorStores.search('acct', store.id, { query: question, rewrite_query: true });
     expect(rewritten.search_query).toEqual(['otters sleeping']);
     expect(rewritten.data.map((hit) => hit.file_id)).toEqual([file.id]);
     expect(asked).toEqual([question]);

@@ -71,6 +71,7 @@ export class SqlFilesRepository implements FilesRepository {
     const live = '(expires_at IS NULL OR expires_at > ?)';
     return paginate<FileRow, FileRow>(this.db, {
       table: 'files',
+      columns: COLUMNS,
       where: query.purpose ? `account_id = ? AND purpose = ? AND ${live}` : `account_id = ? AND ${live}`,
       params: query.purpose ? [accountId, query.purpose, now] : [accountId, now],
       query,

@@ -1,15 +1,17 @@
 import { InvalidRequestError } from '../errors';
 import { resolveChunking, type StaticChunking } from './chunking';
-import { type Attributes, validateAttributes } from './validate';
+import type { FileBatchCreateParams } from './wire/file-batches';
+import type { Attributes } from './wire/vector-store-files';
+import type { ChunkingStrategyParam } from './wire/vector-stores';
 
-/** One file to add: its id plus optional per-file attributes and chunking (wire shapes, validated here). */
+/** One file to add, as a request names it: its id plus optional attributes and chunking. */
 export interface FileToAdd {
   file_id: string;
-  attributes?: unknown;
-  chunking_strategy?: unknown;
+  attributes?: Attributes | null;
+  chunking_strategy?: ChunkingStrategyParam | null;
 }
 
-/** A file to add once validated. */
+/** A file to add once checked: it exists, and its chunking is resolved to sizes. */
 export interface PreparedFile {
   fileId: string;
   attributes: Attributes | null;
@@ -17,60 +19,38 @@ export interface PreparedFile {
 }
 
 /**
- * The files of a batch body: `file_ids` (with shared `attributes`/`chunking_strategy`) or `files[]`
- * with per-file options, 1..2000; 400 naming the field otherwise. `param` is the field they came in.
+ * The files of a batch: `file_ids` (sharing `attributes` and `chunking_strategy`) or `files[]` with
+ * per-file options. Exactly one of the two (400 naming `file_ids` otherwise); `param` is the field they
+ * came in.
  */
-export function readBatchEntries(body: Record<string, unknown>): { entries: FileToAdd[]; param: 'files' | 'file_ids' } {
-  const { file_ids: ids, files } = body;
+export function batchEntries(params: FileBatchCreateParams): { entries: FileToAdd[]; param: 'files' | 'file_ids' } {
+  const { file_ids: ids, files } = params;
   if (ids !== undefined && files !== undefined) {
     throw new InvalidRequestError("Provide either 'file_ids' or 'files', not both.", 'file_ids');
   }
-  let entries: FileToAdd[];
-  if (files !== undefined) {
-    if (!Array.isArray(files) || files.some((f) => typeof f !== 'object' || f === null)) {
-      throw new InvalidRequestError("Invalid 'files': expected an array of {file_id, attributes?, chunking_strategy?}.", 'files');
-    }
-    entries = files as FileToAdd[];
-  } else {
-    if (ids === undefined) throw new InvalidRequestError("Missing required parameter: 'file_ids'.", 'file_ids');
-    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
-      throw new InvalidRequestError("Invalid 'file_ids': expected an array of file ids.", 'file_ids');
-    }
-    entries = ids.map((file_id) => ({ file_id, attributes: body.attributes, chunking_strategy: body.chunking_strategy }));
-  }
-  const param = files !== undefined ? 'files' : 'file_ids';
-  if (entries.length < 1 || entries.length > 2000) {
-    throw new InvalidRequestError(`Invalid '${param}': expected between 1 and 2000 files.`, param);
-  }
-  return { entries, param };
+  if (files !== undefined) return { entries: files, param: 'files' };
+  if (ids === undefined) throw new InvalidRequestError("Missing required parameter: 'file_ids'.", 'file_ids', 'missing_required_parameter');
+  const { attributes, chunking_strategy } = params;
+  return { entries: ids.map((file_id) => ({ file_id, attributes, chunking_strategy })), param: 'file_ids' };
 }
 
 /**
- * Validates files to add: each exists in the account (`findFile` answers 404 naming the field),
- * attributes and chunking valid (400 naming e.g. `files[2].attributes`).
+ * Checks files to add: each exists in the account (`findFile` answers 404 naming the field, e.g.
+ * `files[2].file_id`), and each chunking keeps its overlap within half the chunk size (400 naming e.g.
+ * `files[2].chunking_strategy.static.chunk_overlap_tokens`).
  */
 export async function prepareFiles(
-  entries: FileToAdd[],
-  param: string,
+  entries: readonly FileToAdd[],
+  param: 'file_id' | 'file_ids' | 'files',
   maxInputTokens: number,
   findFile: (fileId: string, param: string) => Promise<unknown>,
 ): Promise<PreparedFile[]> {
   const out: PreparedFile[] = [];
   for (const [i, entry] of entries.entries()) {
-    const where = param === 'file_id' ? '' : `${param}[${i}]`;
-    const fileId = entry.file_id;
-    if (typeof fileId !== 'string' || !fileId) {
-      const name = param === 'file_ids' ? where : where ? `${where}.file_id` : 'file_id';
-      throw new InvalidRequestError(`Missing required parameter: '${name}'.`, name);
-    }
-    await findFile(fileId, param === 'files' ? `${where}.file_id` : param);
-    const attributes = validateAttributes(entry.attributes, param === 'files' ? `${where}.attributes` : 'attributes');
-    const chunking = resolveChunking(
-      entry.chunking_strategy,
-      maxInputTokens,
-      param === 'files' ? `${where}.chunking_strategy` : 'chunking_strategy',
-    );
-    out.push({ fileId, attributes, chunking });
+    const where = param === 'files' ? `files[${i}].` : '';
+    await findFile(entry.file_id, param === 'files' ? `${where}file_id` : param);
+    const chunking = resolveChunking(entry.chunking_strategy, maxInputTokens, `${where}chunking_strategy`);
+    out.push({ fileId: entry.file_id, attributes: entry.attributes ?? null, chunking });
   }
   return out;
 }

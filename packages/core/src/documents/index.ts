@@ -1,18 +1,11 @@
-export { Documents, type DocumentsOptions } from './documents';
-export type { StoreSearchResult } from './store-search';
-export type { FileToAdd } from './files-to-add';
+// Documents: `fathom.files` and `fathom.vectorStores` (with `.files`, `.fileBatches`, `.search`), and their wire format.
+export type { Files, FileUploadParams, StagedUpload } from './files';
+export type { VectorStores } from './vector-stores';
+export type { VectorStoreFiles } from './vector-store-files';
+export type { VectorStoreFileBatches } from './vector-store-file-batches';
 export { documentsSchema } from './schema';
-export { createDocumentsRepositories, type DocumentsRepositories } from './documents-repositories';
-export type { FileBlobs } from './file-blobs';
-export { Ingestor, type IngestorOptions, type IngestInput, type IngestResult } from './ingestor';
-export { chunkText, resolveChunking, AUTO_CHUNKING, type StaticChunking, type TextChunk } from './chunking';
-export { extractText as extractDocumentText } from './extract/extract-text';
-export { ExtractionError, type IngestionErrorCode } from './extract/extraction-error';
-export { FILE_PURPOSES, type FileInput, type FileObject, type StagedUpload } from './file-store';
-export { parseSearchRequest } from './validate';
-export { lexicalRewrite, modelQueryRewriter, rewritePrompt, type QueryRewriter, type RewriteMessage } from './query-rewrite';
-export type { VectorStoreObject, FileCounts } from './vector-stores';
-export type { StoreFileObject, StoreFileStatus } from './store-files';
-export type { FileBatchObject } from './file-batches';
-export { DocumentFileContents } from './file-contents';
+export * from './wire/files';
 export * from './wire/vector-stores';
+export * from './wire/vector-store-files';
+export * from './wire/file-batches';
+export * from './wire/search';

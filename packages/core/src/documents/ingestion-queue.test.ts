@@ -6,7 +6,7 @@ import { loadConfig } from '../config';
 import { silentLogger } from '../internal/logger';
 import { closeTestPostgres, sharedTestDatabase, testBackends } from '../test/postgres';
 import { FakeVectorIndex, fakeEmbedder } from './__fixtures__/fakes';
-import { Documents } from './documents';
+import { DocumentsCapability } from './documents-capability';
 import { documentsSchema } from './schema';
 
 const text = (s: string) => new TextEncoder().encode(s);
@@ -50,7 +50,7 @@ describe.each(testBackends())('ingestion queue on %s', (backend) => {
     const node = async (index: FakeVectorIndex, leaseSeconds = '30') => {
       const dataDir = mkdtempSync(join(tmpdir(), 'fathom-node-'));
       const db = await database.open();
-      const documents = new Documents({
+      const documents = new DocumentsCapability({
         db,
         config: loadConfig({ FATHOM_LEASE_SECONDS: leaseSeconds }, { dataDir: backend === 'sqlite' ? sharedDir : dataDir }),
         embedder: fakeEmbedder(),
@@ -77,12 +77,14 @@ describe.each(testBackends())('ingestion queue on %s', (backend) => {
     const c = await node(index);
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) {
-      ids.push((await a.documents.createFile('acct', { filename: `f${i}.txt`, purpose: 'assistants', data: text(`lease test ${i}`) })).id);
+      ids.push(
+        (await a.documents.files.create('acct', { filename: `f${i}.txt`, purpose: 'assistants', file: text(`lease test ${i}`) })).id,
+      );
     }
-    const store = await b.documents.createStore('acct', { file_ids: ids });
+    const store = await b.documents.vectorStores.create('acct', { file_ids: ids });
     for (const { documents } of [a, b, c]) documents.start();
     expect(await c.documents.waitForIngestion('acct', [store.id], 20_000)).toBe(true);
-    expect((await a.documents.getStore('acct', store.id)).file_counts.completed).toBe(30);
+    expect((await a.documents.vectorStores.retrieve('acct', store.id)).file_counts.completed).toBe(30);
     expect(adds.size).toBe(30);
     expect([...adds.values()].every((n) => n === 1)).toBe(true);
   });
@@ -91,8 +93,8 @@ describe.each(testBackends())('ingestion queue on %s', (backend) => {
     const { node } = await cluster();
     const { index, adds } = countingIndex();
     const { documents, db } = await node(index, '0.5');
-    const file = await documents.createFile('acct', { filename: 'orphan.txt', purpose: 'assistants', data: text('left by a crash') });
-    const store = await documents.createStore('acct', { file_ids: [file.id] });
+    const file = await documents.files.create('acct', { filename: 'orphan.txt', purpose: 'assistants', file: text('left by a crash') });
+    const store = await documents.vectorStores.create('acct', { file_ids: [file.id] });
     // What a process killed mid-file leaves: the row leased to it, one attempt counted, the lease running.
     await db.run('UPDATE vector_store_files SET lease_owner = ?, lease_until = ?, attempts = 1 WHERE file_id = ?', [
       'another-host|4242|dead',
@@ -101,7 +103,7 @@ describe.each(testBackends())('ingestion queue on %s', (backend) => {
     ]);
     documents.start();
     const done = await until(
-      () => documents.getStoreFile('acct', store.id, file.id),
+      () => documents.vectorStores.files.retrieve('acct', store.id, file.id),
       (row) => row.status !== 'in_progress',
     );
     expect(done.status).toBe('completed');
@@ -115,9 +117,9 @@ describe.each(testBackends())('ingestion queue on %s', (backend) => {
   it('frees the leases of a dead process of this host at start, but waits for a live one', async () => {
     const { node } = await cluster();
     const { documents, db } = await node(new FakeVectorIndex());
-    const dead = await documents.createFile('acct', { filename: 'dead.txt', purpose: 'assistants', data: text('left by a crash') });
-    const live = await documents.createFile('acct', { filename: 'live.txt', purpose: 'assistants', data: text('held by a live peer') });
-    const store = await documents.createStore('acct', { file_ids: [dead.id, live.id] });
+    const dead = await documents.files.create('acct', { filename: 'dead.txt', purpose: 'assistants', file: text('left by a crash') });
+    const live = await documents.files.create('acct', { filename: 'live.txt', purpose: 'assistants', file: text('held by a live peer') });
+    const store = await documents.vectorStores.create('acct', { file_ids: [dead.id, live.id] });
     const leaseUntil = Date.now() + 60_000;
     const lease = (owner: string, fileId: string) =>
       db.run('UPDATE vector_store_files SET lease_owner = ?, lease_until = ?, attempts = 1 WHERE file_id = ?', [owner, leaseUntil, fileId]);
@@ -125,16 +127,16 @@ describe.each(testBackends())('ingestion queue on %s', (backend) => {
     await lease(`${hostname()}|${process.ppid}|peer`, live.id);
     documents.start();
     const first = await until(
-      () => documents.getStoreFile('acct', store.id, dead.id),
+      () => documents.vectorStores.files.retrieve('acct', store.id, dead.id),
       (row) => row.status !== 'in_progress',
     );
     expect(first.status).toBe('completed');
-    expect((await documents.getStoreFile('acct', store.id, live.id)).status).toBe('in_progress');
+    expect((await documents.vectorStores.files.retrieve('acct', store.id, live.id)).status).toBe('in_progress');
     // Once the peer's lease runs out, the file is taken.
     await db.run('UPDATE vector_store_files SET lease_until = ? WHERE file_id = ?', [Date.now() - 1, live.id]);
-    documents.queue.wake();
+    documents.core.queue.wake();
     expect(await documents.waitForIngestion('acct', [store.id], 10_000)).toBe(true);
-    expect((await documents.getStoreFile('acct', store.id, live.id)).status).toBe('completed');
+    expect((await documents.vectorStores.files.retrieve('acct', store.id, live.id)).status).toBe('completed');
   });
 
   it('a file re-added while it runs is finished by its new run only, with the new attributes', async () => {
@@ -150,16 +152,19 @@ describe.each(testBackends())('ingestion queue on %s', (backend) => {
     };
     const { documents } = await node(index);
     documents.start();
-    const file = await documents.createFile('acct', { filename: 'twice.txt', purpose: 'assistants', data: text('same words') });
-    const store = await documents.createStore('acct', { file_ids: [file.id] });
+    const file = await documents.files.create('acct', { filename: 'twice.txt', purpose: 'assistants', file: text('same words') });
+    const store = await documents.vectorStores.create('acct', { file_ids: [file.id] });
     await until(
       async () => calls,
       (n) => n === 1,
     );
-    await documents.addStoreFile('acct', store.id, { file_id: file.id, attributes: { version: 2 } });
+    await documents.vectorStores.files.create('acct', store.id, { file_id: file.id, attributes: { version: 2 } });
     release();
     expect(await documents.waitForIngestion('acct', [store.id], 10_000)).toBe(true);
-    expect(await documents.getStoreFile('acct', store.id, file.id)).toMatchObject({ status: 'completed', attributes: { version: 2 } });
+    expect(await documents.vectorStores.files.retrieve('acct', store.id, file.id)).toMatchObject({
+      status: 'completed',
+      attributes: { version: 2 },
+    });
     const hits = await documents.search('acct', [store.id], { query: 'same words', filters: { type: 'eq', key: 'version', value: 2 } });
     expect(hits.map((hit) => hit.file_id)).toEqual([file.id]);
     expect(calls).toBe(2);
@@ -179,14 +184,14 @@ describe.each(testBackends())('ingestion queue on %s', (backend) => {
     };
     const { documents } = await node(index);
     documents.start();
-    const file = await documents.createFile('acct', { filename: 'tagged.txt', purpose: 'assistants', data: text('quarterly numbers') });
-    const store = await documents.createStore('acct', {});
-    await documents.addStoreFile('acct', store.id, { file_id: file.id, attributes: { team: 'old' } });
+    const file = await documents.files.create('acct', { filename: 'tagged.txt', purpose: 'assistants', file: text('quarterly numbers') });
+    const store = await documents.vectorStores.create('acct', {});
+    await documents.vectorStores.files.create('acct', store.id, { file_id: file.id, attributes: { team: 'old' } });
     await until(
       async () => entered,
       (value) => value,
     );
-    const updated = await documents.updateStoreFile('acct', store.id, file.id, { attributes: { team: 'new' } });
+    const updated = await documents.vectorStores.files.update('acct', store.id, file.id, { attributes: { team: 'new' } });
     expect(updated.attributes).toEqual({ team: 'new' });
     release();
     expect(await documents.waitForIngestion('acct', [store.id], 10_000)).toBe(true);
@@ -199,13 +204,13 @@ describe.each(testBackends())('ingestion queue on %s', (backend) => {
   it('waiting for ingestion leaves no listener behind', async () => {
     const { node } = await cluster();
     const { documents } = await node(new FakeVectorIndex());
-    const file = await documents.createFile('acct', { filename: 'w.txt', purpose: 'assistants', data: text('waiting') });
-    const store = await documents.createStore('acct', { file_ids: [file.id] });
+    const file = await documents.files.create('acct', { filename: 'w.txt', purpose: 'assistants', file: text('waiting') });
+    const store = await documents.vectorStores.create('acct', { file_ids: [file.id] });
     // Not started: the file stays queued, so each wait times out after several 250 ms rounds.
     expect(await documents.waitForIngestion('acct', [store.id], 600)).toBe(false);
-    expect(documents.queue.events.listenerCount('settled')).toBe(0);
+    expect(documents.core.queue.events.listenerCount('settled')).toBe(0);
     documents.start();
     expect(await documents.waitForIngestion('acct', [store.id], 10_000)).toBe(true);
-    expect(documents.queue.events.listenerCount('settled')).toBe(0);
+    expect(documents.core.queue.events.listenerCount('settled')).toBe(0);
   });
 });

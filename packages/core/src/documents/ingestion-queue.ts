@@ -123,6 +123,7 @@ export class IngestionQueue {
       const attributes = row.attributes ? JSON.parse(row.attributes) : null;
       const result = await repos.blobs.withLocalPath(file.id, (path) =>
         ingestor.ingest({
+          accountId: file.account_id,
           storeId: row.store_id,
           fileId: row.file_id,
           filename: file.filename,

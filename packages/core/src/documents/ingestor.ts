@@ -2,7 +2,7 @@ import { HashEmbedder, type Embedder } from '../embeddings';
 import type { IndexedChunk, VectorIndexContract, WriteFence } from '../vector';
 import { chunkText, type StaticChunking, type TextChunk } from './chunking';
 import { ExtractionError } from './extract/extraction-error';
-import { ExtractPool, type ExtractPoolOptions } from './extract/extract-pool';
+import { type ExtractOptions, ExtractPool, type ExtractPoolOptions } from './extract/extract-pool';
 
 export interface IngestorOptions {
   embedder: Embedder;
@@ -18,6 +18,8 @@ export interface IngestorOptions {
 }
 
 export interface IngestInput {
+  /** The account of the store: extraction threads are shared fairly between accounts. */
+  accountId?: string;
   storeId: string;
   fileId: string;
   filename: string;
@@ -75,11 +77,14 @@ export class Ingestor {
           size: input.bytes,
           prepare: { embedderId: this.embedder.id, chunking: input.chunking, batchSize: this.batchSize },
         },
-        input.signal,
+        { signal: input.signal, account: input.accountId },
       );
       indexed = chunks.map((chunk, i) => ({ index: chunk.index, text: chunk.text, tokens: chunk.tokens, vector: vectors[i]! }));
     } else {
-      const text = await this.pool.extract({ path: input.path, filename: input.filename, size: input.bytes }, input.signal);
+      const text = await this.pool.extract(
+        { path: input.path, filename: input.filename, size: input.bytes },
+        { signal: input.signal, account: input.accountId },
+      );
       const chunks: TextChunk[] = [];
       for await (const chunk of chunkText(text, this.embedder, input.chunking)) chunks.push(chunk);
       indexed = await this.embedChunks(chunks, input.signal);
@@ -122,9 +127,12 @@ export class Ingestor {
     return release;
   }
 
-  /** Text of a stored file, extracted in a worker thread under a memory cap and a deadline. */
-  extract(path: string, filename: string, signal?: AbortSignal): Promise<string> {
-    return this.pool.extract({ path, filename }, signal);
+  /**
+   * Text of a stored file, extracted in a worker thread under a memory cap and a deadline, on the
+   * account's fair share of the threads (`options.account`, `options.interactive`).
+   */
+  extract(path: string, filename: string, options: ExtractOptions = {}): Promise<string> {
+    return this.pool.extract({ path, filename }, options);
   }
 
   /**

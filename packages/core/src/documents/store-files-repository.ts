@@ -2,11 +2,10 @@ import type { LeaseQueue, LeasedTask } from '../internal/leased-worker';
 import type { ListPage, ListQuery } from '../internal/pagination';
 import { placeholders, type Repository, type SqlClient, SqlLeaseQueue, toPage } from '../storage';
 import type { StaticChunking } from './chunking';
-import type { Attributes } from './validate';
 import type { WriteFence } from '../vector';
 import { emptyCounts, type FileCounts } from './vector-stores-repository';
+import type { Attributes, STORE_FILE_STATUSES } from './wire/vector-store-files';
 
-export const STORE_FILE_STATUSES = ['in_progress', 'completed', 'failed', 'cancelled'] as const;
 export type StoreFileStatus = (typeof STORE_FILE_STATUSES)[number];
 
 export interface StoreFileRow {

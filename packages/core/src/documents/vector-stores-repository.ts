@@ -109,6 +109,7 @@ export class SqlVectorStoresRepository implements VectorStoresRepository {
   list(accountId: string, query: ListQuery): Promise<ListPage<StoreRow>> {
     return paginate<StoreRow, StoreRow>(this.db, {
       table: 'vector_stores',
+      columns: 'id, account_id, name, description, metadata, expires_after_days, embedder, last_active_at, created_at',
       where: 'account_id = ?',
       params: [accountId],
       query,

@@ -10,6 +10,8 @@ export interface SchemaIssue {
   schema?: unknown;
   parentSchema?: { description?: string; type?: unknown; minimum?: number; maximum?: number; [key: string]: unknown };
   data?: unknown;
+  /** Set on the issues of a `propertyNames` schema: the key that failed it. */
+  propertyName?: string;
 }
 
 /** One described issue: the sentence, the field it names, and OpenAI's error code for it. */
@@ -42,12 +44,22 @@ function typeNames(type: unknown): string {
   return names.map(article).join(' or ');
 }
 
-/** What a range keyword's schema asks for: `an integer between 1 and 100`, `a number >= 0`. */
+/**
+ * What a range keyword's schema asks for, both bounds when it has two: `an integer between 1 and 100`,
+ * `a number > 0 and <= 1000000000`, `a number >= 0`.
+ */
 function rangeOf(issue: SchemaIssue): string {
   const schema = issue.parentSchema ?? {};
-  const kind = schema.type === 'integer' ? 'an integer' : 'a number';
-  const { minimum, maximum } = schema;
+  // A nullable field's type is a list (`['integer', 'null']`).
+  const kind = (Array.isArray(schema.type) ? schema.type : [schema.type]).includes('integer') ? 'an integer' : 'a number';
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = schema;
+  // A range of one value (`n` of chat completions) is that value, and its schema's description says why.
+  if (minimum !== undefined && minimum === maximum)
+    return `${minimum}${schema.description ? `. ${schema.description.replace(/\.$/, '')}` : ''}`;
   if (typeof minimum === 'number' && typeof maximum === 'number') return `${kind} between ${minimum} and ${maximum}`;
+  const lower = typeof minimum === 'number' ? `>= ${minimum}` : typeof exclusiveMinimum === 'number' ? `> ${exclusiveMinimum}` : undefined;
+  const upper = typeof maximum === 'number' ? `<= ${maximum}` : typeof exclusiveMaximum === 'number' ? `< ${exclusiveMaximum}` : undefined;
+  if (lower && upper) return `${kind} ${lower} and ${upper}`;
   const limit = issue.params.limit;
   const comparison = String(issue.params.comparison ?? (issue.keyword.includes('inimum') ? '>=' : '<='));
   return `${kind} ${comparison} ${String(limit)}`;
@@ -117,10 +129,29 @@ export function describeSchemaIssue(issue: SchemaIssue): DescribedIssue {
         `Invalid '${param}': empty array. Expected an array with minimum length ${String(issue.params.limit)}, but got an array with length ${Array.isArray(data) ? data.length : 0} instead.`,
         'empty_array',
       );
+    case 'not': {
+      const instead = issue.parentSchema?.description;
+      return invalid(`Unsupported parameter: '${param}'.${instead ? ` ${instead}` : ''}`, 'unsupported_parameter');
+    }
     case 'maxProperties':
       return invalid(`Invalid '${param}': at most ${String(issue.params.limit)} keys are allowed.`, 'object_above_max_properties');
+    case 'propertyNames': {
+      const key = String(issue.params.propertyName);
+      const shown = key.length > 20 ? `${key.slice(0, 20)}…` : key;
+      const max = (issue.schema as { maxLength?: unknown } | undefined)?.maxLength;
+      return typeof max === 'number'
+        ? invalid(
+            `Invalid '${param}': key too long. Expected keys with maximum length ${max}, but got '${shown}' with length ${[...key].length} instead.`,
+            'string_above_max_length',
+          )
+        : invalid(`Invalid '${param}': the key '${shown}' is not allowed.`, 'invalid_value');
+    }
     case 'pattern':
     case 'format': {
+      // NonBlankString (wire/builders.ts): a value of nothing but white space reads as an empty one.
+      if (issue.keyword === 'pattern' && issue.params.pattern === '\\S') {
+        return invalid(`Invalid '${param}': expected a non-blank string.`, 'empty_string');
+      }
       const description = issue.parentSchema?.description;
       const expected = description
         ? description.replace(/\.$/, '').replace(/^./, (c) => c.toLowerCase())
@@ -193,14 +224,27 @@ function meaningfulIssues(issues: readonly SchemaIssue[]): SchemaIssue[] {
     const branchIssues = issues.filter((issue) => issue !== union && issue.schemaPath?.startsWith(`${union.schemaPath}/`));
     const selected =
       branch === undefined ? [] : branchIssues.filter((issue) => issue.schemaPath!.startsWith(`${union.schemaPath}/${branch}/`));
-    if (selected.length) {
+    // Issues raised inside a `$ref` (a recursive schema) carry the referenced schema's own paths: one at or
+    // under the union's value whose path leaves the schema holding the union came through the selected branch.
+    const holder = union.schemaPath.slice(0, union.schemaPath.lastIndexOf('/'));
+    const referenced =
+      branch === undefined
+        ? []
+        : issues.filter(
+            (issue) =>
+              issue !== union &&
+              !issue.schemaPath?.startsWith(`${holder}/`) &&
+              (issue.instancePath === union.instancePath || issue.instancePath.startsWith(`${union.instancePath}/`)),
+          );
+    if (selected.length || referenced.length) {
       dropped.add(union);
       for (const issue of branchIssues) if (!selected.includes(issue)) dropped.add(issue);
     } else {
       for (const issue of branchIssues) dropped.add(issue);
     }
   }
-  return issues.filter((issue) => issue.keyword !== 'if' && !dropped.has(issue));
+  // The issues inside a `propertyNames` schema repeat it about the key: the `propertyNames` issue names it.
+  return issues.filter((issue) => issue.keyword !== 'if' && issue.propertyName === undefined && !dropped.has(issue));
 }
 
 /**

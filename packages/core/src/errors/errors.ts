@@ -40,7 +40,8 @@ export class ConflictError extends FathomError {
 /** 413: an upload exceeds the size limit. */
 export class FileTooLargeError extends FathomError {
   constructor(limitBytes: number) {
-    super(`File exceeds the maximum size of ${Math.round(limitBytes / 1024 / 1024)} MB.`, {
+    // MB as the spec counts them (1,000,000 bytes), with the exact byte count.
+    super(`File exceeds the maximum size of ${limitBytes / 1_000_000} MB (${limitBytes.toLocaleString('en-US')} bytes).`, {
       code: 'file_too_large',
       status: 413,
       param: 'file',

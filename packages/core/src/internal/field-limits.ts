@@ -2,7 +2,8 @@ import { InvalidRequestError } from '../errors';
 
 /**
  * OpenAI's caps on text fields, in characters (Unicode code points). Core checks them where the field
- * enters, so an app embedding `@fathom/core` gets the same 400 as an HTTP client.
+ * enters, so an app embedding `@fathom/core` gets the same 400 as an HTTP client. docs/api.md's limits
+ * table is checked against these values (packages/http/test/limits-docs.test.ts).
  */
 export const FIELD_LIMITS = {
   /** `name` of vector stores, assistants and agents. */
@@ -13,10 +14,43 @@ export const FIELD_LIMITS = {
   instructions: 256_000,
   /** A message's `content` (the text of all its parts together); an agent run's `message`. */
   content: 256_000,
+  /** Keys of a `metadata` object (and of store-file `attributes`). */
+  metadataKeys: 16,
+  /** Length of one `metadata` / `attributes` key. */
+  metadataKey: 64,
+  /** Length of one `metadata` value (and of a string `attributes` value). */
+  metadataValue: 512,
+  /** An input item's `id`, a function call's `call_id` and `name` (Responses and Conversations items). */
+  itemId: 256,
+  /** `function_call.arguments` (a JSON string). */
+  arguments: 256_000,
+  /** `function_call_output.output`: its text, or its content parts as JSON. */
+  toolOutput: 256_000,
+  /** A `reasoning` item's `summary` and `content` (each as JSON) and its `encrypted_content`. */
+  reasoning: 256_000,
+  /** A `file_search_call` item's `queries` and `results`, each as JSON. */
+  searchCall: 256_000,
+  /** The `annotations` of an `output_text` part, as JSON. */
+  annotations: 256_000,
 } as const;
 
-/** Code points of `text` (a surrogate pair counts once). */
-function codePoints(text: string): number {
+/**
+ * What one `/v1/responses` request may pull in besides its own body, so that a small request cannot make
+ * the server load (or store) many times its size.
+ */
+export const RESPONSE_LIMITS = {
+  /**
+   * Bytes (UTF-8 JSON) of stored items — each `item_reference` counted every time it appears, the
+   * `previous_response_id` chain, the conversation's items — plus the text extracted from `input_file`
+   * parts, together: 32 MiB, what a client could have sent inline (the body limit of `/v1/responses`).
+   */
+  contextBytes: 32 * 1024 * 1024,
+  /** Distinct files (`input_file` by `file_id` or inline `file_data`) whose text one request extracts. */
+  inputFiles: 20,
+} as const;
+
+/** Code points of `text` (a surrogate pair counts once): what every limit in characters counts. */
+export function codePoints(text: string): number {
   let pairs = 0;
   for (let i = 0; i < text.length - 1; i++) {
     const code = text.charCodeAt(i);
@@ -44,6 +78,27 @@ export function checkLength(value: unknown, param: string, max: number): void {
   if (typeof value !== 'string' || value.length <= max) return;
   const length = codePoints(value);
   if (length > max) throw tooLong(param, max, length);
+}
+
+/**
+ * Throws 400 naming `param` when a structured value (an array or object a client may send back, such as
+ * a reasoning summary or search results) is longer than `max` characters as JSON; a string is checked
+ * like `checkLength`.
+ */
+export function checkJsonLength(value: unknown, param: string, max: number): void {
+  if (value === undefined || value === null) return;
+  if (typeof value === 'string') {
+    checkLength(value, param, max);
+    return;
+  }
+  const length = JSON.stringify(value)?.length ?? 0;
+  if (length > max) {
+    throw new InvalidRequestError(
+      `Invalid '${param}': value too large. Expected at most ${max} characters as JSON, but got ${length} instead.`,
+      param,
+      'value_above_max_length',
+    );
+  }
 }
 
 /** Checks each present field of `body` against its cap, e.g. `{name: FIELD_LIMITS.name}`. */

@@ -2,8 +2,7 @@ import { fromMicros, toMicros } from '../accounts/money';
 import type { LeaseQueue } from '../internal/leased-worker';
 import type { ListPage, ListQuery } from '../internal/pagination';
 import { paginate, type Repository, type SqlClient, SqlLeaseQueue } from '../storage';
-
-export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+import type { JobStatus, ToolJob } from './wire/data-tools';
 
 export interface JobRow {
   id: string;
@@ -24,24 +23,6 @@ export interface JobRow {
   finished_ms: number | null;
   lease_owner: string | null;
   follows: string | null;
-}
-
-/** A job as the API shows it (`GET /v1/tools/jobs/{id}`). */
-export interface ToolJob {
-  id: string;
-  object: 'tool.job';
-  job_id: string;
-  tool: string;
-  status: JobStatus;
-  cached: boolean;
-  estimated_max_cost: number;
-  /** Actual billed cost; present once `succeeded`. */
-  cost: number | null;
-  result: { items: unknown[]; [key: string]: unknown } | null;
-  error: { code: string; message: string } | null;
-  poll_url: string;
-  created_at: number;
-  finished_at: number | null;
 }
 
 export function toToolJob(row: JobRow): ToolJob {
@@ -154,6 +135,8 @@ export class SqlJobsRepository implements JobsRepository {
   list(accountId: string, query: ListQuery, tool?: string): Promise<ListPage<ToolJob>> {
     return paginate<JobRow, ToolJob>(this.db, {
       table: 'tool_jobs',
+      // Not `input` (up to the tools body limit each): the job object does not show it.
+      columns: 'id, tool, status, ceiling_micros, cost_micros, cached, result, error_code, error_message, created_ms, finished_ms',
       where: tool ? 'account_id = ? AND tool = ?' : 'account_id = ?',
       params: tool ? [accountId, tool] : [accountId],
       query,

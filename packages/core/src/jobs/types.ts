@@ -1,11 +1,8 @@
 import type { EgressGuardContract } from '../egress/types';
+import type { ToolItem } from './wire/data-tools';
 
-/** One result row of a data tool: `type` and `value` plus the fields named in the tool's catalog entry. */
-export interface ToolItem {
-  type: string;
-  value: string;
-  [field: string]: unknown;
-}
+// One result row of a data tool: declared with the job's answer (wire/data-tools.ts).
+export type { ToolItem } from './wire/data-tools';
 
 /** What a source answers for one job. `cost` is the actual provider cost in currency units. */
 export interface ToolOutput {

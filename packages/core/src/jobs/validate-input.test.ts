@@ -25,7 +25,6 @@ describe('validateToolInput', () => {
       expect(error.message).toContain("Unrecognized request argument supplied: 'extra'.");
       expect(error.message).toContain("Invalid 'limit': expected an integer between 1 and 100.");
     }
-    expect(() => validateToolInput(maps, [])).toThrow(/JSON object/);
     expect(() => validateToolInput(findTool('social-profile')!, { platform: 'myspace', username: 'x' })).toThrow(
       /expected one of 'bluesky', 'mastodon', 'github'/,
     );

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { describeSchemaIssues, InvalidRequestError, type SchemaIssue } from '../errors';
 import { nestingDepth } from '../internal/nesting-depth';
 import type { ToolDefinition } from './catalog';
+import type { ToolJobInput } from './wire/data-tools';
 
 const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, verbose: true });
 (addFormats as unknown as (instance: Ajv) => void)(ajv);
@@ -24,10 +25,7 @@ function validatorFor(definition: ToolDefinition): ValidateFunction {
  * Validates a tool input against its schema (defaults applied to a copy) and answers the input to run.
  * Throws 400 naming each missing, unknown or wrong field.
  */
-export function validateToolInput(definition: ToolDefinition, body: unknown): Record<string, unknown> {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) {
-    throw new InvalidRequestError(`The body of ${definition.path} must be a JSON object following the tool's input_schema.`, null);
-  }
+export function validateToolInput(definition: ToolDefinition, body: ToolJobInput): Record<string, unknown> {
   if (nestingDepth(body, MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH) {
     throw new InvalidRequestError(`Invalid input for tool '${definition.name}': it nests deeper than ${MAX_INPUT_DEPTH} levels.`, null);
   }

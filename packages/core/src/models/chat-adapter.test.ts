@@ -5,7 +5,9 @@ import { loadConfig } from '../config';
 import { SqliteDatabase } from '../storage';
 import { silentLogger } from '../internal/logger';
 import { createFakeAnthropicUpstream, createFakeOpenAIUpstream, createTestServer, respond, type FakeUpstream } from '../test';
-import { ChatAdapter } from './chat-adapter';
+import type { ChatAdapter } from './chat-adapter';
+import { createModels } from './create-models';
+import { storedCompletionsSchema } from './stored-completions';
 import type { ChatStreamPart } from './types';
 import { modelsSchema } from './usage-store';
 
@@ -14,18 +16,22 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-function adapterFor(
-  providers: Record<string, { type: 'openai' | 'anthropic'; baseUrl: string; models?: string[] }>,
-  env: Record<string, string> = {},
-) {
-  const db = new SqliteDatabase({ schemas: [modelsSchema] });
+type Providers = Record<string, { type: 'openai' | 'anthropic'; baseUrl: string; models?: string[] }>;
+
+/** The models capability over these providers: the router (`ChatAdapter`) with `fathom.usage` and `fathom.models` beside it. */
+function modelsFor(providers: Providers, env: Record<string, string> = {}) {
+  const db = new SqliteDatabase({ schemas: [modelsSchema, storedCompletionsSchema] });
   const config = loadConfig({ FATHOM_PROVIDERS: JSON.stringify(providers), ...env });
-  const adapter = new ChatAdapter({ db, config, log: silentLogger });
+  const models = createModels({ db, config, log: silentLogger });
   cleanups.push(async () => {
-    await adapter.close();
+    await models.close();
     await db.close();
   });
-  return adapter;
+  return models;
+}
+
+function adapterFor(providers: Providers, env: Record<string, string> = {}): ChatAdapter {
+  return modelsFor(providers, env).router;
 }
 
 async function track(upstream: Promise<FakeUpstream>): Promise<FakeUpstream> {
@@ -52,7 +58,7 @@ const weatherTool = {
 describe('ChatAdapter with an OpenAI-compatible provider', () => {
   it('completes, sends the upstream model name and records usage for the account', async () => {
     const upstream = await track(createFakeOpenAIUpstream([{ content: 'Hello there', usage: { prompt_tokens: 7, completion_tokens: 2 } }]));
-    const chat = adapterFor({ fake: { type: 'openai', baseUrl: upstream.baseUrl } });
+    const { router: chat, usage } = modelsFor({ fake: { type: 'openai', baseUrl: upstream.baseUrl } });
     const result = await chat.complete(
       { model: 'fake/gpt-x', messages: [{ role: 'user', content: 'hi' }], temperature: 0.2, seed: 3 },
       { accountId: 'acct_1' },
@@ -65,7 +71,7 @@ describe('ChatAdapter with an OpenAI-compatible provider', () => {
     });
     expect(result.id).toMatch(/^chatcmpl-/);
     expect(upstream.requests[0]).toMatchObject({ model: 'gpt-x', temperature: 0.2, seed: 3 });
-    expect(await chat.usage('acct_1')).toEqual([
+    expect((await usage.list('acct_1')).data).toEqual([
       {
         date: new Date().toISOString().slice(0, 10),
         model: 'fake/gpt-x',
@@ -87,7 +93,7 @@ describe('ChatAdapter with an OpenAI-compatible provider', () => {
         },
       ]),
     );
-    const chat = adapterFor({ fake: { type: 'openai', baseUrl: upstream.baseUrl } });
+    const { router: chat, usage } = modelsFor({ fake: { type: 'openai', baseUrl: upstream.baseUrl } });
     const parts = await collect(
       chat.stream({ model: 'fake/m', messages: [{ role: 'user', content: 'weather?' }], tools: [weatherTool] }, { accountId: 'a' }),
     );
@@ -106,7 +112,7 @@ describe('ChatAdapter with an OpenAI-compatible provider', () => {
       usage: { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 },
     });
     expect(upstream.requests[0]).toMatchObject({ stream: true, stream_options: { include_usage: true }, tools: [weatherTool] });
-    expect((await chat.usage('a'))[0]).toMatchObject({ requests: 1, prompt_tokens: 5, completion_tokens: 4 });
+    expect((await usage.list('a')).data[0]).toMatchObject({ requests: 1, prompt_tokens: 5, completion_tokens: 4 });
   });
 
   it('answers 400 listing the vendors for an unknown vendor or a malformed id', async () => {
@@ -235,13 +241,13 @@ describe('ChatAdapter with an OpenAI-compatible provider', () => {
 
   it('lists models from the upstream with the vendor prefix, or from config', async () => {
     const upstream = await track(createFakeOpenAIUpstream([], { models: ['a', 'b'] }));
-    const chat = adapterFor({
+    const { models } = modelsFor({
       fake: { type: 'openai', baseUrl: upstream.baseUrl },
       fixed: { type: 'openai', baseUrl: 'http://127.0.0.1:9', models: ['z'] },
     });
-    const ids = (await chat.listModels()).map((m) => m.id);
+    const ids = (await models.list()).data.map((m) => m.id);
     expect(ids).toEqual(expect.arrayContaining(['fake/a', 'fake/b', 'fixed/z']));
-    await chat.listModels();
+    await models.list();
     expect(upstream.server.requests.filter((r) => r.path === '/v1/models')).toHaveLength(1);
   });
 });

@@ -1,23 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../errors';
-import { ChatCompletionChunks, readChatCompletionsBody, toChatCompletion } from './chat-completions-wire';
+import { ChatCompletionChunks, readChatCompletionParams, toChatCompletion } from './chat-completions-wire';
 import type { ChatStreamPart } from './types';
+import type { ChatCompletionCreateParams } from './wire/chat-completion-params';
 
-const base = { model: 'v/m', messages: [{ role: 'user', content: 'hi' }] };
+const base: ChatCompletionCreateParams = { model: 'v/m', messages: [{ role: 'user', content: 'hi' }] };
 
-describe('readChatCompletionsBody', () => {
-  it('maps the wire body, passing fields it does not know through and reading the stream and storage settings', () => {
-    const call = readChatCompletionsBody({
+describe('readChatCompletionParams', () => {
+  it('maps validated params, passing fields it does not read through and reading the stream and storage settings', () => {
+    const call = readChatCompletionParams({
       ...base,
       stream: true,
       stream_options: { include_usage: true },
       presence_penalty: 0.5,
       modalities: ['text'],
       logprobs: false,
-      top_k: 20,
       temperature: null,
+      seed: null,
       store: true,
       metadata: { team: 'ops' },
+      // A field the schema does not declare (vLLM's): requests are open, so it arrives and is passed on.
+      ...{ top_k: 20 },
     });
     expect(call).toEqual({
       request: expect.objectContaining({
@@ -31,25 +34,41 @@ describe('readChatCompletionsBody', () => {
       metadata: { team: 'ops' },
     });
     expect(call.request.temperature).toBeUndefined();
+    expect(call.request).not.toHaveProperty('extra.seed');
   });
 
-  it.each([
-    [{ n: 2 }, 'n'],
-    [{ logprobs: true }, 'logprobs'],
-    [{ top_logprobs: 3 }, 'top_logprobs'],
-    [{ modalities: ['text', 'audio'] }, 'modalities'],
-    [{ functions: [{ name: 'f' }] }, 'functions'],
-    [{ messages: [{ role: 'robot', content: 'x' }] }, 'messages[0].role'],
-    [{ messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].tool_call_id'],
-  ])('refuses %j naming %s', (extra, param) => {
-    let error: unknown;
-    try {
-      readChatCompletionsBody({ ...base, ...extra });
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toBeInstanceOf(InvalidRequestError);
-    expect((error as InvalidRequestError).param).toBe(param);
+  it('keeps the known fields of each message and no others', () => {
+    const { request } = readChatCompletionParams({
+      model: 'v/m',
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'hi' }], name: 'ann' },
+        {
+          role: 'assistant',
+          content: null,
+          refusal: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: 'done' },
+      ],
+    });
+    expect(request.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'hi' }], name: 'ann' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'call_1', content: 'done' },
+    ]);
+  });
+
+  it('reads logprobs and top_logprobs into the request (they reach OpenAI-compatible upstreams)', () => {
+    const call = readChatCompletionParams({ ...base, logprobs: true, top_logprobs: 5 });
+    expect(call.request).toMatchObject({ logprobs: true, top_logprobs: 5 });
+    expect(call.request.extra).toBeUndefined();
+  });
+
+  it('refuses top_logprobs without logprobs, the one rule the schema cannot say', () => {
+    expect(() => readChatCompletionParams({ ...base, top_logprobs: 3 })).toThrow(
+      expect.objectContaining({ constructor: InvalidRequestError, param: 'top_logprobs' }),
+    );
+    expect(readChatCompletionParams({ ...base, top_logprobs: 0 }).request.top_logprobs).toBe(0);
   });
 });
 
@@ -101,6 +120,11 @@ describe('chat.completion encoding', () => {
       { type: 'text-delta', text: 'plain' },
       { type: 'text-delta', text: 'quotes " \\ newline \n tab \t unicode é 🌊 \u2028 nul \u0000' },
       { type: 'text-delta', text: '' },
+      {
+        type: 'text-delta',
+        text: 'Hi',
+        logprobs: { content: [{ token: 'Hi', logprob: -0.5, bytes: [72, 105], top_logprobs: [] }], refusal: null },
+      },
       { type: 'tool-call-delta', index: 1, id: 'call_1', name: 'lookup', argumentsDelta: '{"q":' },
       { type: 'tool-call-delta', index: 1, argumentsDelta: '1}' },
       { type: 'finish', finishReason: 'tool_calls', usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } },

@@ -1,10 +1,11 @@
 import { InvalidRequestError } from '../errors';
 import { nowSeconds } from '../internal/ids';
-import { validateMetadata } from '../internal/metadata';
 import type { ChatMessage, ChatRequest, ChatResult, ChatStreamPart, ChatUsage } from './types';
+import type { ChatCompletionCreateParams, ChatCompletionMessageParam } from './wire/chat-completion-params';
+import type { ChatCompletion, ChatCompletionChunk } from './wire/chat-completions';
 
-/** Fields of the body Fathom reads itself; every other field is passed through to the upstream. */
-const KNOWN = new Set([
+/** The fields of the request Fathom reads itself; every other field is passed through to OpenAI-compatible upstreams. */
+const READ = new Set<string>([
   'model',
   'messages',
   'tools',
@@ -17,17 +18,21 @@ const KNOWN = new Set([
   'response_format',
   'seed',
   'user',
+  'logprobs',
+  'top_logprobs',
+  // Answered by Fathom (one choice, the stream, storage) or refused by the schema: never forwarded.
   'n',
   'stream',
   'stream_options',
   'store',
   'metadata',
+  'modalities',
+  'audio',
+  'functions',
+  'function_call',
 ]);
-/** Parameters whose results Fathom's answer cannot carry: refused rather than silently dropped. */
-const REFUSED = ['logprobs', 'top_logprobs', 'audio', 'modalities', 'functions', 'function_call'] as const;
-const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 
-/** A `/v1/chat/completions` body read into a ChatRequest, with the stream and storage settings. */
+/** A chat completion request as the ChatAdapter takes it, with the stream and storage settings. */
 export interface ChatCompletionsCall {
   request: ChatRequest;
   stream: boolean;
@@ -38,99 +43,65 @@ export interface ChatCompletionsCall {
 }
 
 /**
- * A well-formed body with its `null`s dropped. The route's JSON Schema has checked `model`, that each
- * message is an object with a `role`, that `tools[]` are objects with `type` and `function`, and the
- * types and ranges of the numbers; `readChatCompletionsBody` checks roles, `tool_call_id`, `n`, `store`
- * and `metadata`. What Fathom forwards without reading (`tool_choice`, `stop`, `response_format`, the
- * tools' functions, the messages' `content` and `tool_calls`) is checked by the upstream that gets it.
+ * Maps validated params (`ChatCompletionCreateParams`: the schema checked types, ranges, roles, tools
+ * and what Fathom refuses) to the ChatAdapter's request, with the one rule a schema cannot say:
+ * `top_logprobs` above 0 needs `logprobs`. `null` means absent. Fields Fathom does not read (vLLM's
+ * `top_k`, Ollama's `options`, penalties, newer OpenAI parameters…) go to `extra`, which reaches
+ * OpenAI-compatible upstreams unchanged; a provider that cannot honour one answers 400 naming it. The
+ * model naming a configured vendor is checked when the ChatAdapter routes the call.
  */
-type ChatCompletionsBody = Omit<ChatRequest, 'messages' | 'extra'> & {
-  messages?: Array<Omit<ChatMessage, 'content'> & { content?: ChatMessage['content'] }>;
-  n?: unknown;
-  stream?: unknown;
-  stream_options?: { include_usage?: unknown };
-  store?: unknown;
-  metadata?: unknown;
-  [key: string]: unknown;
-};
-
-/**
- * Validates the wire body (naming each bad field) and maps it to the ChatAdapter's request. `null`
- * means absent everywhere OpenAI allows it. Fields Fathom does not know (vLLM's `top_k`, `min_p`,
- * `chat_template_kwargs`, Ollama `options`, newer OpenAI parameters…) are passed through unchanged to
- * OpenAI-compatible upstreams; a provider that cannot honour one answers 400 naming it.
- */
-export function readChatCompletionsBody(raw: Record<string, unknown>): ChatCompletionsCall {
-  const body = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null)) as ChatCompletionsBody;
-  if (body.n !== undefined && body.n !== 1)
-    throw new InvalidRequestError(`Invalid 'n': Fathom answers one choice per request (n = 1).`, 'n');
-  for (const key of REFUSED) {
-    const value = body[key];
-    if (value !== undefined && value !== false && value !== 0 && !(Array.isArray(value) && value.every((entry) => entry === 'text'))) {
-      throw new InvalidRequestError(
-        `Unsupported parameter: '${key}' is not supported by Fathom's gateway${key.startsWith('function') ? "; use 'tools' and 'tool_choice'" : ''}.`,
-        key,
-      );
-    }
-  }
-  if (!Array.isArray(body.messages) || body.messages.length === 0)
-    throw new InvalidRequestError(`Invalid 'messages': expected a non-empty array.`, 'messages');
-  body.messages.forEach((message, index) => {
-    if (!message || typeof message !== 'object' || !ROLES.has(message.role)) {
-      throw new InvalidRequestError(
-        `Invalid 'messages[${index}].role': expected one of system, developer, user, assistant, tool.`,
-        `messages[${index}].role`,
-      );
-    }
-    if (message.role === 'tool' && typeof message.tool_call_id !== 'string') {
-      throw new InvalidRequestError(`Missing required parameter: 'messages[${index}].tool_call_id'.`, `messages[${index}].tool_call_id`);
-    }
-  });
-  if (body.store !== undefined && typeof body.store !== 'boolean')
-    throw new InvalidRequestError(`Invalid type for 'store': expected a boolean.`, 'store');
-  const metadata = validateMetadata(body.metadata) ?? {};
+export function readChatCompletionParams(params: ChatCompletionCreateParams): ChatCompletionsCall {
+  if (params.top_logprobs && params.logprobs !== true)
+    throw new InvalidRequestError(`Invalid 'top_logprobs': it needs 'logprobs' set to true.`, 'top_logprobs');
   const extra: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) if (!KNOWN.has(key) && !(REFUSED as readonly string[]).includes(key)) extra[key] = value;
+  for (const [key, value] of Object.entries(params)) if (!READ.has(key) && value !== null && value !== undefined) extra[key] = value;
   const request: ChatRequest = {
-    model: body.model,
-    messages: body.messages.map(
-      (message): ChatMessage => ({
-        role: message.role,
-        content: message.content ?? null,
-        ...(message.name ? { name: message.name } : {}),
-        ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}),
-        ...(message.tool_call_id ? { tool_call_id: message.tool_call_id } : {}),
-      }),
-    ),
-    tools: body.tools,
-    tool_choice: body.tool_choice,
-    temperature: body.temperature,
-    top_p: body.top_p,
-    max_tokens: body.max_tokens,
-    max_completion_tokens: body.max_completion_tokens,
-    stop: body.stop,
-    response_format: body.response_format,
-    seed: body.seed,
-    user: body.user,
+    model: params.model,
+    messages: params.messages.map(toChatMessage),
+    tools: params.tools ?? undefined,
+    tool_choice: params.tool_choice ?? undefined,
+    temperature: params.temperature ?? undefined,
+    top_p: params.top_p ?? undefined,
+    max_tokens: params.max_tokens ?? undefined,
+    max_completion_tokens: params.max_completion_tokens ?? undefined,
+    stop: params.stop ?? undefined,
+    response_format: params.response_format ?? undefined,
+    seed: params.seed ?? undefined,
+    user: params.user ?? undefined,
+    logprobs: params.logprobs ?? undefined,
+    top_logprobs: params.top_logprobs ?? undefined,
     ...(Object.keys(extra).length ? { extra } : {}),
   };
   return {
     request,
-    stream: body.stream === true,
-    includeUsage: body.stream_options?.include_usage === true,
-    store: body.store === true,
-    metadata,
+    stream: params.stream === true,
+    includeUsage: params.stream_options?.include_usage === true,
+    store: params.store === true,
+    metadata: params.metadata ?? {},
+  };
+}
+
+/** The fields of a request message the ChatAdapter reads (others, e.g. an assistant turn's `refusal`, are not forwarded). */
+function toChatMessage(message: ChatCompletionMessageParam): ChatMessage {
+  return {
+    role: message.role,
+    content: message.content ?? null,
+    ...('name' in message && message.name ? { name: message.name } : {}),
+    ...('tool_calls' in message && message.tool_calls ? { tool_calls: message.tool_calls } : {}),
+    ...('tool_call_id' in message ? { tool_call_id: message.tool_call_id } : {}),
   };
 }
 
 /** A ChatResult as the `chat.completion` object. */
-export function toChatCompletion(result: ChatResult, created = nowSeconds()) {
+export function toChatCompletion(result: ChatResult, created = nowSeconds()): ChatCompletion {
   return {
     id: result.id,
     object: 'chat.completion' as const,
     created,
     model: result.model,
-    choices: [{ index: 0, message: { ...result.message, refusal: null }, logprobs: null, finish_reason: result.finishReason }],
+    choices: [
+      { index: 0, message: { ...result.message, refusal: null }, logprobs: result.logprobs ?? null, finish_reason: result.finishReason },
+    ],
     usage: result.usage,
   };
 }
@@ -155,17 +126,17 @@ export class ChatCompletionChunks {
     return this.base.created;
   }
 
-  first() {
+  first(): ChatCompletionChunk {
     return { ...this.base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] };
   }
 
-  of(part: ChatStreamPart) {
+  of(part: ChatStreamPart): ChatCompletionChunk {
     if (part.type === 'text-delta')
-      return { ...this.base, choices: [{ index: 0, delta: { content: part.text }, logprobs: null, finish_reason: null }] };
+      return { ...this.base, choices: [{ index: 0, delta: { content: part.text }, logprobs: part.logprobs ?? null, finish_reason: null }] };
     if (part.type === 'tool-call-delta') {
       const call = {
         index: part.index,
-        ...(part.id ? { id: part.id, type: 'function' } : {}),
+        ...(part.id ? { id: part.id, type: 'function' as const } : {}),
         function: { ...(part.name ? { name: part.name } : {}), arguments: part.argumentsDelta ?? '' },
       };
       return { ...this.base, choices: [{ index: 0, delta: { tool_calls: [call] }, logprobs: null, finish_reason: null }] };
@@ -179,12 +150,12 @@ export class ChatCompletionChunks {
    * parts) is the shared prefix plus the escaped text, with no object built or walked per chunk.
    */
   json(part: ChatStreamPart): string {
-    if (part.type !== 'text-delta') return JSON.stringify(this.of(part));
+    if (part.type !== 'text-delta' || part.logprobs) return JSON.stringify(this.of(part));
     return `${this.deltaPrefix}{"content":${JSON.stringify(part.text)}},"logprobs":null,"finish_reason":null}]}`;
   }
 
   /** The `stream_options.include_usage` chunk: empty choices and the usage. */
-  usageChunk() {
+  usageChunk(): ChatCompletionChunk {
     return { ...this.base, choices: [], usage: this.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } };
   }
 }

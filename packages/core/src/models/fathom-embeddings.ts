@@ -29,7 +29,8 @@ export async function embedWithFathom(
   if (inputs.some((value) => typeof value !== 'string')) {
     throw new InvalidRequestError(`Invalid 'input': Fathom's embedder '${embedder.id}' takes strings, not token arrays.`, 'input');
   }
-  if (dimensions !== undefined && (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > embedder.dimensions)) {
+  // The schema made `dimensions` a whole number >= 1; what this embedder can give is known only here.
+  if (dimensions !== undefined && dimensions > embedder.dimensions) {
     throw new InvalidRequestError(
       `Invalid 'dimensions': ${dimensions}. Fathom's embedder '${embedder.id}' produces ${embedder.dimensions} dimensions; ask for 1 to ${embedder.dimensions}.`,
       'dimensions',

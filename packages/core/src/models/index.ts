@@ -1,18 +1,42 @@
-// Models: one ChatAdapter routing `<vendor>/<model>` to OpenAI-compatible or Anthropic providers.
-export * from './types';
-export { ChatAdapter, type ChatAdapterOptions, type ModelEntry } from './chat-adapter';
-export { modelsSchema, type UsageQuery } from './usage-store';
-export { parseModelId, type ModelId } from './model-id';
-export type { ChatProvider, ProviderChatResult, ProviderEmbeddings } from './providers/chat-provider';
-export { OpenAICompatibleProvider, type OpenAICompatibleProviderOptions } from './providers/openai-compatible/openai-compatible-provider';
-export { AnthropicProvider, type AnthropicProviderOptions } from './providers/anthropic/anthropic-provider';
+// Models: `fathom.chat.completions` (with `.messages`), `fathom.embeddings`, `fathom.models` and `fathom.usage`,
+// and their wire format. The model router other capabilities call (`ChatAdapter`) is internal; its contract
+// and parts are exported as types.
+export type * from './types';
+export type { Chat } from './chat';
+export type { ChatCompletionRequestOptions, ChatCompletions } from './chat-completions';
+export type { ChatCompletionMessages } from './chat-completion-messages';
+export { ChatCompletionStream } from './chat-completion-stream';
+export type { EmbeddingRequestOptions, Embeddings } from './embeddings';
+export type { Models } from './models';
+export type { Usage } from './usage';
+export { modelsSchema } from './usage-store';
+export { storedCompletionsSchema } from './stored-completions';
 export {
-  StoredCompletions,
-  CompletionAccumulator,
-  storedCompletionsSchema,
-  SqlStoredCompletionsRepository,
-  type StoredCompletionsRepository,
-  type ChatCompletionObject,
-  type StoredCompletionsQuery,
-} from './stored-completions';
-export { readChatCompletionsBody, toChatCompletion, ChatCompletionChunks, type ChatCompletionsCall } from './chat-completions-wire';
+  ChatCompletionCreateParams,
+  type ChatCompletionCreateParamsNonStreaming,
+  type ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionMessageToolCallParam,
+  ChatCompletionResponseFormat,
+  ChatCompletionStreamOptions,
+  ChatCompletionTool,
+  ChatCompletionToolChoiceOption,
+} from './wire/chat-completion-params';
+export {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionDeleted,
+  ChatCompletionListParams,
+  ChatCompletionMessage,
+  ChatCompletionMessageListParams,
+  ChatCompletionMessageToolCall,
+  ChatCompletionsPage,
+  ChatCompletionStoreMessage,
+  ChatCompletionStoreMessagesPage,
+  ChatCompletionTokenLogprob,
+  ChatCompletionUpdateParams,
+  CompletionUsage,
+} from './wire/chat-completions';
+export { CreateEmbeddingResponse, Embedding, EmbeddingCreateParams, MAX_EMBEDDING_INPUTS } from './wire/embeddings';
+export { Model, ModelsPage } from './wire/models';
+export { UsageListParams, UsagePage, UsageRow } from './wire/usage';

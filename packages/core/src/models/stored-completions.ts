@@ -1,8 +1,6 @@
-import { InvalidRequestError, NotFoundError } from '../errors';
-import { validateMetadata } from '../internal/metadata';
-import type { ListPage } from '../internal/pagination';
 import { type Repository, type Schema, type SqlClient, toPage } from '../storage';
-import type { ChatMessage } from './types';
+import type { ChatLogprobs, ChatMessage, ChatStreamPart, FinishReason } from './types';
+import type { ChatCompletion, ChatCompletionsPage } from './wire/chat-completions';
 
 /** Chat completions kept with `store: true`: the completion object, its request messages and metadata. */
 export const storedCompletionsSchema: Schema = {
@@ -34,45 +32,75 @@ export const storedCompletionsSchema: Schema = {
   ],
 };
 
-export type ChatCompletionObject = Record<string, unknown> & { id: string; model: string; created: number };
-
 export interface StoredCompletionsQuery {
   limit?: number;
   order?: 'asc' | 'desc';
   after?: string;
   model?: string;
-  metadata?: Record<string, string>;
+  metadata?: Record<string, string> | null;
 }
 
-interface Row {
+interface CompletionRow {
   id: string;
   metadata: string;
   completion: string;
-  messages: string;
 }
 
-/** Storage of stored chat completions. */
+/** A completion as reads other than its messages see it: the object and its metadata. */
+export interface StoredCompletion {
+  completion: ChatCompletion;
+  metadata: Record<string, string>;
+}
+
+/** One request message of a stored completion with its position in `messages`. */
+export interface StoredMessage {
+  index: number;
+  message: ChatMessage;
+}
+
+/**
+ * Storage of stored chat completions. Reads take only what they return: a completion without its
+ * request messages, a list page filtered and cut in the database, a page of messages without the rest.
+ */
 export interface StoredCompletionsRepository extends Repository<StoredCompletionsRepository> {
   insert(entry: {
     accountId: string;
-    completion: ChatCompletionObject;
+    completion: ChatCompletion;
     metadata: Record<string, string>;
     messages: ChatMessage[];
   }): Promise<void>;
-  get(
-    accountId: string,
-    id: string,
-  ): Promise<{ completion: ChatCompletionObject; metadata: Record<string, string>; messages: ChatMessage[] } | undefined>;
+  /** The completion and its metadata (not its messages), or undefined (also for another account's id). */
+  get(accountId: string, id: string): Promise<StoredCompletion | undefined>;
   setMetadata(accountId: string, id: string, metadata: Record<string, string>): Promise<boolean>;
   delete(accountId: string, id: string): Promise<boolean>;
-  page(accountId: string, query: StoredCompletionsQuery): Promise<ListPage<ChatCompletionObject>>;
+  page(accountId: string, query: StoredCompletionsQuery): Promise<ChatCompletionsPage>;
+  /**
+   * Up to `limit` request messages after position `after` (before it with `order: 'desc'`), or undefined
+   * when the account has no such completion.
+   */
+  messages(
+    accountId: string,
+    id: string,
+    query: { limit: number; order: 'asc' | 'desc'; after?: number },
+  ): Promise<StoredMessage[] | undefined>;
 }
 
 export class SqlStoredCompletionsRepository implements StoredCompletionsRepository {
   readonly #order: string;
+  /** A row whose metadata has key `?` with value `?`, decided by the database. */
+  readonly #metadataMatches: string;
+  /** `(idx, message)` rows of the `messages` array of the completion `c`, idx from 0, message as JSON text. */
+  readonly #messageRows: string;
 
   constructor(private readonly db: SqlClient) {
-    this.#order = db.dialect === 'sqlite' ? 'rowid' : 'seq';
+    const sqlite = db.dialect === 'sqlite';
+    this.#order = sqlite ? 'rowid' : 'seq';
+    this.#metadataMatches = sqlite
+      ? 'EXISTS (SELECT 1 FROM json_each(metadata) m WHERE m.key = ? AND m.value = ?)'
+      : '(metadata::jsonb ->> ?::text) = ?::text';
+    this.#messageRows = sqlite
+      ? 'SELECT CAST(m.key AS INTEGER) AS idx, m.value AS message FROM chat_completions c, json_each(c.messages) m'
+      : 'SELECT m.ordinality - 1 AS idx, m.value::text AS message FROM chat_completions c, jsonb_array_elements(c.messages::jsonb) WITH ORDINALITY m';
   }
 
   in(tx: SqlClient): StoredCompletionsRepository {
@@ -81,7 +109,7 @@ export class SqlStoredCompletionsRepository implements StoredCompletionsReposito
 
   async insert(entry: {
     accountId: string;
-    completion: ChatCompletionObject;
+    completion: ChatCompletion;
     metadata: Record<string, string>;
     messages: ChatMessage[];
   }): Promise<void> {
@@ -99,14 +127,12 @@ export class SqlStoredCompletionsRepository implements StoredCompletionsReposito
     );
   }
 
-  async get(accountId: string, id: string) {
-    const row = await this.db.get<Row>('SELECT id, metadata, completion, messages FROM chat_completions WHERE id = ? AND account_id = ?', [
+  async get(accountId: string, id: string): Promise<StoredCompletion | undefined> {
+    const row = await this.db.get<CompletionRow>('SELECT id, metadata, completion FROM chat_completions WHERE id = ? AND account_id = ?', [
       id,
       accountId,
     ]);
-    return row
-      ? { completion: JSON.parse(row.completion), metadata: JSON.parse(row.metadata), messages: JSON.parse(row.messages) }
-      : undefined;
+    return row ? { completion: JSON.parse(row.completion), metadata: JSON.parse(row.metadata) } : undefined;
   }
 
   async setMetadata(accountId: string, id: string, metadata: Record<string, string>): Promise<boolean> {
@@ -122,109 +148,58 @@ export class SqlStoredCompletionsRepository implements StoredCompletionsReposito
     return (await this.db.run('DELETE FROM chat_completions WHERE id = ? AND account_id = ?', [id, accountId])).changes > 0;
   }
 
-  async page(accountId: string, query: StoredCompletionsQuery): Promise<ListPage<ChatCompletionObject>> {
+  async page(accountId: string, query: StoredCompletionsQuery): Promise<ChatCompletionsPage> {
     const limit = query.limit ?? 20;
     const order = query.order ?? 'asc';
     const conditions = ['account_id = ?'];
     const params: unknown[] = [accountId];
-    if (query.model) conditions.push('model = ?'), params.push(query.model);
+    if (query.model) {
+      conditions.push('model = ?');
+      params.push(query.model);
+    }
     if (query.after) {
       conditions.push(
         `${this.#order} ${order === 'desc' ? '<' : '>'} (SELECT ${this.#order} FROM chat_completions WHERE id = ? AND account_id = ?)`,
       );
       params.push(query.after, accountId);
     }
-    const wanted = Object.entries(query.metadata ?? {});
-    // Metadata is matched in JS (at most 16 keys per completion); read ahead so a page stays full.
-    const rows = await this.db.all<Row>(
-      `SELECT id, metadata, completion, messages FROM chat_completions WHERE ${conditions.join(' AND ')}
-       ORDER BY ${this.#order} ${order === 'desc' ? 'DESC' : 'ASC'}${wanted.length ? '' : ' LIMIT ?'}`,
-      wanted.length ? params : [...params, limit + 1],
+    // Each metadata pair is matched in SQL, so the page reads at most `limit + 1` rows, and never `messages`.
+    for (const [key, value] of Object.entries(query.metadata ?? {})) {
+      conditions.push(this.#metadataMatches);
+      params.push(key, value);
+    }
+    const rows = await this.db.all<CompletionRow>(
+      `SELECT id, metadata, completion FROM chat_completions WHERE ${conditions.join(' AND ')}
+       ORDER BY ${this.#order} ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`,
+      [...params, limit + 1],
     );
-    const matching = rows.filter((row) => {
-      const metadata = JSON.parse(row.metadata) as Record<string, string>;
-      return wanted.every(([key, value]) => metadata[key] === value);
-    });
-    return toPage(matching.slice(0, limit + 1), limit, (row) => ({ ...JSON.parse(row.completion), metadata: JSON.parse(row.metadata) }));
-  }
-}
-
-/**
- * Stored chat completions (`store: true` on `/v1/chat/completions`): listed with filters, read back,
- * their metadata updated, their request messages listed, deleted. Kept until deleted.
- */
-export class StoredCompletions {
-  readonly #repository: StoredCompletionsRepository;
-
-  constructor(options: { db: SqlClient; repository?: StoredCompletionsRepository }) {
-    this.#repository = options.repository ?? new SqlStoredCompletionsRepository(options.db);
+    return toPage(rows, limit, (row) => ({ ...JSON.parse(row.completion), metadata: JSON.parse(row.metadata) }));
   }
 
-  async save(
+  async messages(
     accountId: string,
-    completion: ChatCompletionObject,
-    messages: ChatMessage[],
-    metadata: Record<string, string>,
-  ): Promise<void> {
-    await this.#repository.insert({ accountId, completion, metadata, messages });
+    id: string,
+    query: { limit: number; order: 'asc' | 'desc'; after?: number },
+  ): Promise<StoredMessage[] | undefined> {
+    const exists = await this.db.get('SELECT 1 AS found FROM chat_completions WHERE id = ? AND account_id = ?', [id, accountId]);
+    if (!exists) return undefined;
+    const after = query.after === undefined ? '' : ` WHERE idx ${query.order === 'desc' ? '<' : '>'} ?`;
+    // The database walks the array and hands over one page: the other messages never reach JavaScript.
+    const rows = await this.db.all<{ idx: number; message: string }>(
+      `SELECT idx, message FROM (${this.#messageRows} WHERE c.id = ? AND c.account_id = ?) page${after}
+       ORDER BY idx ${query.order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`,
+      [id, accountId, ...(query.after === undefined ? [] : [query.after]), query.limit],
+    );
+    return rows.map((row) => ({ index: Number(row.idx), message: JSON.parse(row.message) as ChatMessage }));
   }
-
-  async retrieve(accountId: string, id: string): Promise<ChatCompletionObject> {
-    const stored = await this.#get(accountId, id);
-    return { ...stored.completion, metadata: stored.metadata };
-  }
-
-  list(accountId: string, query: StoredCompletionsQuery): Promise<ListPage<ChatCompletionObject>> {
-    return this.#repository.page(accountId, query);
-  }
-
-  async update(accountId: string, id: string, body: Record<string, unknown>): Promise<ChatCompletionObject> {
-    const stored = await this.#get(accountId, id);
-    if (!('metadata' in body)) throw new InvalidRequestError("Missing required parameter: 'metadata'.", 'metadata');
-    const metadata = validateMetadata(body.metadata) ?? {};
-    await this.#repository.setMetadata(accountId, id, metadata);
-    return { ...stored.completion, metadata };
-  }
-
-  async delete(accountId: string, id: string): Promise<{ id: string; object: 'chat.completion.deleted'; deleted: true }> {
-    if (!(await this.#repository.delete(accountId, id))) throw new NotFoundError('chat completion', id);
-    return { id, object: 'chat.completion.deleted', deleted: true };
-  }
-
-  /** The request messages of a stored completion, each with an id (`<completion id>-<index>`). */
-  async messages(accountId: string, id: string, query: { limit?: number; order?: 'asc' | 'desc'; after?: string }) {
-    const stored = await this.#get(accountId, id);
-    let all = stored.messages.map((message, index) => ({
-      id: `${id}-${index}`,
-      role: message.role,
-      content: typeof message.content === 'string' || message.content === null ? message.content : textOf(message.content),
-      content_parts: Array.isArray(message.content) ? message.content : null,
-      ...(message.name ? { name: message.name } : {}),
-      ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}),
-      ...(message.tool_call_id ? { tool_call_id: message.tool_call_id } : {}),
-    }));
-    if (query.order === 'desc') all = all.reverse();
-    if (query.after) all = all.slice(all.findIndex((message) => message.id === query.after) + 1);
-    const limit = query.limit ?? 20;
-    return toPage(all.slice(0, limit + 1), limit, (message) => message);
-  }
-
-  async #get(accountId: string, id: string) {
-    const stored = await this.#repository.get(accountId, id);
-    if (!stored) throw new NotFoundError('chat completion', id);
-    return stored;
-  }
-}
-
-function textOf(parts: Array<{ type: string; text?: unknown }>): string {
-  return parts.map((part) => (part.type === 'text' ? String(part.text ?? '') : '')).join('');
 }
 
 /** Builds the `chat.completion` object of a streamed answer from its parts, to store it once the stream ends. */
 export class CompletionAccumulator {
   #text = '';
   #calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> = [];
-  #finish: string | null = null;
+  #finish: FinishReason | null = null;
+  #logprobs: ChatLogprobs | null = null;
   #usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | undefined;
 
   constructor(
@@ -233,9 +208,15 @@ export class CompletionAccumulator {
     private readonly created: number,
   ) {}
 
-  add(part: import('./types').ChatStreamPart): void {
-    if (part.type === 'text-delta') this.#text += part.text;
-    else if (part.type === 'tool-call-delta') {
+  add(part: ChatStreamPart): void {
+    if (part.type === 'text-delta') {
+      this.#text += part.text;
+      if (part.logprobs) {
+        const logprobs = (this.#logprobs ??= { content: null, refusal: null });
+        if (part.logprobs.content) (logprobs.content ??= []).push(...part.logprobs.content);
+        if (part.logprobs.refusal) (logprobs.refusal ??= []).push(...part.logprobs.refusal);
+      }
+    } else if (part.type === 'tool-call-delta') {
       const call = (this.#calls[part.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
       if (part.id) call.id = part.id;
       if (part.name) call.function.name += part.name;
@@ -246,7 +227,7 @@ export class CompletionAccumulator {
     }
   }
 
-  completion(): ChatCompletionObject {
+  completion(): ChatCompletion {
     const calls = this.#calls.filter(Boolean);
     return {
       id: this.id,
@@ -262,7 +243,7 @@ export class CompletionAccumulator {
             refusal: null,
             ...(calls.length ? { tool_calls: calls } : {}),
           },
-          logprobs: null,
+          logprobs: this.#logprobs,
           finish_reason: this.#finish ?? 'stop',
         },
       ],

@@ -26,7 +26,7 @@ export interface ChatMessage {
 
 export interface ChatToolDefinition {
   type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean | null };
 }
 
 export type ChatToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
@@ -46,6 +46,10 @@ export interface ChatRequest {
   response_format?: Record<string, unknown>;
   seed?: number;
   user?: string;
+  /** Return the log probability of each output token (OpenAI-compatible upstreams; Anthropic refuses it). */
+  logprobs?: boolean;
+  /** With `logprobs`: how many most likely alternatives to list at each position, 0..20. */
+  top_logprobs?: number;
   /** Further OpenAI parameters passed through to OpenAI-compatible upstreams as they are. */
   extra?: Record<string, unknown>;
 }
@@ -58,6 +62,20 @@ export interface ChatUsage {
   total_tokens: number;
 }
 
+/** The log probability of one output token, with its most likely alternatives, as OpenAI's wire has it. */
+export interface ChatTokenLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[] | null;
+  top_logprobs: Array<{ token: string; logprob: number; bytes: number[] | null }>;
+}
+
+/** `choices[].logprobs` of a completion (or of one chunk): the tokens of the content and of a refusal. */
+export interface ChatLogprobs {
+  content: ChatTokenLogprob[] | null;
+  refusal: ChatTokenLogprob[] | null;
+}
+
 export interface ChatResult {
   id: string;
   /** The full `<vendor>/<model>` id. */
@@ -65,11 +83,14 @@ export interface ChatResult {
   message: { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] };
   finishReason: FinishReason;
   usage: ChatUsage;
+  /** The tokens' log probabilities when the request asked for `logprobs`, else null or absent. */
+  logprobs?: ChatLogprobs | null;
 }
 
 /** Typed parts a streaming call yields; only the HTTP edge encodes them as SSE. */
 export type ChatStreamPart =
-  | { type: 'text-delta'; text: string }
+  /** A piece of the answer's text, with its tokens' log probabilities when the request asked for them. */
+  | { type: 'text-delta'; text: string; logprobs?: ChatLogprobs }
   | { type: 'tool-call-delta'; index: number; id?: string; name?: string; argumentsDelta?: string }
   | { type: 'finish'; finishReason: FinishReason; usage?: ChatUsage };
 
@@ -79,34 +100,12 @@ export interface ChatCallOptions {
   accountId?: string;
 }
 
-/**
- * Embeddings request routed to a provider (`<vendor>/<model>`) or served by Fathom's own embedder, as
- * the client sends it: `null` means absent, and `embed` checks the values of `input` (strings, or token
- * arrays for a provider).
- */
-export interface EmbeddingsRequest {
-  model: string;
-  input: string | unknown[];
-  dimensions?: number | null;
-  user?: string | null;
-}
-
+/** What an embedder or a provider's `/embeddings` answered. */
 export interface EmbeddingsResult {
   /** The model id as the caller should see it. */
   model: string;
   embeddings: number[][];
   usage: { prompt_tokens: number; total_tokens: number };
-}
-
-/** One row of `GET /v1/usage`: token usage of one account for one day (UTC) and model. */
-export interface UsageRow {
-  /** `YYYY-MM-DD`, UTC. */
-  date: string;
-  model: string;
-  requests: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
 }
 
 export interface ChatAdapterContract {

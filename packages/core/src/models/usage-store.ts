@@ -1,6 +1,6 @@
 import { silentLogger, type Logger } from '../internal/logger';
 import type { Schema, SqlClient } from '../storage';
-import type { UsageRow } from './types';
+import type { UsageRow } from './wire/usage';
 
 /** Token usage per account, UTC day and model (one upserted row per combination). */
 export const modelsSchema: Schema = {

@@ -1,6 +1,7 @@
 import type { ListPage, ListQuery } from '../internal/pagination';
-import { type Repository, type SqlClient, toPage } from '../storage';
-import type { StoredItem } from './items';
+import { byteLengthSql, type Repository, type SqlClient, toPage } from '../storage';
+import type { InputItem } from './items';
+import { type ItemEntry, itemRow } from './responses-repository';
 
 export interface ConversationRow {
   id: string;
@@ -15,12 +16,18 @@ export interface ConversationsRepository extends Repository<ConversationsReposit
   get(accountId: string, id: string): Promise<ConversationRow | undefined>;
   setMetadata(accountId: string, id: string, metadata: Record<string, string>): Promise<boolean>;
   delete(accountId: string, id: string): Promise<boolean>;
-  /** Appends items; an item whose id the conversation already has is kept as it was. */
-  addItems(conversationId: string, accountId: string, items: readonly StoredItem[]): Promise<void>;
-  /** Every item, oldest first (the context of a response in the conversation). */
-  allItems(conversationId: string): Promise<StoredItem[]>;
-  itemsPage(conversationId: string, query: ListQuery): Promise<ListPage<StoredItem>>;
-  item(conversationId: string, itemId: string): Promise<StoredItem | undefined>;
+  /**
+   * Appends items; an item whose id the conversation already has is kept as it was, and an
+   * `item_reference` is stored as the reference. False (nothing written) when the conversation no
+   * longer exists: a response that ran in a conversation deleted meanwhile keeps its output to itself.
+   */
+  addItems(conversationId: string, accountId: string, items: readonly InputItem[]): Promise<boolean>;
+  /** Every item's entry, oldest first, with `order` to read the newest ones from (`itemsFrom`). */
+  entries(conversationId: string): Promise<Array<ItemEntry & { order: number }>>;
+  /** The items from the entry with `order` on, oldest first (references unresolved). */
+  itemsFrom(conversationId: string, order: number): Promise<InputItem[]>;
+  itemsPage(conversationId: string, query: ListQuery): Promise<ListPage<InputItem>>;
+  item(conversationId: string, itemId: string): Promise<InputItem | undefined>;
   deleteItem(conversationId: string, itemId: string): Promise<boolean>;
 }
 
@@ -65,7 +72,10 @@ export class SqlConversationsRepository implements ConversationsRepository {
 
   async delete(accountId: string, id: string): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const found = await tx.get('SELECT id FROM conversations WHERE id = ? AND account_id = ?', [id, accountId]);
+      // PostgreSQL: the row lock first, so a response appending to the conversation (which key-share locks
+      // it) either finishes before or finds it gone after, never deadlocks with the item deletes.
+      const lock = tx.dialect === 'postgres' ? ' FOR UPDATE' : '';
+      const found = await tx.get(`SELECT id FROM conversations WHERE id = ? AND account_id = ?${lock}`, [id, accountId]);
       if (!found) return false;
       await tx.run('DELETE FROM conversation_items WHERE conversation_id = ?', [id]);
       await tx.run('DELETE FROM conversations WHERE id = ?', [id]);
@@ -73,26 +83,48 @@ export class SqlConversationsRepository implements ConversationsRepository {
     });
   }
 
-  async addItems(conversationId: string, accountId: string, items: readonly StoredItem[]): Promise<void> {
-    const now = Math.floor(Date.now() / 1000);
-    for (const item of items) {
-      await this.db.run(
-        `INSERT INTO conversation_items (conversation_id, account_id, item_id, item, created_at) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (conversation_id, item_id) DO NOTHING`,
-        [conversationId, accountId, item.id, JSON.stringify(item), now],
-      );
-    }
+  async addItems(conversationId: string, accountId: string, items: readonly InputItem[]): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      // PostgreSQL: the key-share lock makes a concurrent delete of the conversation wait for this insert
+      // (and then remove its rows too) instead of failing it on the foreign key.
+      const lock = tx.dialect === 'postgres' ? ' FOR KEY SHARE' : '';
+      if (!(await tx.get(`SELECT id FROM conversations WHERE id = ? AND account_id = ?${lock}`, [conversationId, accountId]))) return false;
+      const now = Math.floor(Date.now() / 1000);
+      for (const item of items) {
+        const row = itemRow(item);
+        await tx.run(
+          `INSERT INTO conversation_items (conversation_id, account_id, item_id, reference, item, created_at) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (conversation_id, item_id) DO NOTHING`,
+          [conversationId, accountId, row.itemId, row.reference, row.json, now],
+        );
+      }
+      return true;
+    });
   }
 
-  async allItems(conversationId: string): Promise<StoredItem[]> {
-    const rows = await this.db.all<{ item: string }>(
-      `SELECT item FROM conversation_items WHERE conversation_id = ? ORDER BY ${this.#order}`,
+  async entries(conversationId: string): Promise<Array<ItemEntry & { order: number }>> {
+    const rows = await this.db.all<{ item_id: string; reference: number; bytes: number; position: number }>(
+      `SELECT item_id, reference, ${byteLengthSql('item')} AS bytes, ${this.#order} AS position
+       FROM conversation_items WHERE conversation_id = ? ORDER BY ${this.#order}`,
       [conversationId],
+    );
+    return rows.map((row) => ({
+      itemId: row.item_id,
+      reference: row.reference === 1,
+      bytes: Number(row.bytes),
+      order: Number(row.position),
+    }));
+  }
+
+  async itemsFrom(conversationId: string, order: number): Promise<InputItem[]> {
+    const rows = await this.db.all<{ item: string }>(
+      `SELECT item FROM conversation_items WHERE conversation_id = ? AND ${this.#order} >= ? ORDER BY ${this.#order}`,
+      [conversationId, order],
     );
     return rows.map((row) => JSON.parse(row.item));
   }
 
-  async itemsPage(conversationId: string, query: ListQuery): Promise<ListPage<StoredItem>> {
+  async itemsPage(conversationId: string, query: ListQuery): Promise<ListPage<InputItem>> {
     const limit = query.limit ?? 20;
     const order = query.order ?? 'desc';
     const conditions = ['conversation_id = ?'];
@@ -107,10 +139,10 @@ export class SqlConversationsRepository implements ConversationsRepository {
       `SELECT item FROM conversation_items WHERE ${conditions.join(' AND ')} ORDER BY ${this.#order} ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`,
       [...params, limit + 1],
     );
-    return toPage(rows, limit, (row) => JSON.parse(row.item) as StoredItem);
+    return toPage(rows, limit, (row) => JSON.parse(row.item) as InputItem);
   }
 
-  async item(conversationId: string, itemId: string): Promise<StoredItem | undefined> {
+  async item(conversationId: string, itemId: string): Promise<InputItem | undefined> {
     const row = await this.db.get<{ item: string }>('SELECT item FROM conversation_items WHERE conversation_id = ? AND item_id = ?', [
       conversationId,
       itemId,

@@ -4,8 +4,11 @@ import { validateMetadata } from '../internal/metadata';
 import type { ListPage, ListQuery } from '../internal/pagination';
 import type { SqlClient } from '../storage';
 import { type ConversationRow, type ConversationsRepository, SqlConversationsRepository } from './conversations-repository';
-import { resolveInput, type ContextSources } from './context';
-import { normalizeInput, type StoredItem } from './items';
+import { type ContextSources, measureReferences, resolveInput, resolveStored } from './context';
+import { ContextBudget } from './context-budget';
+import { type InputItem, normalizeInput, type StoredItem } from './items';
+import { checkFiles } from './ownership';
+import type { FileContents } from './to-messages';
 import type { ResponsesRepository } from './responses-repository';
 import { viewItem } from './run-response';
 
@@ -33,14 +36,15 @@ export class Conversations {
   readonly #repository: ConversationsRepository;
   readonly #sources: ContextSources;
 
-  constructor(options: { db: SqlClient; responses: ResponsesRepository; repository?: ConversationsRepository }) {
+  constructor(options: { db: SqlClient; responses: ResponsesRepository; repository?: ConversationsRepository; files?: FileContents }) {
     this.#repository = options.repository ?? new SqlConversationsRepository(options.db);
-    this.#sources = { responses: options.responses, conversations: this.#repository };
+    this.#sources = { responses: options.responses, conversations: this.#repository, files: options.files };
   }
 
   async create(accountId: string, body: Record<string, unknown> = {}): Promise<ConversationObject> {
     const metadata = validateMetadata(body.metadata ?? undefined) ?? {};
     const items = await this.#readItems(accountId, body.items ?? undefined, 'items', false);
+    await measureReferences(this.#sources, accountId, items, new ContextBudget(), 'items');
     const row: ConversationRow = { id: newId('conv_'), accountId, metadata, createdAt: nowSeconds() };
     await this.#repository.insert(row);
     if (items.length) await this.#repository.addItems(row.id, accountId, items);
@@ -68,22 +72,26 @@ export class Conversations {
   async addItems(accountId: string, id: string, body: Record<string, unknown>, include: readonly string[] = []) {
     await this.#row(accountId, id);
     const items = await this.#readItems(accountId, body.items, 'items', true);
+    // The answer shows the items, references resolved (measured first: at most the context budget).
+    const resolved = await resolveInput(this.#sources, accountId, items, new ContextBudget(), 'items');
     await this.#repository.addItems(id, accountId, items);
-    const data = items.map((item) => viewItem(item, include));
+    const data = resolved.map((item) => viewItem(item, include));
     return { object: 'list' as const, data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: false };
   }
 
   async listItems(accountId: string, id: string, query: ListQuery, include: readonly string[] = []): Promise<ListPage<StoredItem>> {
     await this.#row(accountId, id);
     const page = await this.#repository.itemsPage(id, query);
-    return { ...page, data: page.data.map((item) => viewItem(item, include)) };
+    const items = await resolveStored(this.#sources.responses, accountId, page.data, true);
+    return { ...page, data: items.map((item) => viewItem(item, include)) };
   }
 
   async retrieveItem(accountId: string, id: string, itemId: string, include: readonly string[] = []): Promise<StoredItem> {
     await this.#row(accountId, id);
     const item = await this.#repository.item(id, itemId);
     if (!item) throw new NotFoundError('item', itemId);
-    return viewItem(item, include);
+    const [resolved] = await resolveStored(this.#sources.responses, accountId, [item], true);
+    return viewItem(resolved!, include);
   }
 
   /** Removes one item; answers the conversation, as OpenAI does. */
@@ -99,12 +107,15 @@ export class Conversations {
     return row;
   }
 
-  async #readItems(accountId: string, raw: unknown, param: string, required: boolean): Promise<StoredItem[]> {
+  /** Items as sent, validated; the files they name must be the account's (404 now, not when a response reads them). */
+  async #readItems(accountId: string, raw: unknown, param: string, required: boolean): Promise<InputItem[]> {
     if (raw === undefined && !required) return [];
     if (!Array.isArray(raw)) throw new InvalidRequestError(`Invalid '${param}': expected an array of items.`, param);
     if (raw.length > MAX_ITEMS_PER_CALL) {
       throw new InvalidRequestError(`Invalid '${param}': at most ${MAX_ITEMS_PER_CALL} items can be added at a time.`, param);
     }
-    return resolveInput(this.#sources, accountId, normalizeInput(raw, param));
+    const items = normalizeInput(raw, param);
+    await checkFiles(this.#sources.files, accountId, items, param);
+    return items;
   }
 }

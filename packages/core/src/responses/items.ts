@@ -1,5 +1,5 @@
 import { InvalidRequestError } from '../errors';
-import { checkContent } from '../internal/field-limits';
+import { checkContent, checkJsonLength, checkLength, FIELD_LIMITS } from '../internal/field-limits';
 import { newId } from '../internal/ids';
 
 /**
@@ -60,6 +60,7 @@ function normalizeContent(content: unknown, role: string, where: string): Record
     }
     if (type === 'input_text' || type === 'text') return { type: 'input_text', text: requiredString(part, 'text', at) };
     if (type === 'output_text') {
+      checkJsonLength(part.annotations, `${at}.annotations`, FIELD_LIMITS.annotations);
       return {
         type: 'output_text',
         text: requiredString(part, 'text', at),
@@ -116,6 +117,7 @@ export function normalizeInputItem(raw: unknown, where: string): InputItem {
     );
   }
   const id = optionalString(raw, 'id', where);
+  checkLength(id, `${where}.id`, FIELD_LIMITS.itemId);
   switch (type) {
     case 'item_reference':
       return { type: 'item_reference', id: requiredString(raw, 'id', where) };
@@ -130,25 +132,29 @@ export function normalizeInputItem(raw: unknown, where: string): InputItem {
       checkContent(raw.content, `${where}.content`);
       return { id: id ?? newId('msg_'), type: 'message', role, status: 'completed', content: normalizeContent(raw.content, role, where) };
     }
-    case 'function_call':
-      return {
+    case 'function_call': {
+      const call = {
         id: id ?? newId('fc_'),
         type: 'function_call',
         status: 'completed',
-        call_id: requiredString(raw, 'call_id', where),
-        name: requiredString(raw, 'name', where),
+        call_id: capped(requiredString(raw, 'call_id', where), `${where}.call_id`, FIELD_LIMITS.itemId),
+        name: capped(requiredString(raw, 'name', where), `${where}.name`, FIELD_LIMITS.itemId),
         arguments: optionalString(raw, 'arguments', where) ?? '',
       };
+      checkLength(call.arguments, `${where}.arguments`, FIELD_LIMITS.arguments);
+      return call;
+    }
     case 'function_call_output': {
       const output = raw.output;
       if (typeof output !== 'string' && !Array.isArray(output)) {
         fail(`${where}.output`, `Invalid '${where}.output': expected a string or an array of content parts.`);
       }
+      checkJsonLength(output, `${where}.output`, FIELD_LIMITS.toolOutput);
       return {
         id: id ?? newId('fco_'),
         type: 'function_call_output',
         status: 'completed',
-        call_id: requiredString(raw, 'call_id', where),
+        call_id: capped(requiredString(raw, 'call_id', where), `${where}.call_id`, FIELD_LIMITS.itemId),
         output,
       };
     }
@@ -157,18 +163,57 @@ export function normalizeInputItem(raw: unknown, where: string): InputItem {
       if (!Array.isArray(queries) || queries.some((query) => typeof query !== 'string')) {
         fail(`${where}.queries`, `Invalid '${where}.queries': expected an array of strings.`);
       }
+      const results = Array.isArray(raw.results) ? raw.results : null;
+      checkJsonLength(queries, `${where}.queries`, FIELD_LIMITS.searchCall);
+      checkJsonLength(results, `${where}.results`, FIELD_LIMITS.searchCall);
       return {
         id: requiredString(raw, 'id', where),
         type: 'file_search_call',
-        status: typeof raw.status === 'string' ? raw.status : 'completed',
+        status: optionalEnum(raw, 'status', where, ITEM_STATUSES) ?? 'completed',
         queries,
-        results: Array.isArray(raw.results) ? raw.results : null,
+        results,
       };
     }
     default:
-      // reasoning: kept as sent (its summary is shown back in listings; it does not reach the model).
-      return { ...raw, id: requiredString(raw, 'id', where), type: 'reasoning', summary: Array.isArray(raw.summary) ? raw.summary : [] };
+      return normalizeReasoning(raw, where);
   }
+}
+
+/** Statuses an item may carry as OpenAI documents them (`file_search_call`, `reasoning`). */
+const ITEM_STATUSES = ['in_progress', 'searching', 'completed', 'incomplete', 'failed'];
+
+function optionalEnum(item: Record<string, unknown>, key: string, where: string, values: readonly string[]): string | undefined {
+  const value = optionalString(item, key, where);
+  if (value !== undefined && !values.includes(value)) {
+    fail(`${where}.${key}`, `Invalid value for '${where}.${key}': expected one of ${values.map((name) => `'${name}'`).join(', ')}.`);
+  }
+  return value;
+}
+
+function capped(value: string, param: string, max: number): string {
+  checkLength(value, param, max);
+  return value;
+}
+
+/**
+ * A reasoning item in its stored form: only the fields OpenAI defines (`summary`, `content`,
+ * `encrypted_content`, `status`), each capped; it is shown back in listings and never reaches the model.
+ */
+function normalizeReasoning(raw: Record<string, unknown>, where: string): StoredItem {
+  const summary = Array.isArray(raw.summary) ? raw.summary : [];
+  const content = Array.isArray(raw.content) ? raw.content : undefined;
+  const encrypted = optionalString(raw, 'encrypted_content', where);
+  checkJsonLength(summary, `${where}.summary`, FIELD_LIMITS.reasoning);
+  checkJsonLength(content, `${where}.content`, FIELD_LIMITS.reasoning);
+  checkLength(encrypted, `${where}.encrypted_content`, FIELD_LIMITS.reasoning);
+  return {
+    id: requiredString(raw, 'id', where),
+    type: 'reasoning',
+    summary,
+    ...(content ? { content } : {}),
+    ...(encrypted !== undefined ? { encrypted_content: encrypted } : {}),
+    ...(raw.status !== undefined && raw.status !== null ? { status: optionalEnum(raw, 'status', where, ITEM_STATUSES) } : {}),
+  };
 }
 
 /** `input` as a string or an array of items, normalised (a string is one user message). */

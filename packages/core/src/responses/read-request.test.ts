@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../errors';
+import { FIELD_LIMITS } from '../internal/field-limits';
 import { readResponseRequest } from './read-request';
 
 function refusal(body: Record<string, unknown>): string | null {
@@ -81,5 +82,59 @@ describe('readResponseRequest', () => {
     [{ prompt: { id: 'pmpt_1' } }, 'prompt'],
   ])('refuses %j naming %s', (body, param) => {
     expect(refusal(body as Record<string, unknown>)).toBe(param);
+  });
+
+  describe('caps every input item type like message content', () => {
+    const over = (max: number) => 'x'.repeat(max + 1);
+    const texts = (max: number, type: string) => [{ type, text: over(max) }];
+    it.each([
+      ['input[0].arguments', { type: 'function_call', call_id: 'c', name: 'f', arguments: over(FIELD_LIMITS.arguments) }],
+      ['input[0].call_id', { type: 'function_call', call_id: over(FIELD_LIMITS.itemId), name: 'f' }],
+      ['input[0].name', { type: 'function_call', call_id: 'c', name: over(FIELD_LIMITS.itemId) }],
+      ['input[0].output', { type: 'function_call_output', call_id: 'c', output: over(FIELD_LIMITS.toolOutput) }],
+      ['input[0].output', { type: 'function_call_output', call_id: 'c', output: texts(FIELD_LIMITS.toolOutput, 'input_text') }],
+      ['input[0].summary', { type: 'reasoning', id: 'rs_1', summary: texts(FIELD_LIMITS.reasoning, 'summary_text') }],
+      ['input[0].content', { type: 'reasoning', id: 'rs_1', summary: [], content: texts(FIELD_LIMITS.reasoning, 'reasoning_text') }],
+      ['input[0].encrypted_content', { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: over(FIELD_LIMITS.reasoning) }],
+      ['input[0].queries', { type: 'file_search_call', id: 'fs_1', queries: [over(FIELD_LIMITS.searchCall)] }],
+      ['input[0].results', { type: 'file_search_call', id: 'fs_1', queries: [], results: texts(FIELD_LIMITS.searchCall, 'x') }],
+      ['input[0].status', { type: 'file_search_call', id: 'fs_1', queries: [], status: 'x'.repeat(1000) }],
+      ['input[0].id', { type: 'item_reference', id: over(FIELD_LIMITS.itemId) }],
+      ['input[0].id', { role: 'user', id: over(FIELD_LIMITS.itemId), content: 'hi' }],
+      [
+        'input[0].content[0].annotations',
+        {
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'a', annotations: [{ type: 'x', text: over(FIELD_LIMITS.annotations) }] }],
+        },
+      ],
+    ])('refuses an oversized %s', (param, item) => {
+      expect(refusal({ input: [item] })).toBe(param);
+    });
+
+    it('accepts each field at its cap and keeps only the fields OpenAI defines on a reasoning item', () => {
+      const request = readResponseRequest({
+        model: 'v/m',
+        input: [
+          { type: 'function_call', call_id: 'c', name: 'f', arguments: 'a'.repeat(FIELD_LIMITS.arguments) },
+          { type: 'function_call_output', call_id: 'c', output: 'o'.repeat(FIELD_LIMITS.toolOutput) },
+          {
+            type: 'reasoning',
+            id: 'rs_1',
+            summary: [{ type: 'summary_text', text: 'thought' }],
+            encrypted_content: 'e'.repeat(FIELD_LIMITS.reasoning),
+            status: 'completed',
+            padding: 'p'.repeat(10_000_000),
+          },
+        ],
+      });
+      expect(request.input[2]).toEqual({
+        id: 'rs_1',
+        type: 'reasoning',
+        summary: [{ type: 'summary_text', text: 'thought' }],
+        encrypted_content: 'e'.repeat(FIELD_LIMITS.reasoning),
+        status: 'completed',
+      });
+    });
   });
 });

@@ -7,6 +7,8 @@ import { type InputItem, normalizeInput } from './items';
 
 /** The hosted `file_search` tool of a request, executed by Fathom's own search. */
 export interface FileSearchSettings {
+  /** Where the tool is in the request, e.g. `tools[1]`. */
+  at: string;
   vectorStoreIds: string[];
   search: Omit<StoreSearchOptions, 'query'>;
 }
@@ -112,6 +114,7 @@ function fileSearchSettings(tool: Record<string, unknown>, where: string): FileS
     );
   }
   return {
+    at: where,
     vectorStoreIds: ids as string[],
     search: {
       maxNumResults: Math.min((max as number | undefined) ?? FILE_SEARCH_MAX_RESULTS, FILE_SEARCH_MAX_RESULTS),

@@ -1,18 +1,22 @@
-import { FathomError, InvalidRequestError, NotFoundError } from '../errors';
+import { InvalidRequestError, NotFoundError, ServiceUnavailableError } from '../errors';
 import { newId, nowSeconds } from '../internal/ids';
-import { LeasedWorker, TaskStopped, type TaskContext } from '../internal/leased-worker';
 import type { Logger } from '../internal/logger';
 import type { ListPage, ListQuery } from '../internal/pagination';
 import type { ChatAdapterContract } from '../models/types';
 import type { SqlClient } from '../storage';
 import type { StoreSearcher } from '../vector';
-import { buildContext, checkContinuation, type ContextSources, resolveInput } from './context';
+import { BackgroundResponses } from './background-responses';
+import { buildContext, checkContext, type ContextSources, resolveStored } from './context';
 import { type ConversationsRepository, SqlConversationsRepository } from './conversations-repository';
 import { EventLog, TERMINAL_EVENTS } from './event-log';
+import { type ForegroundLease, ForegroundLeases, STOPPED_ERROR } from './foreground-leases';
+import { checkOwnership } from './ownership';
+import { responseError } from './response-error';
 import type { StoredItem } from './items';
 import { type ResponseRequest, readResponseRequest } from './read-request';
 import { type ResponsesRepository, type ResponseStatus, SqlResponsesRepository, type StoredResponse } from './responses-repository';
-import { outputText, type ResponseObject, type ResponsesEvent, runResponse, viewItem } from './run-response';
+import { type ResponseObject, type ResponsesEvent, runResponse, viewItem, viewResponse } from './run-response';
+import { type OutcomeStore, storeOutcome } from './store-outcome';
 import type { FileContents } from './to-messages';
 
 export interface ResponsesOptions {
@@ -22,7 +26,7 @@ export interface ResponsesOptions {
   /** Reads `input_file` and `input_image` file parts; without it they answer 400. */
   files?: FileContents;
   log: Logger;
-  /** Lease of a background response; default 30 s (`FATHOM_LEASE_SECONDS`). */
+  /** Lease of a background response, and of a stored foreground one; default 30 s (`FATHOM_LEASE_SECONDS`). */
   leaseMs?: number;
   /** Background responses run at once by this process; default 8. */
   concurrency?: number;
@@ -54,7 +58,9 @@ export class Responses {
   readonly #sources: ContextSources;
   readonly #contextTokens: number;
   readonly #events: EventLog;
-  readonly #worker: LeasedWorker<StoredResponse>;
+  readonly #store: OutcomeStore;
+  readonly #background: BackgroundResponses;
+  readonly #foregroundLeases: ForegroundLeases;
 
   constructor(options: ResponsesOptions) {
     this.#chat = options.chat;
@@ -69,28 +75,37 @@ export class Responses {
     };
     this.#contextTokens = options.contextTokens ?? 128_000;
     this.#events = new EventLog(this.#repository);
-    this.#worker = new LeasedWorker<StoredResponse>({
-      name: 'background responses',
-      queue: this.#repository.queue(),
-      run: (task, context) => this.#runBackground(task, context),
-      exhausted: (task) =>
-        this.#fail(task, {
-          code: 'server_error',
-          message: 'The servers running this response stopped several times; it was not run again.',
-        }),
+    this.#store = { db: options.db, responses: this.#repository, conversations: this.#sources.conversations };
+    this.#background = new BackgroundResponses({
+      store: this.#store,
+      sources: this.#sources,
+      events: this.#events,
+      chat: this.#chat,
+      searcher: this.#searcher,
+      contextTokens: this.#contextTokens,
+      log: options.log,
       concurrency: options.concurrency ?? 8,
       leaseMs: options.leaseMs,
+    });
+    this.#foregroundLeases = new ForegroundLeases({
+      repository: this.#repository,
       log: options.log,
+      leaseMs: options.leaseMs,
+      onEnded: (id) => this.#events.notify(id),
     });
   }
 
-  /** Starts running background responses (queued ones, and those a stopped process left). */
+  /**
+   * Starts running background responses (queued ones, and those a stopped process left) and ending the
+   * stored foreground responses of stopped processes `failed`.
+   */
   start(): void {
-    this.#worker.start();
+    this.#background.start();
+    this.#foregroundLeases.start();
   }
 
-  close(): Promise<void> {
-    return this.#worker.close();
+  async close(): Promise<void> {
+    await Promise.all([this.#background.close(), this.#foregroundLeases.close()]);
   }
 
   /**
@@ -99,43 +114,62 @@ export class Responses {
    */
   async create(accountId: string, body: Record<string, unknown>, options: { signal?: AbortSignal } = {}): Promise<CreateResult> {
     const request = readResponseRequest(body);
+    await checkOwnership({ files: this.#sources.files, searcher: this.#searcher }, accountId, request);
     const response = this.#newResponse(request);
     if (request.background) {
-      await checkContinuation(this.#sources, accountId, request);
-      const input = await resolveInput(this.#sources, accountId, request.input);
+      await checkContext(this.#sources, accountId, request);
       response.status = 'queued';
       await this.#db.transaction(async (tx) => {
         const repository = this.#repository.in(tx);
-        await repository.insert(this.#row(accountId, request, response, 'queued', { ...request, input }));
-        await repository.addItems(response.id, accountId, 'input', input);
+        await repository.insert(this.#row(accountId, request, response, 'queued', request));
+        await repository.addItems(response.id, accountId, 'input', request.input);
       });
-      this.#worker.wake();
+      this.#background.wake();
       if (!request.stream) return { response };
-      return { events: this.#follow(accountId, response.id, -1, options.signal) };
+      return { events: this.#events.follow(accountId, response.id, -1, options.signal) };
     }
     const context = await buildContext(this.#sources, accountId, request, this.#contextTokens);
+    // Aborted when this process stops or loses the response's lease (stored responses), or the client goes.
+    const stop = new AbortController();
     const events = runResponse({ chat: this.#chat, searcher: this.#searcher }, request, context.messages, response, {
       accountId,
-      signal: options.signal,
+      signal: options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal,
     })[Symbol.asyncIterator]();
     let first: IteratorResult<ResponsesEvent>;
     try {
       first = await events.next();
     } catch (error) {
-      if (request.store && !options.signal?.aborted) await this.#storeFailed(accountId, request, response, context.input, error);
+      if (request.store && !options.signal?.aborted) await this.#storeFailed(accountId, request, response, error);
       throw error;
     }
+    let lease: ForegroundLease | undefined;
     if (request.store) {
+      const row = {
+        ...this.#row(accountId, request, response, 'in_progress', null),
+        attempts: 1,
+        lease: this.#foregroundLeases.newLease(),
+      };
       await this.#db.transaction(async (tx) => {
         const repository = this.#repository.in(tx);
-        await repository.insert(this.#row(accountId, request, response, 'in_progress', null));
-        await repository.addItems(response.id, accountId, 'input', context.input);
+        await repository.insert(row);
+        await repository.addItems(response.id, accountId, 'input', request.input);
       });
+      lease = this.#foregroundLeases.hold(row, stop);
     }
-    const run = this.#foreground(accountId, request, response, context.input, first, events, options.signal, !request.stream);
+    const run = this.#foreground({
+      accountId,
+      request,
+      response,
+      first,
+      events,
+      stop,
+      lease,
+      signal: options.signal,
+      rethrow: !request.stream,
+    });
     if (request.stream) return { events: run };
     for await (const _ of run);
-    return { response: this.#view(response, request.include) };
+    return { response: viewResponse(response, request.include) };
   }
 
   /** `GET /v1/responses/{id}`: the stored response, its output shown as `include` asks. */
@@ -146,7 +180,7 @@ export class Responses {
       const output = await this.#repository.items(id, 'output');
       if (output.length || stored.status === 'completed') body.output = output;
     }
-    return this.#view(body, include);
+    return viewResponse(body, include);
   }
 
   /** `GET /v1/responses/{id}?stream=true`: a background response's events after `startingAfter`, then live ones. */
@@ -158,13 +192,13 @@ export class Responses {
         'stream',
       );
     }
-    return this.#follow(accountId, id, startingAfter, signal);
+    return this.#events.follow(accountId, id, startingAfter, signal);
   }
 
   async delete(accountId: string, id: string): Promise<{ id: string; object: 'response'; deleted: true }> {
     const stored = await this.#repository.get(accountId, id);
     if (!stored) throw new NotFoundError('response', id);
-    this.#worker.cancel(id);
+    this.#background.cancel(id);
     await this.#repository.delete(accountId, id);
     this.#events.notify(id);
     return { id, object: 'response', deleted: true };
@@ -182,21 +216,22 @@ export class Responses {
     }
     const body = { ...stored.body, status: 'cancelled' };
     if (!(await this.#repository.cancel(accountId, id, body))) return this.retrieve(accountId, id);
-    this.#worker.cancel(id);
+    this.#background.cancel(id);
     this.#events.notify(id);
     return body;
   }
 
   /** `GET /v1/responses/{id}/input_items`. */
   async inputItems(accountId: string, id: string, query: ListQuery, include: readonly string[] = []): Promise<ListPage<StoredItem>> {
-    await this.#get(accountId, id);
+    if (!(await this.#repository.exists(accountId, id))) throw new NotFoundError('response', id);
     const page = await this.#repository.inputItemsPage(id, query);
-    return { ...page, data: page.data.map((item) => viewItem(item, include)) };
+    const items = await resolveStored(this.#repository, accountId, page.data, true);
+    return { ...page, data: items.map((item) => viewItem(item, include)) };
   }
 
   /** Resolves once this process runs no background response (tests). */
   idle(): Promise<void> {
-    return this.#worker.idle();
+    return this.#background.idle();
   }
 
   #newResponse(request: ResponseRequest): ResponseObject {
@@ -234,164 +269,75 @@ export class Responses {
     };
   }
 
-  #view(response: ResponseObject, include: readonly string[]): ResponseObject {
-    const output = response.output.map((item) => viewItem(item, include));
-    return { ...response, output, output_text: outputText(output) };
-  }
-
   async #get(accountId: string, id: string): Promise<StoredResponse> {
     const stored = await this.#repository.get(accountId, id);
     if (!stored) throw new NotFoundError('response', id);
     return stored;
   }
 
-  /** Runs a foreground response after its first event, storing the outcome; a failure mid-way becomes `response.failed`. */
-  async *#foreground(
-    accountId: string,
-    request: ResponseRequest,
-    response: ResponseObject,
-    input: StoredItem[],
-    first: IteratorResult<ResponsesEvent>,
-    events: AsyncIterator<ResponsesEvent>,
-    signal: AbortSignal | undefined,
-    rethrow: boolean,
-  ): AsyncGenerator<ResponsesEvent> {
+  /**
+   * Runs a foreground response after its first event, storing the outcome; a failure mid-way becomes
+   * `response.failed`. When this process stops (or loses the lease), the lease's holder stores `failed`.
+   */
+  async *#foreground(run: {
+    accountId: string;
+    request: ResponseRequest;
+    response: ResponseObject;
+    first: IteratorResult<ResponsesEvent>;
+    events: AsyncIterator<ResponsesEvent>;
+    stop: AbortController;
+    lease?: ForegroundLease;
+    signal?: AbortSignal;
+    rethrow: boolean;
+  }): AsyncGenerator<ResponsesEvent> {
+    const { accountId, request, response, events, stop, lease, signal } = run;
     let sequence = 0;
+    let ended = false;
     try {
-      for (let next = first; !next.done; next = await events.next()) {
+      for (let next = run.first; !next.done; next = await events.next()) {
         sequence = next.value.sequence_number + 1;
-        if (TERMINAL_EVENTS.has(next.value.type) && request.store) await this.#finish(accountId, request, response, input);
+        if (TERMINAL_EVENTS.has(next.value.type) && lease) await storeOutcome(this.#store, accountId, request, response, lease.owner);
         yield next.value;
       }
+      ended = true;
     } catch (error) {
-      if (signal?.aborted) {
-        response.status = 'cancelled';
-        if (request.store) await this.#repository.update(response.id, 'cancelled', response);
+      ended = true;
+      response.status = 'failed';
+      if (stop.signal.aborted) {
+        response.error = { ...STOPPED_ERROR };
+        // The lease's holder writes this too; whichever comes second changes nothing.
+        if (lease) await this.#repository.update(response.id, 'failed', viewResponse(response, request.include), lease.owner);
+        if (run.rethrow) throw new ServiceUnavailableError(STOPPED_ERROR.message);
+        yield { type: 'response.failed', sequence_number: sequence, response: viewResponse(response, request.include) };
         return;
       }
-      response.status = 'failed';
-      response.error = errorOf(error);
-      this.#log.warn(`responses: ${response.id} failed: ${(error as Error).message}`);
-      if (request.store) await this.#repository.update(response.id, 'failed', this.#view(response, request.include));
-      if (rethrow) throw error;
-      yield { type: 'response.failed', sequence_number: sequence, response: this.#view(response, request.include) };
+      if (signal?.aborted) {
+        response.status = 'cancelled';
+        if (lease) await this.#repository.update(response.id, 'cancelled', response, lease.owner);
+        return;
+      }
+      response.error = responseError(error, this.#log, response.id);
+      if (lease) await this.#repository.update(response.id, 'failed', viewResponse(response, request.include), lease.owner);
+      if (run.rethrow) throw error;
+      yield { type: 'response.failed', sequence_number: sequence, response: viewResponse(response, request.include) };
+    } finally {
+      if (!ended) {
+        // The reader stopped before the end (its client went away between two events): stop the model call.
+        stop.abort();
+        response.status = 'cancelled';
+        if (lease) await this.#repository.update(response.id, 'cancelled', response, lease.owner);
+      }
+      lease?.done();
     }
   }
 
-  /** Stores a finished response: its object, output items, and (in a conversation) the new turn. */
-  async #finish(
-    accountId: string,
-    request: ResponseRequest,
-    response: ResponseObject,
-    input: StoredItem[],
-    owner?: string,
-  ): Promise<boolean> {
-    return this.#db.transaction(async (tx) => {
-      const repository = this.#repository.in(tx);
-      if (!(await repository.update(response.id, response.status as ResponseStatus, this.#view(response, request.include), owner)))
-        return false;
-      await repository.addItems(response.id, accountId, 'output', response.output);
-      if (request.conversationId) {
-        await this.#sources.conversations.in(tx).addItems(request.conversationId, accountId, [...input, ...response.output]);
-      }
-      return true;
-    });
-  }
-
-  async #storeFailed(
-    accountId: string,
-    request: ResponseRequest,
-    response: ResponseObject,
-    input: StoredItem[],
-    error: unknown,
-  ): Promise<void> {
+  async #storeFailed(accountId: string, request: ResponseRequest, response: ResponseObject, error: unknown): Promise<void> {
     response.status = 'failed';
-    response.error = errorOf(error);
+    response.error = responseError(error, this.#log, response.id);
     await this.#db.transaction(async (tx) => {
       const repository = this.#repository.in(tx);
       await repository.insert(this.#row(accountId, request, response, 'failed', null));
-      await repository.addItems(response.id, accountId, 'input', input);
+      await repository.addItems(response.id, accountId, 'input', request.input);
     });
   }
-
-  /** A background response's run on the leased queue: events stored as they come, the outcome written only while the lease holds. */
-  async #runBackground(task: StoredResponse, context: TaskContext): Promise<void> {
-    const request = task.request as ResponseRequest;
-    const response: ResponseObject = { ...task.body, status: 'in_progress', output: [], error: null };
-    if (task.attempts > 1) await this.#repository.clearRun(task.id);
-    const log = this.#events.writer(task.id, task.attempts);
-    let sequence = 0;
-    try {
-      const built = await buildContext(this.#sources, task.accountId, request, this.#contextTokens);
-      await this.#repository.update(task.id, 'in_progress', response, context.owner);
-      for await (const event of runResponse({ chat: this.#chat, searcher: this.#searcher }, request, built.messages, response, {
-        accountId: task.accountId,
-        signal: context.signal,
-      })) {
-        sequence = event.sequence_number + 1;
-        if (TERMINAL_EVENTS.has(event.type)) {
-          if (!(await this.#finish(task.accountId, request, response, built.input, context.owner))) return;
-        }
-        await log.push(event);
-      }
-      await log.flush();
-    } catch (error) {
-      await log.flush().catch(() => {});
-      if (context.signal.reason instanceof TaskStopped) throw context.signal.reason;
-      response.status = 'failed';
-      response.error = errorOf(error);
-      const view = this.#view(response, request.include);
-      if (await this.#repository.update(task.id, 'failed', view, context.owner)) {
-        await this.#repository.appendEvents(task.id, task.attempts, [
-          { type: 'response.failed', sequence_number: sequence, response: view },
-        ]);
-        this.#events.notify(task.id);
-      }
-    }
-  }
-
-  async #fail(task: StoredResponse, error: { code: string; message: string }): Promise<void> {
-    const body = { ...task.body, status: 'failed', error };
-    await this.#repository.update(task.id, 'failed', body);
-    this.#events.notify(task.id);
-  }
-
-  /** Follows a background response's stored events after `after` until it ends (from any process). */
-  async *#follow(accountId: string, id: string, after: number, signal?: AbortSignal): AsyncGenerator<ResponsesEvent> {
-    let last = after;
-    let attempt: number | undefined;
-    for (;;) {
-      if (signal?.aborted) return;
-      for (const { attempt: run, event } of await this.#repository.eventsAfter(id, last)) {
-        if (attempt !== undefined && run !== attempt) {
-          // The process running it stopped and another took over: this stream's events no longer add up.
-          yield {
-            type: 'error',
-            sequence_number: last + 1,
-            code: 'server_error',
-            message: 'The response was restarted on another server; retrieve it to see its result.',
-            param: null,
-          };
-          return;
-        }
-        attempt = run;
-        last = event.sequence_number as number;
-        yield event as ResponsesEvent;
-        if (TERMINAL_EVENTS.has(event.type as string)) return;
-      }
-      const stored = await this.#repository.get(accountId, id);
-      if (!stored || FINISHED.includes(stored.status)) {
-        const rest = await this.#repository.eventsAfter(id, last);
-        for (const { event } of rest) yield event as ResponsesEvent;
-        return;
-      }
-      await this.#events.wait(id, 200, signal);
-    }
-  }
-}
-
-function errorOf(error: unknown): { code: string; message: string } {
-  if (error instanceof FathomError)
-    return { code: error.code === 'rate_limit_exceeded' ? error.code : 'server_error', message: error.message };
-  return { code: 'server_error', message: error instanceof Error ? error.message : String(error) };
 }

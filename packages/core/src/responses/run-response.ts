@@ -280,6 +280,12 @@ function addUsage(total: { input_tokens: number; output_tokens: number }, usage:
   total.output_tokens += usage?.completion_tokens ?? 0;
 }
 
+/** A response object as the client sees it: output items as `include` asks, `output_text` filled. */
+export function viewResponse(response: ResponseObject, include: readonly string[]): ResponseObject {
+  const output = response.output.map((item) => viewItem(item, include));
+  return { ...response, output, output_text: outputText(output) };
+}
+
 /** The text of the assistant messages of an output, as the SDK's `output_text` convenience field. */
 export function outputText(output: readonly StoredItem[]): string {
   return output

@@ -114,4 +114,18 @@ CREATE TABLE conversation_items (
 CREATE INDEX conversation_items_order ON conversation_items(conversation_id, seq);
 CREATE INDEX conversation_items_item ON conversation_items(item_id, account_id);`;
 
-export const responsesSchema: Schema = { component: 'responses', sqlite: [sqlite], postgres: [postgres] };
+/**
+ * Version 2. An `item_reference` is stored as the reference (`reference = 1`, `item_id` = the id it names, `item` =
+ * `{"type":"item_reference","id":…}`), never as a copy of the item it names: reading the input items, the
+ * chain or the conversation resolves it, so a small request cannot multiply a large stored item on disk.
+ * Stored foreground responses are leased by the process running them (`foregroundQueue`); rows left
+ * `in_progress` by a process that ran before this version get an expired lease, so they end `failed`.
+ * `response_events.attempt` numbers the runs of a response; the runs' sequence numbers never overlap.
+ */
+const references = `
+ALTER TABLE response_items ADD COLUMN reference INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE conversation_items ADD COLUMN reference INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX responses_foreground ON responses(status, created_at) WHERE background = 0;
+UPDATE responses SET lease_until = 0 WHERE background = 0 AND status = 'in_progress' AND lease_until IS NULL;`;
+
+export const responsesSchema: Schema = { component: 'responses', sqlite: [sqlite, references], postgres: [postgres, references] };

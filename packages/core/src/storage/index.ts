@@ -4,6 +4,6 @@ export { SqliteDatabase, migrateSqlite, type SqliteDatabaseOptions } from './sql
 export { PostgresDatabase, type PostgresDatabaseOptions } from './postgres-database';
 export { openDatabase, type OpenDatabaseOptions } from './open-database';
 export { paginate, toPage, type PaginateOptions } from './paginate';
-export { placeholders, isUniqueViolation, isStorageFull } from './sql-helpers';
+export { placeholders, isUniqueViolation, isStorageFull, byteLengthSql, slices } from './sql-helpers';
 export { SqlLeaseQueue, type LeaseTableOptions } from './lease-table';
 export { copyTables, type TableCopy } from './copy-tables';

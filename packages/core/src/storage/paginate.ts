@@ -4,6 +4,11 @@ import type { SqlClient } from './sql-client';
 export interface PaginateOptions<Row, T> {
   /** Table (or view) name. */
   table: string;
+  /**
+   * The columns `map` reads, e.g. `id, status, data`. Required: a list reads only what it returns, never a
+   * row's large columns it does not show (a run's state, a job's input, a version's workflow).
+   */
+  columns: string;
   /** SQL condition restricting the rows, e.g. `account_id = ? AND purpose = ?`. */
   where: string;
   params: readonly unknown[];
@@ -35,7 +40,7 @@ export async function paginate<Row, T>(client: SqlClient, options: PaginateOptio
   };
   if (options.query.after) cursor(options.query.after, order === 'desc' ? '<' : '>');
   if (options.query.before) cursor(options.query.before, order === 'desc' ? '>' : '<');
-  const sql = `SELECT * FROM ${options.table} WHERE ${conditions.join(' AND ')} ORDER BY ${orderColumn} ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`;
+  const sql = `SELECT ${options.columns} FROM ${options.table} WHERE ${conditions.join(' AND ')} ORDER BY ${orderColumn} ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`;
   const rows = await client.all<Row>(sql, [...params, limit + 1]);
   return toPage(rows, limit, options.map);
 }

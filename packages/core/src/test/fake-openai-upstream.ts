@@ -140,6 +140,26 @@ export async function createScriptedUpstream(
   };
 }
 
+/**
+ * The log probability the fake gives the `index`-th piece of a turn's content (`-0.1`, `-0.2`, …), with
+ * `top` alternatives (the piece itself first): what a request with `logprobs: true` gets back.
+ */
+export function fakeTokenLogprob(token: string, index: number, top: number) {
+  const logprob = -(index + 1) / 10;
+  const entry = (text: string, value: number) => ({ token: text, logprob: value, bytes: [...Buffer.from(text)] });
+  return {
+    ...entry(token, logprob),
+    top_logprobs: Array.from({ length: top }, (_, rank) => entry(rank === 0 ? token : `${token.trim()}#${rank}`, logprob - rank)),
+  };
+}
+
+/** `choices[].logprobs` for these pieces when the request asked for `logprobs`, else null. */
+function logprobsFor(request: { logprobs?: unknown; top_logprobs?: unknown } | undefined, pieces: string[], first = 0) {
+  if (request?.logprobs !== true) return null;
+  const top = typeof request.top_logprobs === 'number' ? request.top_logprobs : 0;
+  return { content: pieces.map((piece, index) => fakeTokenLogprob(piece, first + index, top)), refusal: null };
+}
+
 function fakeEmbedding(text: string, dimensions: number): number[] {
   const vector = new Array<number>(dimensions).fill(0);
   for (let i = 0; i < text.length; i++) vector[(text.charCodeAt(i) * 31 + i) % dimensions]! += 1;
@@ -164,6 +184,7 @@ const openAIWriter: TurnWriter = {
         {
           index: 0,
           message: { role: 'assistant', content: turn.content ?? null, ...(toolCalls?.length ? { tool_calls: toolCalls } : {}) },
+          logprobs: logprobsFor(request, pieces(turn.content ?? '')),
           finish_reason: turn.finishReason ?? (toolCalls?.length ? 'tool_calls' : 'stop'),
         },
       ],
@@ -175,10 +196,11 @@ const openAIWriter: TurnWriter = {
     const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: request.model };
     const send = (choices: unknown[], more: object = {}) => response.write(`data: ${JSON.stringify({ ...base, choices, ...more })}\n\n`);
     send([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
-    for (const piece of pieces(turn.content ?? '')) {
+    for (const [index, piece] of pieces(turn.content ?? '').entries()) {
       await pause();
       if (response.destroyed) return;
-      send([{ index: 0, delta: { content: piece }, finish_reason: null }]);
+      const logprobs = logprobsFor(request, [piece], index);
+      send([{ index: 0, delta: { content: piece }, ...(logprobs ? { logprobs } : {}), finish_reason: null }]);
     }
     for (const [index, call] of (turn.toolCalls ?? []).entries()) {
       const args = argumentsText(call.arguments);

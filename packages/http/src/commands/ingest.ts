@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { Fathom } from '@fathom/core';
+import { Fathom, FileBatchCreateParams, MAX_BATCH_FILES } from '@fathom/core';
 import { SingleBar } from 'cli-progress';
+import { checkValue } from '../validators';
 
 const USAGE = `Usage: fathom ingest <paths...> --store <name> [--account <account id>] [--max-tokens N --overlap N]
 
@@ -56,34 +57,43 @@ export async function run(args: string[]): Promise<void> {
   const paths: string[] = [];
   for (const path of positional) collect(path, paths);
   if (paths.length === 0) throw new Error('No files found under the given paths.');
-  const chunking =
-    options['max-tokens'] !== undefined
-      ? {
-          type: 'static',
-          static: { max_chunk_size_tokens: Number(options['max-tokens']), chunk_overlap_tokens: Number(options.overlap ?? 0) },
-        }
-      : undefined;
+  // Checked like the API's body (sizes in range, numbers): a wrong option fails before anything is uploaded.
+  const { chunking_strategy: chunking } = checkValue(
+    FileBatchCreateParams,
+    options['max-tokens'] === undefined
+      ? {}
+      : {
+          chunking_strategy: {
+            type: 'static',
+            static: { max_chunk_size_tokens: options['max-tokens'], chunk_overlap_tokens: options.overlap ?? '0' },
+          },
+        },
+    { coerce: true },
+  );
 
   const fathom = await Fathom.open({ start: false });
   try {
-    const { documents } = fathom;
+    const { files, vectorStores } = fathom;
     const accountId = await embeddedAccount(fathom, options.account);
-    const existing = await documents.findStores(accountId, options.store);
+    const existing = await vectorStores.find(accountId, options.store);
     if (existing.length > 1)
       throw new Error(`Several vector stores are named '${options.store}': ${existing.map((s) => s.id).join(', ')}. Pass an id.`);
-    const store = existing[0] ?? (await documents.createStore(accountId, { name: options.store }));
+    const store = existing[0] ?? (await vectorStores.create(accountId, { name: options.store }));
     console.log(
       `${existing[0] ? 'Adding to' : 'Created'} vector store ${store.id} (${options.store}); ${paths.length} files; embedder ${fathom.embedder.id}`,
     );
     const names = new Map<string, string>();
     const fileIds: string[] = [];
     for (const path of paths) {
-      const file = await documents.createFile(accountId, { filename: basename(path), purpose: 'assistants', data: readFileSync(path) });
+      const file = await files.create(accountId, { filename: basename(path), purpose: 'assistants', file: readFileSync(path) });
       names.set(file.id, path);
       fileIds.push(file.id);
     }
-    for (let i = 0; i < fileIds.length; i += 2000) {
-      await documents.createBatch(accountId, store.id, { file_ids: fileIds.slice(i, i + 2000), chunking_strategy: chunking });
+    for (let i = 0; i < fileIds.length; i += MAX_BATCH_FILES) {
+      await vectorStores.fileBatches.create(accountId, store.id, {
+        file_ids: fileIds.slice(i, i + MAX_BATCH_FILES),
+        chunking_strategy: chunking,
+      });
     }
     const started = Date.now();
     const bar = new SingleBar({
@@ -93,11 +103,11 @@ export async function run(args: string[]): Promise<void> {
       notTTYSchedule: 2000,
     });
     bar.start(fileIds.length, 0, { chunks: 0, rate: '0', failed: 0 });
-    documents.start();
-    let progress = await documents.progress(store.id, fileIds);
+    fathom.startIngestion();
+    let progress = await vectorStores.files.progress(accountId, store.id, fileIds);
     while (progress.done < progress.total) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      progress = await documents.progress(store.id, fileIds);
+      progress = await vectorStores.files.progress(accountId, store.id, fileIds);
       const seconds = (Date.now() - started) / 1000;
       bar.update(progress.done, {
         chunks: progress.chunks,
@@ -113,7 +123,7 @@ export async function run(args: string[]): Promise<void> {
     if (progress.failed > 0) {
       console.log(`\n${progress.failed} file(s) failed:`);
       for (const fileId of fileIds) {
-        const file = await documents.getStoreFile(accountId, store.id, fileId);
+        const file = await vectorStores.files.retrieve(accountId, store.id, fileId);
         if (file.status !== 'completed')
           console.log(`  ${names.get(fileId)}: ${file.last_error?.code ?? file.status}: ${file.last_error?.message ?? ''}`);
       }

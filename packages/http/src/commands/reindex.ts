@@ -5,7 +5,7 @@ const USAGE = `Usage: fathom reindex <store id or name>   re-embed one vector st
 
 /** Store ids of any account matching an id or a name; an id only the index knows still counts. */
 async function resolveStores(fathom: Fathom, wanted: string): Promise<string[]> {
-  const ids = await fathom.documents.storeIdsNamed(wanted);
+  const ids = await fathom.vectorStores.idsNamed(wanted);
   if (ids.length) return ids;
   return (await fathom.vectorIndex.storeInfo(wanted)) ? [wanted] : [];
 }

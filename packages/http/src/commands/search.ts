@@ -1,4 +1,5 @@
-import { Fathom, parseSearchRequest } from '@fathom/core';
+import { Fathom, VectorStoreSearchParams } from '@fathom/core';
+import { checkValue } from '../validators';
 import { embeddedAccount, parseArgs } from './ingest';
 
 const USAGE = `Usage: fathom search <store id or name> "<query>" [--limit N] [--account <account id>]
@@ -14,15 +15,15 @@ export async function run(args: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const request = parseSearchRequest({ query: words.join(' '), max_num_results: options.limit ? Number(options.limit) : 5 });
+  const request = checkValue(VectorStoreSearchParams, { query: words.join(' '), max_num_results: options.limit ?? '5' }, { coerce: true });
   const fathom = await Fathom.open({ start: false });
   try {
     const accountId = await embeddedAccount(fathom, options.account);
-    const stores = await fathom.documents.findStores(accountId, storeName);
+    const stores = await fathom.vectorStores.find(accountId, storeName);
     if (stores.length === 0) throw new Error(`No vector store with id or name '${storeName}'.`);
     if (stores.length > 1)
       throw new Error(`Several vector stores are named '${storeName}': ${stores.map((s) => s.id).join(', ')}. Pass an id.`);
-    const hits = await fathom.documents.search(accountId, [stores[0]!.id], request);
+    const { data: hits } = await fathom.vectorStores.search(accountId, stores[0]!.id, request);
     if (hits.length === 0) console.log('No passages found.');
     hits.forEach((hit, i) => {
       const text = hit.content

@@ -1,4 +1,14 @@
-import { NotFoundError, parseListQuery } from '@fathom/core';
+import {
+  AccountCreated,
+  AccountCreateParams,
+  AccountCredited,
+  AccountCreditParams,
+  AccountListParams,
+  AccountsPage,
+  ApiKeyCreated,
+  ApiKeyDeleted,
+  Type,
+} from '@fathom/core';
 import { defineRoute, type Route } from '../route';
 
 /** The admin API (docs/operations.md); every route answers 401 unless FATHOM_ADMIN_KEY is set and presented. */
@@ -8,54 +18,47 @@ export const adminRoutes: Route[] = [
     method: 'GET',
     path: '/v1/admin/accounts',
     auth: 'admin',
-    handler: async ({ fathom, query }) => await fathom.accounts.list(parseListQuery(query)),
+    summary: "List every account with its balance and its keys' hints.",
+    operationId: 'listAccounts',
+    schema: { querystring: AccountListParams, response: AccountsPage },
+    handler: ({ fathom, query }) => fathom.accounts.list(query),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/admin/accounts',
     auth: 'admin',
-    schema: {
-      body: {
-        type: 'object',
-        required: ['name'],
-        additionalProperties: false,
-        properties: { name: { type: 'string', minLength: 1 }, balance: { type: 'number', minimum: 0 } },
-      },
-    },
-    handler: async ({ fathom, body }) => {
-      const created = await fathom.accounts.create({ name: body.name, balance: body.balance ?? 0 });
-      return { id: created.account.id, name: created.account.name, balance: created.account.balance, api_key: created.apiKey };
-    },
+    summary: 'Create an account with an initial balance and its first API key (shown once).',
+    operationId: 'createAccount',
+    schema: { body: AccountCreateParams, response: AccountCreated },
+    handler: ({ fathom, body }) => fathom.accounts.create(body),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/admin/accounts/:id/keys',
     auth: 'admin',
-    handler: ({ fathom, params }) => fathom.accounts.createKey(params.id),
+    summary: 'Issue a new API key for an account (shown once).',
+    operationId: 'createApiKey',
+    schema: { body: Type.Object({}), response: ApiKeyCreated },
+    handler: ({ fathom, params }) => fathom.accounts.keys.create(params.id),
   }),
   defineRoute({
     method: 'DELETE',
     path: '/v1/admin/keys/:keyId',
     auth: 'admin',
-    handler: async ({ fathom, params }) => {
-      if (!(await fathom.accounts.deleteKey(params.keyId))) throw new NotFoundError('key', params.keyId);
-      return { id: params.keyId, object: 'api_key', deleted: true };
-    },
+    summary: 'Revoke an API key, on every server process at once.',
+    operationId: 'deleteApiKey',
+    schema: { response: ApiKeyDeleted },
+    handler: ({ fathom, params }) => fathom.accounts.keys.delete(params.keyId),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/admin/accounts/:id/credit',
     auth: 'admin',
-    schema: {
-      body: {
-        type: 'object',
-        required: ['amount'],
-        additionalProperties: false,
-        properties: { amount: { type: 'number' } },
-      },
-    },
+    summary: "Add money to an account's balance.",
+    operationId: 'creditAccount',
+    schema: { body: AccountCreditParams, response: AccountCredited },
     handler: async ({ fathom, params, body }) => {
-      const account = await fathom.accounts.credit(params.id, body.amount, 'admin credit');
+      const account = await fathom.accounts.credit(params.id, body, 'admin credit');
       return { id: account.id, balance: account.balance };
     },
   }),

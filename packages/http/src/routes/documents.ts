@@ -1,9 +1,24 @@
-// Files, vector stores, store files and file batches over fathom.documents (parse, call core, serialize).
+// Files, vector stores, store files and file batches over fathom.files and fathom.vectorStores (parse, call core, serialize).
 import {
-  parseListQuery,
+  FileBatchCreateParams,
+  FileBatchListFilesParams,
+  FileCreateForm,
+  FileDeleted,
+  FileListParams,
+  FileObject,
+  FilePage,
+  Type,
   VectorStore,
   VectorStoreCreateParams,
   VectorStoreDeleted,
+  VectorStoreFile,
+  VectorStoreFileBatch,
+  VectorStoreFileContentPage,
+  VectorStoreFileCreateParams,
+  VectorStoreFileDeleted,
+  VectorStoreFileListParams,
+  VectorStoreFilePage,
+  VectorStoreFileUpdateParams,
   VectorStoreListParams,
   VectorStorePage,
   VectorStoreUpdateParams,
@@ -17,44 +32,48 @@ import { readUploadForm } from '../upload-form';
 const POLL_AFTER_MS = '200';
 const pollable = (reply: FastifyReply) => reply.header('openai-poll-after-ms', POLL_AFTER_MS);
 
-const OBJECT_BODY = { body: { type: 'object' } } as const;
-const LIST_QUERY = <const Extra extends Record<string, unknown>>(extra: Extra) =>
-  ({
-    querystring: {
-      type: 'object',
-      properties: { limit: { type: 'string' }, order: { type: 'string' }, after: { type: 'string' }, before: { type: 'string' }, ...extra },
-    },
-  }) as const;
+/** The body of a POST that takes none (cancel). */
+const NO_BODY = Type.Object({});
 
 export const documentsRoutes: Route[] = [
   // ---- files ----
   defineRoute({
     method: 'POST',
     path: '/v1/files',
+    summary: 'Upload a file.',
+    operationId: 'createFile',
     multipart: true,
+    schema: { form: FileCreateForm, response: FileObject },
     handler: async ({ fathom, account, request }) => {
-      const { staged, filename, purpose, expiresAfter } = await readUploadForm(fathom, request);
+      const { staged, filename, fields } = await readUploadForm(fathom, request);
       // The staged bytes are committed or discarded by core either way.
-      return fathom.documents.commitUpload(account.id, staged, { filename, purpose, expires_after: expiresAfter });
+      return fathom.files.commit(account.id, staged, { ...fields, filename });
     },
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/files',
-    schema: LIST_QUERY({ purpose: { type: 'string' } }),
-    handler: ({ fathom, account, query }) =>
-      fathom.documents.listFiles(account.id, { ...parseListQuery(query, 10_000), purpose: query.purpose || undefined }),
+    summary: 'List files.',
+    operationId: 'listFiles',
+    schema: { querystring: FileListParams, response: FilePage },
+    handler: ({ fathom, account, query }) => fathom.files.list(account.id, query),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/files/:id',
-    handler: ({ fathom, account, params }) => fathom.documents.getFile(account.id, params.id),
+    summary: 'Retrieve a file.',
+    operationId: 'retrieveFile',
+    schema: { response: FileObject },
+    handler: ({ fathom, account, params }) => fathom.files.retrieve(account.id, params.id),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/files/:id/content',
+    summary: 'Download the bytes of a file.',
+    operationId: 'downloadFile',
+    produces: 'bytes',
     handler: async ({ fathom, account, params, reply }) => {
-      const { file, stream } = await fathom.documents.openFileContent(account.id, params.id);
+      const { file, stream } = await fathom.files.content(account.id, params.id);
       // Returning the reply tells fastify the stream answers the request.
       return reply
         .header('content-type', 'application/octet-stream')
@@ -66,7 +85,10 @@ export const documentsRoutes: Route[] = [
   defineRoute({
     method: 'DELETE',
     path: '/v1/files/:id',
-    handler: ({ fathom, account, params }) => fathom.documents.deleteFile(account.id, params.id),
+    summary: 'Delete a file (and its chunks from every vector store).',
+    operationId: 'deleteFile',
+    schema: { response: FileDeleted },
+    handler: ({ fathom, account, params }) => fathom.files.delete(account.id, params.id),
   }),
 
   // ---- vector stores ----
@@ -76,7 +98,7 @@ export const documentsRoutes: Route[] = [
     summary: 'Create a vector store.',
     operationId: 'createVectorStore',
     schema: { body: VectorStoreCreateParams, response: VectorStore },
-    handler: ({ fathom, account, body }) => fathom.documents.createStore(account.id, body),
+    handler: ({ fathom, account, body }) => fathom.vectorStores.create(account.id, body),
   }),
   defineRoute({
     method: 'GET',
@@ -84,26 +106,26 @@ export const documentsRoutes: Route[] = [
     summary: 'List vector stores.',
     operationId: 'listVectorStores',
     schema: { querystring: VectorStoreListParams, response: VectorStorePage },
-    handler: ({ fathom, account, query }) => fathom.documents.listStores(account.id, query),
+    handler: ({ fathom, account, query }) => fathom.vectorStores.list(account.id, query),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/vector_stores/:id',
     summary: 'Retrieve a vector store.',
-    operationId: 'retrieveVectorStore',
+    operationId: 'getVectorStore',
     schema: { response: VectorStore },
     handler: ({ fathom, account, params, reply }) => {
       pollable(reply);
-      return fathom.documents.getStore(account.id, params.id);
+      return fathom.vectorStores.retrieve(account.id, params.id);
     },
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/vector_stores/:id',
     summary: 'Modify a vector store.',
-    operationId: 'updateVectorStore',
+    operationId: 'modifyVectorStore',
     schema: { body: VectorStoreUpdateParams, response: VectorStore },
-    handler: ({ fathom, account, params, body }) => fathom.documents.updateStore(account.id, params.id, body),
+    handler: ({ fathom, account, params, body }) => fathom.vectorStores.update(account.id, params.id, body),
   }),
   defineRoute({
     method: 'DELETE',
@@ -111,76 +133,97 @@ export const documentsRoutes: Route[] = [
     summary: 'Delete a vector store.',
     operationId: 'deleteVectorStore',
     schema: { response: VectorStoreDeleted },
-    handler: ({ fathom, account, params }) => fathom.documents.deleteStore(account.id, params.id),
+    handler: ({ fathom, account, params }) => fathom.vectorStores.delete(account.id, params.id),
   }),
 
   // ---- store files ----
   defineRoute({
     method: 'POST',
     path: '/v1/vector_stores/:id/files',
-    schema: { body: { type: 'object', required: ['file_id'], properties: { file_id: { type: 'string', minLength: 1 } } } },
-    handler: ({ fathom, account, params, body }) => fathom.documents.addStoreFile(account.id, params.id, body),
+    summary: 'Add a file to a vector store (ingested in the background).',
+    operationId: 'createVectorStoreFile',
+    schema: { body: VectorStoreFileCreateParams, response: VectorStoreFile },
+    handler: ({ fathom, account, params, body }) => fathom.vectorStores.files.create(account.id, params.id, body),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/vector_stores/:id/files',
-    schema: LIST_QUERY({ filter: { type: 'string' } }),
-    handler: ({ fathom, account, params, query }) =>
-      fathom.documents.listStoreFiles(account.id, params.id, { ...parseListQuery(query), filter: query.filter || undefined }),
+    summary: 'List the files of a vector store.',
+    operationId: 'listVectorStoreFiles',
+    schema: { querystring: VectorStoreFileListParams, response: VectorStoreFilePage },
+    handler: ({ fathom, account, params, query }) => fathom.vectorStores.files.list(account.id, params.id, query),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/vector_stores/:id/files/:file_id',
+    summary: 'Retrieve a file of a vector store (its ingestion status).',
+    operationId: 'getVectorStoreFile',
+    schema: { response: VectorStoreFile },
     handler: ({ fathom, account, params, reply }) => {
       pollable(reply);
-      return fathom.documents.getStoreFile(account.id, params.id, params.file_id);
+      return fathom.vectorStores.files.retrieve(account.id, params.id, params.file_id);
     },
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/vector_stores/:id/files/:file_id',
-    schema: { body: { type: 'object', required: ['attributes'] } },
-    handler: ({ fathom, account, params, body }) => fathom.documents.updateStoreFile(account.id, params.id, params.file_id, body),
+    summary: 'Replace the attributes of a file in a vector store.',
+    operationId: 'updateVectorStoreFileAttributes',
+    schema: { body: VectorStoreFileUpdateParams, response: VectorStoreFile },
+    handler: ({ fathom, account, params, body }) => fathom.vectorStores.files.update(account.id, params.id, params.file_id, body),
   }),
   defineRoute({
     method: 'DELETE',
     path: '/v1/vector_stores/:id/files/:file_id',
-    handler: ({ fathom, account, params }) => fathom.documents.deleteStoreFile(account.id, params.id, params.file_id),
+    summary: 'Remove a file from a vector store (the file stays).',
+    operationId: 'deleteVectorStoreFile',
+    schema: { response: VectorStoreFileDeleted },
+    handler: ({ fathom, account, params }) => fathom.vectorStores.files.delete(account.id, params.id, params.file_id),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/vector_stores/:id/files/:file_id/content',
-    handler: ({ fathom, account, params }) => fathom.documents.storeFileContent(account.id, params.id, params.file_id),
+    summary: 'The parsed text of a file in a vector store.',
+    operationId: 'retrieveVectorStoreFileContent',
+    schema: { response: VectorStoreFileContentPage },
+    handler: ({ fathom, account, params }) => fathom.vectorStores.files.content(account.id, params.id, params.file_id),
   }),
 
   // ---- file batches ----
   defineRoute({
     method: 'POST',
     path: '/v1/vector_stores/:id/file_batches',
-    schema: OBJECT_BODY,
-    handler: ({ fathom, account, params, body }) => fathom.documents.createBatch(account.id, params.id, body),
+    summary: 'Add many files to a vector store at once.',
+    operationId: 'createVectorStoreFileBatch',
+    schema: { body: FileBatchCreateParams, response: VectorStoreFileBatch },
+    handler: ({ fathom, account, params, body }) => fathom.vectorStores.fileBatches.create(account.id, params.id, body),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/vector_stores/:id/file_batches/:batch_id',
+    summary: 'Retrieve a file batch (its files counted by status).',
+    operationId: 'getVectorStoreFileBatch',
+    schema: { response: VectorStoreFileBatch },
     handler: ({ fathom, account, params, reply }) => {
       pollable(reply);
-      return fathom.documents.getBatch(account.id, params.id, params.batch_id);
+      return fathom.vectorStores.fileBatches.retrieve(account.id, params.id, params.batch_id);
     },
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/vector_stores/:id/file_batches/:batch_id/cancel',
-    handler: ({ fathom, account, params }) => fathom.documents.cancelBatch(account.id, params.id, params.batch_id),
+    summary: 'Cancel a file batch (its files still in progress end cancelled).',
+    operationId: 'cancelVectorStoreFileBatch',
+    schema: { body: NO_BODY, response: VectorStoreFileBatch },
+    handler: ({ fathom, account, params }) => fathom.vectorStores.fileBatches.cancel(account.id, params.id, params.batch_id),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/vector_stores/:id/file_batches/:batch_id/files',
-    schema: LIST_QUERY({ filter: { type: 'string' } }),
+    summary: 'List the files of a file batch.',
+    operationId: 'listFilesInVectorStoreBatch',
+    schema: { querystring: FileBatchListFilesParams, response: VectorStoreFilePage },
     handler: ({ fathom, account, params, query }) =>
-      fathom.documents.listBatchFiles(account.id, params.id, params.batch_id, {
-        ...parseListQuery(query),
-        filter: query.filter || undefined,
-      }),
+      fathom.vectorStores.fileBatches.listFiles(account.id, params.id, params.batch_id, query),
   }),
 ];

@@ -1,13 +1,22 @@
-// Models: chat completions, models, embeddings and usage over fathom.chat.
+// Models: chat completions (and the stored ones), embeddings, models and usage over fathom.chat,
+// fathom.embeddings, fathom.models and fathom.usage.
 import {
-  parseListQuery,
-  ChatCompletionChunks,
-  CompletionAccumulator,
-  NotFoundError,
-  newId,
-  readChatCompletionsBody,
-  toChatCompletion,
-  type ChatStreamPart,
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionCreateParams,
+  ChatCompletionDeleted,
+  ChatCompletionListParams,
+  ChatCompletionMessageListParams,
+  ChatCompletionsPage,
+  ChatCompletionStoreMessagesPage,
+  ChatCompletionStream,
+  ChatCompletionUpdateParams,
+  CreateEmbeddingResponse,
+  EmbeddingCreateParams,
+  Model,
+  ModelsPage,
+  UsageListParams,
+  UsagePage,
 } from '@fathom/core';
 import type { FastifyReply } from 'fastify';
 import { BODY_LIMITS } from '../body-limits';
@@ -35,189 +44,103 @@ function clientLeft(error: unknown, signal: AbortSignal, reply: FastifyReply): u
   return undefined;
 }
 
-/** Reads an iterator to its end in the background, ignoring late errors (the answer is already sent). */
-function drain(iterator: AsyncIterator<unknown>): void {
-  void (async () => {
-    while (!(await iterator.next()).done);
-  })().catch(() => undefined);
-}
-
-/** `metadata[key]=value` pairs of a query string (fastify keeps the bracketed names as they are). */
-function metadataFilter(query: Record<string, unknown>): Record<string, string> | undefined {
-  const pairs: Array<[string, string]> = [];
-  for (const [key, value] of Object.entries(query)) {
-    const match = /^metadata\[(.+)\]$/.exec(key);
-    if (match && typeof value === 'string') pairs.push([match[1]!, value]);
-  }
-  if (query.metadata && typeof query.metadata === 'object') {
-    for (const [key, value] of Object.entries(query.metadata as Record<string, unknown>)) pairs.push([key, String(value)]);
-  }
-  return pairs.length ? Object.fromEntries(pairs) : undefined;
-}
-
-const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } as const;
-
 export const modelsRoutes: Route[] = [
   defineRoute({
     method: 'POST',
     path: '/v1/chat/completions',
-    schema: {
-      body: {
-        type: 'object',
-        required: ['model', 'messages'],
-        properties: {
-          model: { type: 'string', minLength: 1 },
-          messages: { type: 'array', minItems: 1, items: { type: 'object', required: ['role'] } },
-          tools: { type: ['array', 'null'], items: { type: 'object', required: ['type', 'function'] } },
-          stream: { type: ['boolean', 'null'] },
-          temperature: { type: ['number', 'null'], minimum: 0, maximum: 2 },
-          top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },
-          max_tokens: { type: ['integer', 'null'], minimum: 1 },
-          max_completion_tokens: { type: ['integer', 'null'], minimum: 1 },
-          seed: { type: ['integer', 'null'] },
-          user: { type: ['string', 'null'] },
-          n: { type: ['integer', 'null'] },
-          store: { type: ['boolean', 'null'] },
-        },
-      },
-    },
+    summary: 'Create a chat completion (a stream of chunks with `stream: true`).',
+    operationId: 'createChatCompletion',
+    bodyLimit: BODY_LIMITS.chat,
+    schema: { body: ChatCompletionCreateParams, response: ChatCompletion, stream: ChatCompletionChunk },
     handler: async ({ fathom, account, body, request, reply }) => {
-      const call = readChatCompletionsBody(body);
       const signal = abortOnClose(reply);
-      const options = { signal, accountId: account.id };
-      if (!call.stream) {
-        let completion: ReturnType<typeof toChatCompletion>;
-        try {
-          completion = toChatCompletion(await fathom.chat.complete(call.request, options));
-        } catch (error) {
-          return clientLeft(error, signal, reply);
-        }
-        if (call.store) await fathom.storedCompletions.save(account.id, completion, call.request.messages, call.metadata);
-        return completion;
-      }
-      const iterator = fathom.chat.stream(call.request, options)[Symbol.asyncIterator]();
-      let first: IteratorResult<ChatStreamPart>;
+      let answer: ChatCompletion | ChatCompletionStream;
       try {
-        // The upstream is contacted here: its errors (429, 5xx, unreachable) still answer with a status.
-        first = await iterator.next();
+        // The upstream is contacted here, streaming too: its errors (429, 5xx, unreachable) still answer with a status.
+        answer = await fathom.chat.completions.create(account.id, body, { signal });
       } catch (error) {
         return clientLeft(error, signal, reply);
       }
-      // Chunks name the model that answers (an alias or a bare id resolved to `<vendor>/<model>`).
-      const model = fathom.chat.resolveModel(call.request.model);
-      const chunks = new ChatCompletionChunks(newId('chatcmpl-'), model);
-      const stored = call.store ? new CompletionAccumulator(chunks.id, model, chunks.created) : undefined;
-      await sendSse(
-        request,
-        reply,
-        async function* () {
-          yield { data: chunks.first() };
-          for (let next = first; !next.done; next = await iterator.next()) {
-            stored?.add(next.value);
-            // Already JSON text (sent as is): the same bytes as the chunk object, built without walking it.
-            yield { data: chunks.json(next.value) };
-            if (next.value.type === 'finish') break;
-          }
-          if (stored) await fathom.storedCompletions.save(account.id, stored.completion(), call.request.messages, call.metadata);
-          if (call.includeUsage) yield { data: chunks.usageChunk() };
-          yield { data: '[DONE]' };
-          // The provider still reads the upstream body to its end (keeping the connection alive and
-          // recording usage); the client need not wait for that.
-          void drain(iterator);
-        },
-        { errorEvent: chatStreamError },
-      );
+      if (!(answer instanceof ChatCompletionStream)) return answer;
+      // Each chunk is already JSON text, sent as it is: the same bytes as the chunk object, built without walking it.
+      const chunks = answer.jsonChunks();
+      await sendSse(request, reply, () => chunks, { errorEvent: chatStreamError, end: '[DONE]' });
       return undefined;
     },
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/chat/completions',
-    handler: ({ fathom, account, query }) => {
-      const { model, metadata, ...rest } = query;
-      const list = parseListQuery(rest);
-      return fathom.storedCompletions.list(account.id, {
-        ...list,
-        order: list.order ?? 'asc',
-        model: typeof model === 'string' && model ? model : undefined,
-        metadata: metadataFilter(query),
-      });
-    },
+    summary: 'List stored chat completions.',
+    operationId: 'listChatCompletions',
+    schema: { querystring: ChatCompletionListParams, response: ChatCompletionsPage },
+    handler: ({ fathom, account, query }) => fathom.chat.completions.list(account.id, query),
   }),
   defineRoute({
     method: 'GET',
-    path: '/v1/chat/completions/:id',
-    handler: ({ fathom, account, params }) => fathom.storedCompletions.retrieve(account.id, params.id),
+    path: '/v1/chat/completions/:completion_id',
+    summary: 'Retrieve a stored chat completion.',
+    operationId: 'getChatCompletion',
+    schema: { response: ChatCompletion },
+    handler: ({ fathom, account, params }) => fathom.chat.completions.retrieve(account.id, params.completion_id),
   }),
   defineRoute({
     method: 'POST',
-    path: '/v1/chat/completions/:id',
-    handler: ({ fathom, account, params, body }) => fathom.storedCompletions.update(account.id, params.id, body),
+    path: '/v1/chat/completions/:completion_id',
+    summary: 'Replace the metadata of a stored chat completion.',
+    operationId: 'updateChatCompletion',
+    schema: { body: ChatCompletionUpdateParams, response: ChatCompletion },
+    handler: ({ fathom, account, params, body }) => fathom.chat.completions.update(account.id, params.completion_id, body),
   }),
   defineRoute({
     method: 'DELETE',
-    path: '/v1/chat/completions/:id',
-    handler: ({ fathom, account, params }) => fathom.storedCompletions.delete(account.id, params.id),
+    path: '/v1/chat/completions/:completion_id',
+    summary: 'Delete a stored chat completion.',
+    operationId: 'deleteChatCompletion',
+    schema: { response: ChatCompletionDeleted },
+    handler: ({ fathom, account, params }) => fathom.chat.completions.delete(account.id, params.completion_id),
   }),
   defineRoute({
     method: 'GET',
-    path: '/v1/chat/completions/:id/messages',
-    handler: ({ fathom, account, params, query }) => fathom.storedCompletions.messages(account.id, params.id, parseListQuery(query)),
+    path: '/v1/chat/completions/:completion_id/messages',
+    summary: 'List the request messages of a stored chat completion.',
+    operationId: 'getChatCompletionMessages',
+    schema: { querystring: ChatCompletionMessageListParams, response: ChatCompletionStoreMessagesPage },
+    handler: ({ fathom, account, params, query }) => fathom.chat.completions.messages.list(account.id, params.completion_id, query),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/models',
-    handler: async ({ fathom }) => ({ object: 'list', data: await fathom.chat.listModels() }),
+    summary: 'List the models of the configured vendors, and the aliases.',
+    operationId: 'listModels',
+    schema: { response: ModelsPage },
+    handler: ({ fathom }) => fathom.models.list(),
   }),
   defineRoute({
     method: 'GET',
+    // Model ids contain '/' (`<vendor>/<model>`): the rest of the path is the id.
     path: '/v1/models/*',
-    handler: async ({ fathom, params }) => {
-      const id = params['*'] ?? '';
-      const model = (await fathom.chat.listModels()).find((entry) => entry.id === id);
-      if (!model) throw new NotFoundError('model', id, 'model');
-      return model;
-    },
+    summary: 'Retrieve a model.',
+    operationId: 'retrieveModel',
+    schema: { response: Model },
+    handler: ({ fathom, params }) => fathom.models.retrieve(params['*']),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/embeddings',
+    summary: "Create embeddings with a vendor's model or Fathom's own embedder.",
+    operationId: 'createEmbedding',
     bodyLimit: BODY_LIMITS.embeddings,
-    schema: {
-      body: {
-        type: 'object',
-        required: ['model', 'input'],
-        properties: {
-          model: { type: 'string', minLength: 1 },
-          input: { anyOf: [{ type: 'string' }, { type: 'array', minItems: 1 }] },
-          encoding_format: { enum: ['float', 'base64', null] },
-          dimensions: { type: ['integer', 'null'], minimum: 1 },
-          user: { type: ['string', 'null'] },
-        },
-      },
-    },
-    handler: async ({ fathom, account, body, reply }) => {
-      const result = await fathom.chat.embed(body, { accountId: account.id, signal: abortOnClose(reply) });
-      const base64 = body.encoding_format === 'base64';
-      return {
-        object: 'list',
-        model: result.model,
-        data: result.embeddings.map((vector, index) => ({
-          object: 'embedding',
-          index,
-          embedding: base64 ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector,
-        })),
-        usage: result.usage,
-      };
-    },
+    schema: { body: EmbeddingCreateParams, response: CreateEmbeddingResponse },
+    handler: ({ fathom, account, body, reply }) => fathom.embeddings.create(account.id, body, { signal: abortOnClose(reply) }),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/usage',
-    schema: { querystring: { type: 'object', properties: { start_date: DATE, end_date: DATE, model: { type: 'string' } } } },
-    handler: async ({ fathom, account, query }) => ({
-      object: 'list',
-      data: await fathom.chat.usage(account.id, { startDate: query.start_date, endDate: query.end_date, model: query.model }),
-    }),
+    summary: "The account's token usage per UTC day and model.",
+    operationId: 'listUsage',
+    extension: true,
+    schema: { querystring: UsageListParams, response: UsagePage },
+    handler: ({ fathom, account, query }) => fathom.usage.list(account.id, query),
   }),
 ];

@@ -1,6 +1,7 @@
 // Responses and Conversations: OpenAI's stateful API over fathom.responses and fathom.conversations.
 import { parseListQuery, RESPONSE_INCLUDABLES, InvalidRequestError, type ResponsesEvent } from '@fathom/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { BODY_LIMITS } from '../body-limits';
 import { defineRoute, type Route } from '../route';
 import { sendSse } from '../sse';
 import { abortOnClose } from './models';
@@ -38,6 +39,7 @@ export const responsesRoutes: Route[] = [
   defineRoute({
     method: 'POST',
     path: '/v1/responses',
+    bodyLimit: BODY_LIMITS.chat,
     handler: async ({ fathom, account, body, request, reply }) => {
       const signal = abortOnClose(reply);
       const result = await fathom.responses.create(account.id, body, { signal });
@@ -78,6 +80,7 @@ export const responsesRoutes: Route[] = [
   defineRoute({
     method: 'POST',
     path: '/v1/conversations',
+    bodyLimit: BODY_LIMITS.chat,
     handler: ({ fathom, account, body }) => fathom.conversations.create(account.id, body),
   }),
   defineRoute({
@@ -104,6 +107,7 @@ export const responsesRoutes: Route[] = [
   defineRoute({
     method: 'POST',
     path: '/v1/conversations/:id/items',
+    bodyLimit: BODY_LIMITS.chat,
     handler: ({ fathom, account, params, body, query }) => fathom.conversations.addItems(account.id, params.id, body, includeOf(query)),
   }),
   defineRoute({

@@ -1,22 +1,14 @@
 // POST /v1/vector_stores/:id/search: hybrid search of one store, as the SDK types it.
-import { parseSearchRequest } from '@fathom/core';
+import { VectorStoreSearchPage, VectorStoreSearchParams } from '@fathom/core';
 import { defineRoute, type Route } from '../route';
 
 export const searchRoutes: Route[] = [
   defineRoute({
     method: 'POST',
     path: '/v1/vector_stores/:id/search',
-    schema: { body: { type: 'object', required: ['query'] } },
-    handler: async ({ fathom, account, params, body }) => {
-      const options = parseSearchRequest(body);
-      const { search_query, data } = await fathom.documents.searchStores(account.id, [params.id], options);
-      return {
-        object: 'vector_store.search_results.page',
-        search_query,
-        data,
-        has_more: false,
-        next_page: null,
-      };
-    },
+    summary: 'Search a vector store (hybrid: vectors and keywords, one score in 0..1).',
+    operationId: 'searchVectorStore',
+    schema: { body: VectorStoreSearchParams, response: VectorStoreSearchPage },
+    handler: ({ fathom, account, params, body }) => fathom.vectorStores.search(account.id, params.id, body),
   }),
 ];

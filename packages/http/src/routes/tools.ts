@@ -1,50 +1,59 @@
-import { parseListQuery, type Fathom } from '@fathom/core';
+import {
+  DataTool,
+  DataToolCatalog,
+  ToolJobEnvelope,
+  ToolJobInput,
+  ToolJobInputs,
+  ToolJobListParams,
+  ToolJobsPage,
+  ToolJobStarted,
+} from '@fathom/core';
 import { defineRoute, type Route } from '../route';
-
-type CatalogEntry = ReturnType<Fathom['jobs']['catalog']>[number];
-
-const toCatalogEntry = ({ name, path, description, estimated_max_cost, input_schema, item_fields, available }: CatalogEntry) => ({
-  object: 'tool',
-  name,
-  path,
-  description,
-  estimated_max_cost,
-  input_schema,
-  item_fields,
-  available,
-});
 
 /** Data tools (spec "Data tools"): catalog (all or one tool), start a job (202), poll a job, list the account's jobs. */
 export const toolsRoutes: Route[] = [
   defineRoute({
     method: 'GET',
     path: '/v1/tools',
-    handler: ({ fathom }) => ({ object: 'list', data: fathom.jobs.catalog().map(toCatalogEntry) }),
+    summary: 'List the data tools, each with its ceiling, input schema and whether it is available here.',
+    operationId: 'listDataTools',
+    schema: { response: DataToolCatalog },
+    handler: ({ fathom }) => fathom.tools.list(),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/tools/jobs',
-    handler: ({ fathom, account, query }) => {
-      const { tool, ...rest } = query;
-      return fathom.jobs.listJobs(account.id, parseListQuery(rest), typeof tool === 'string' && tool ? tool : undefined);
-    },
+    summary: "List the account's data-tool jobs (of one tool with `tool`).",
+    operationId: 'listToolJobs',
+    schema: { querystring: ToolJobListParams, response: ToolJobsPage },
+    handler: ({ fathom, account, query }) => fathom.jobs.list(account.id, query),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/tools/:tool',
-    handler: ({ fathom, params }) => toCatalogEntry(fathom.jobs.catalogEntry(params.tool)),
+    summary: "Retrieve one data tool's catalog entry.",
+    operationId: 'getDataTool',
+    schema: { response: DataTool },
+    handler: ({ fathom, params }) => fathom.tools.retrieve(params.tool),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/tools/jobs/:id',
-    handler: async ({ fathom, account, params }) => ({ data: await fathom.jobs.getJob(account.id, params.id) }),
+    summary: 'Retrieve a data-tool job: its status, and once finished its cost and result.',
+    operationId: 'getToolJob',
+    schema: { response: ToolJobEnvelope },
+    handler: async ({ fathom, account, params }) => ({ data: await fathom.jobs.retrieve(account.id, params.id) }),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/tools/:tool',
+    summary: "Start a data-tool job: the tool's ceiling is reserved and the job queued; poll `poll_url` for its result.",
+    operationId: 'createToolJob',
     status: 202,
+    // The input is checked by core against the tool's own `input_schema` (catalog data); the document shows the ten.
+    schema: { body: ToolJobInput, documentedBody: ToolJobInputs, response: ToolJobStarted },
     handler: async ({ fathom, account, params, body }) => {
-      const job = await fathom.jobs.startJob(account.id, params.tool, body);
+      const job = await fathom.jobs.create(account.id, params.tool, body);
       return { data: { job_id: job.job_id, status: job.status, poll_url: job.poll_url, estimated_max_cost: job.estimated_max_cost } };
     },
   }),

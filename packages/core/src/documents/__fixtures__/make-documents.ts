@@ -1,7 +1,7 @@
 /** Builders of test documents: PDFs with pdf-lib, DOCX with jszip, an encrypted PDF and a DOCX bomb. */
 import JSZip from 'jszip';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { crc32, deflateRawSync } from 'node:zlib';
+import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
+import { crc32, deflateRawSync, deflateSync } from 'node:zlib';
 
 /** A PDF with one page per string. */
 export async function makePdf(pages: string[]): Promise<Uint8Array> {
@@ -11,6 +11,21 @@ export async function makePdf(pages: string[]): Promise<Uint8Array> {
     const page = doc.addPage();
     text.split('\n').forEach((line, i) => page.drawText(line, { x: 50, y: 750 - i * 16, font, size: 11 }));
   }
+  return doc.save({ useObjectStreams: false });
+}
+
+/**
+ * A small PDF (a few hundred KB) with one line of text and a page content stream that inflates to
+ * `megabytes` MB (spaces, which pdf.js reads through as it extracts the text).
+ */
+export async function makePdfBomb(megabytes = 300): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage();
+  page.drawText('Before the padding.', { x: 50, y: 750, font, size: 11 });
+  const padding = doc.context.stream(deflateSync(Buffer.alloc(megabytes << 20, 0x20), { level: 9 }), { Filter: 'FlateDecode' });
+  const contents = page.node.get(PDFName.of('Contents'));
+  page.node.set(PDFName.of('Contents'), doc.context.obj([doc.context.register(padding), contents!]));
   return doc.save({ useObjectStreams: false });
 }
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeDocxBomb, makePdf } from '../__fixtures__/make-documents';
+import { makeDocxBomb, makePdf, makePdfBomb } from '../__fixtures__/make-documents';
 import { ExtractPool } from './extract-pool';
 
 const dir = mkdtempSync(join(tmpdir(), 'fathom-extract-'));
@@ -64,4 +64,41 @@ describe('ExtractPool (worker threads)', () => {
       await slow.close();
     }
   });
+
+  it('keeps the data a PDF decompresses inside the memory cap (ArrayBuffers are outside the V8 heap cap)', async () => {
+    // pdf.js itself needs about 100 MB of heap: a 128 MB cap, and a 200 MB content stream in a small file.
+    const small = new ExtractPool({ threads: 1, memoryMb: 128 });
+    try {
+      const bomb = await makePdfBomb(200);
+      expect(bomb.byteLength).toBeLessThan(1_000_000);
+      expect(await failure(small.extract({ path: write('bomb.pdf', bomb), filename: 'bomb.pdf' }))).toMatchObject({
+        code: 'invalid_file',
+        message: 'the data the file decompresses to needed more than 128 MB of memory (decompression bomb?)',
+      });
+      // The same worker goes on with the next file.
+      const path = write('after.pdf', await makePdf(['Still extracting']));
+      expect(await small.extract({ path, filename: 'after.pdf' })).toContain('Still extracting');
+    } finally {
+      await small.close();
+    }
+  });
+
+  it("shares the threads between accounts: one account's queue of 12 PDFs does not hold another account's file behind it", async () => {
+    const shared = new ExtractPool({ threads: 1 });
+    try {
+      const heavy = write('heavy.pdf', await makePdf(Array.from({ length: 40 }, (_, i) => `Page ${i} `.repeat(200))));
+      const light = write('light.pdf', await makePdf(['Small file of the other account']));
+      const done: string[] = [];
+      const flood = Array.from({ length: 12 }, (_, i) =>
+        shared.extract({ path: heavy, filename: 'heavy.pdf' }, { account: 'acct_a', interactive: true }).then(() => done.push(`a${i}`)),
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      const other = shared.extract({ path: light, filename: 'light.pdf' }, { account: 'acct_b' }).then(() => done.push('b'));
+      await Promise.all([...flood, other]);
+      // At most the parse already running when it arrived goes first.
+      expect(done.indexOf('b')).toBeLessThanOrEqual(1);
+    } finally {
+      await shared.close();
+    }
+  }, 60_000);
 });

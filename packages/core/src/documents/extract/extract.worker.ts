@@ -9,12 +9,18 @@ import { HashEmbedder } from '../../embeddings/hash-embedder';
 import { chunkText, type StaticChunking, type TextChunk } from '../chunking';
 import { ExtractionError } from './extraction-error';
 import { extractText } from './extract-text';
+import { MemoryGuard } from './memory-guard';
+
+/** The ArrayBuffer cap of this worker thread, armed for each parse with the pool's `memoryMb`. */
+const guard = new MemoryGuard().install();
 
 export interface ExtractTask {
   path: string;
   filename: string;
   /** Size in bytes when the caller knows it (saves a stat). */
   size?: number;
+  /** Cap of the parse's ArrayBuffers (decompressed data), MB; set by the pool. */
+  memoryMb?: number;
   prepare?: { embedderId: string; chunking: StaticChunking; batchSize: number };
 }
 
@@ -23,9 +29,15 @@ export type ExtractResult =
   | { ok: false; code: string; message: string };
 
 export default async function extract(task: ExtractTask): Promise<ExtractResult> {
+  if (task.memoryMb) guard.arm(task.memoryMb);
   try {
     const bytes = await readFile(task.path);
-    const text = await extractText(task.filename, bytes);
+    let text: string;
+    try {
+      text = await extractText(task.filename, bytes);
+    } finally {
+      guard.check();
+    }
     if (!task.prepare) return { ok: true, text };
     const embedder = HashEmbedder.fromId(task.prepare.embedderId);
     if (!embedder) throw new Error(`embedder ${task.prepare.embedderId} cannot run in a worker`);
@@ -45,5 +57,7 @@ export default async function extract(task: ExtractTask): Promise<ExtractResult>
     if (error instanceof ExtractionError) return { ok: false, code: error.code, message: error.message };
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: false, code: 'invalid_file', message: 'file was deleted' };
     return { ok: false, code: 'server_error', message: `text extraction failed: ${(error as Error).message}` };
+  } finally {
+    guard.disarm();
   }
 }

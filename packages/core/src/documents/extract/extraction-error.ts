@@ -10,3 +10,13 @@ export class ExtractionError extends Error {
     this.code = code;
   }
 }
+
+/** What a parse whose V8 heap hit its cap says. */
+export function memoryMessage(memoryMb: number): string {
+  return `parsing the file needed more than ${memoryMb} MB of memory (decompression bomb?)`;
+}
+
+/** What a parse whose decompressed data (ArrayBuffers, outside the heap) hit the same cap says. */
+export function decompressedMessage(memoryMb: number): string {
+  return `the data the file decompresses to needed more than ${memoryMb} MB of memory (decompression bomb?)`;
+}

@@ -64,6 +64,7 @@ export const FileCounts = Type.Object(
   },
   { title: 'VectorStoreFileCounts', additionalProperties: false },
 );
+export type FileCounts = Static<typeof FileCounts>;
 
 /** A vector store as the SDK types it (`expires_after` only when set). */
 export const VectorStore = Type.Object(
@@ -89,3 +90,4 @@ export const VectorStoreDeleted = Deleted('vector_store.deleted');
 export type VectorStoreDeleted = Static<typeof VectorStoreDeleted>;
 
 export const VectorStorePage = ListPage(VectorStore);
+export type VectorStorePage = Static<typeof VectorStorePage>;

@@ -1,10 +1,12 @@
-import type { ChatRequest, ChatStreamPart, ChatToolCall, ChatUsage, FinishReason } from '../types';
+import type { ChatLogprobs, ChatRequest, ChatStreamPart, ChatToolCall, ChatUsage, FinishReason } from '../types';
 
 /** What a provider answers for one non-streaming call; the ChatAdapter adds the id and the `<vendor>/` model prefix. */
 export interface ProviderChatResult {
   message: { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] };
   finishReason: FinishReason;
   usage: ChatUsage;
+  /** `choices[0].logprobs` as the upstream sent it, when the request asked for `logprobs`. */
+  logprobs?: ChatLogprobs | null;
 }
 
 export interface ProviderEmbeddings {

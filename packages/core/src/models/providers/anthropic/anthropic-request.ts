@@ -61,6 +61,12 @@ function toolChoice(choice: ChatToolChoice | undefined): Block | undefined {
  * `tool_use` blocks, tool messages `tool_result` blocks in a user turn, consecutive turns of one role merge.
  */
 export function toAnthropicBody(model: string, request: ChatRequest, stream: boolean): Record<string, unknown> {
+  // The Messages API has no token log probabilities: asking for them is refused rather than answered without.
+  for (const key of ['logprobs', 'top_logprobs'] as const) {
+    if (request[key]) {
+      throw new InvalidRequestError(`Unsupported parameter: '${key}': Anthropic models do not return token log probabilities.`, key);
+    }
+  }
   for (const key of Object.keys(request.extra ?? {})) {
     if (!ANTHROPIC_HONOURED_EXTRA.has(key)) {
       throw new InvalidRequestError(

@@ -1,6 +1,6 @@
 import { UpstreamError } from '../../../errors';
 import { SseDecoder, type DecodedSseEvent } from '../../sse-decoder';
-import type { ChatRequest, ChatStreamPart, ChatUsage, FinishReason } from '../../types';
+import type { ChatLogprobs, ChatRequest, ChatStreamPart, ChatUsage, FinishReason } from '../../types';
 import { toUpstreamError, UpstreamClient } from '../../upstream-client';
 import { ZERO_USAGE, type ChatProvider, type ProviderChatResult, type ProviderEmbeddings } from '../chat-provider';
 
@@ -37,7 +37,7 @@ interface OpenAIMessage {
   tool_calls?: Array<{ id: string; function: { name: string; arguments?: string } }>;
 }
 interface OpenAIChatCompletion {
-  choices?: Array<{ message?: OpenAIMessage; finish_reason?: string | null }>;
+  choices?: Array<{ message?: OpenAIMessage; finish_reason?: string | null; logprobs?: unknown }>;
   usage?: OpenAIUsage | null;
 }
 interface OpenAIChunkDelta {
@@ -47,7 +47,7 @@ interface OpenAIChunkDelta {
 interface OpenAIChatChunk {
   error?: { message?: string };
   usage?: OpenAIUsage | null;
-  choices?: Array<{ delta?: OpenAIChunkDelta; finish_reason?: string | null }>;
+  choices?: Array<{ delta?: OpenAIChunkDelta; finish_reason?: string | null; logprobs?: unknown }>;
 }
 interface OpenAIModelList {
   data?: Array<{ id?: unknown }>;
@@ -70,6 +70,22 @@ function usage(value: OpenAIUsage | null | undefined): ChatUsage {
   const completion = Number(value.completion_tokens) || 0;
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: Number(value.total_tokens) || prompt + completion };
 }
+
+/**
+ * `choices[].logprobs` as the upstream sent it (OpenAI, vLLM and llama.cpp use OpenAI's shape), or
+ * undefined when it sent none. Token entries are passed on as they are.
+ */
+function logprobsOf(value: unknown): ChatLogprobs | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const { content, refusal } = value as { content?: unknown; refusal?: unknown };
+  if (!Array.isArray(content) && !Array.isArray(refusal)) return undefined;
+  return {
+    content: Array.isArray(content) ? (content as ChatLogprobs['content']) : null,
+    refusal: Array.isArray(refusal) ? (refusal as ChatLogprobs['refusal']) : null,
+  };
+}
+
+const withLogprobs = (logprobs: ChatLogprobs | undefined) => (logprobs ? { logprobs } : {});
 
 /** The wire body for an OpenAI-compatible `/chat/completions`: the request as it is, with the upstream model name. */
 export function toOpenAIBody(model: string, request: ChatRequest, stream: boolean): Record<string, unknown> {
@@ -128,6 +144,7 @@ export class OpenAICompatibleProvider implements ChatProvider {
       },
       finishReason: finishReason(choice.finish_reason),
       usage: usage(body?.usage),
+      ...withLogprobs(logprobsOf(choice.logprobs)),
     };
   }
 
@@ -186,7 +203,10 @@ export class OpenAICompatibleProvider implements ChatProvider {
       const choice = chunk.choices?.[0];
       if (!choice) continue;
       const delta: OpenAIChunkDelta = choice.delta ?? {};
-      if (typeof delta.content === 'string' && delta.content) parts.push({ type: 'text-delta', text: delta.content });
+      const logprobs = logprobsOf(choice.logprobs);
+      if ((typeof delta.content === 'string' && delta.content) || logprobs) {
+        parts.push({ type: 'text-delta', text: typeof delta.content === 'string' ? delta.content : '', ...withLogprobs(logprobs) });
+      }
       if (Array.isArray(delta.tool_calls)) {
         for (const call of delta.tool_calls) {
           parts.push({

@@ -1,0 +1,34 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import { Ajv } from 'ajv';
+import type { SchemaIssue } from '../errors/describe-schema-issues';
+
+/**
+ * Validation of a value against a declaration inside core, for what does not arrive through a route
+ * (a workflow read back from storage, a draft the tool preview reports on). The options are those the
+ * HTTP server validates bodies with (packages/http/src/validators.ts), so core and the edge refuse the
+ * same values with the same issues.
+ */
+const ajv = new Ajv({
+  allErrors: true,
+  verbose: true,
+  discriminator: true,
+  allowUnionTypes: true,
+  coerceTypes: false,
+  useDefaults: false,
+  addUsedSchema: false,
+});
+
+/** Checks a value: no issues when it matches the declaration, else every issue (words them: `describeSchemaIssues`). */
+export interface SchemaCheck<T> {
+  (value: unknown): value is T;
+  /** The issues of the last failed check. */
+  readonly issues: readonly SchemaIssue[];
+}
+
+/** Compiles a declaration once into a check. */
+export function compileCheck<T extends TSchema>(schema: T): SchemaCheck<Static<T>> {
+  const validate = ajv.compile(schema);
+  const check = ((value: unknown) => validate(value)) as SchemaCheck<Static<T>>;
+  Object.defineProperty(check, 'issues', { get: () => (validate.errors ?? []) as SchemaIssue[] });
+  return check;
+}
