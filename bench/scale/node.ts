@@ -117,7 +117,7 @@ async function handle(command: NodeCommand): Promise<unknown> {
   switch (command.op) {
     case 'create-stores': {
       const ids: string[] = [];
-      for (let i = 0; i < command.count; i++) ids.push((await fathom.documents.createStore(accountId, { name: `scale-${i}` })).id);
+      for (let i = 0; i < command.count; i++) ids.push((await fathom.vectorStores.create(accountId, { name: `scale-${i}` })).id);
       return ids;
     }
     case 'ingest':
