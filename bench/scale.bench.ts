@@ -45,7 +45,11 @@ const SCENARIOS: Record<string, Scenario> = {
   'stores-1k': { name: '1,000 stores of 100 chunks', layout: { stores: 1_000, filesPerStore: 2, chunksPerFile: 50 } },
   // 10,000 stores with a tenth of the chunks (100k in all): the many-stores mechanism in a tenth of the time.
   'stores-10k-small': { name: '10,000 stores of 10 chunks', layout: { stores: 10_000, filesPerStore: 2, chunksPerFile: 5 } },
-  'pg-10k': { name: 'PostgreSQL (PGlite), one store, 10k chunks', layout: { stores: 1, filesPerStore: 100, chunksPerFile: 100 }, postgres: true },
+  'pg-10k': {
+    name: 'PostgreSQL (PGlite), one store, 10k chunks',
+    layout: { stores: 1, filesPerStore: 100, chunksPerFile: 100 },
+    postgres: true,
+  },
   '100k': { name: 'one store, 100k chunks', layout: { stores: 1, filesPerStore: 1_000, chunksPerFile: 100 } },
   '300k': { name: 'one store, 300k chunks', layout: { stores: 1, filesPerStore: 3_000, chunksPerFile: 100 } },
   '1m': { name: 'one store, 1M chunks', layout: { stores: 1, filesPerStore: 10_000, chunksPerFile: 100 } },
