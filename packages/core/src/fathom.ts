@@ -173,7 +173,14 @@ export class Fathom {
     this.usage = models.usage;
     this.vectorIndex =
       database instanceof SqliteDatabase
-        ? new VectorIndex({ db: database, embedder, dataDir: config.dataDir, log })
+        ? new VectorIndex({
+            db: database,
+            embedder,
+            dataDir: config.dataDir,
+            log,
+            hnsw: { memoryBytes: config.vector.hnswMemoryMb * 1024 ** 2, efSearch: config.vector.hnswEfSearch },
+            exactSearchLimit: config.vector.exactSearchChunks,
+          })
         : new PgVectorIndex({ db: database, embedder, log });
     const rewriteModel = config.documents.queryRewriteModel;
     const rewriteQuery = rewriteModel

@@ -6,6 +6,7 @@ import { parseModelAliases, type ModelAliasConfig } from './model-aliases';
 import { parseModelPrices, type ModelPriceConfig } from './model-prices';
 import { type DocumentsSettings, readDocumentsSettings } from './documents-settings';
 import { type McpServerConfig, parseMcpServers } from './mcp-servers';
+import { readVectorSettings, type VectorSettings } from './vector-settings';
 
 /** A configured model provider: `FATHOM_PROVIDERS` entries and the convenience variables. */
 export interface ProviderConfig {
@@ -73,6 +74,8 @@ export interface FathomConfig extends ModelAliasConfig, ModelPriceConfig {
   documents: DocumentsSettings;
   /** `FATHOM_MCP_SERVERS`: MCP servers the operator declares by label (remote URL or stdio command), default none. */
   mcpServers: Record<string, McpServerConfig>;
+  /** The SQLite vector index: HNSW memory budget, search beam, exact-scan size (`FATHOM_HNSW_*`, `FATHOM_EXACT_SEARCH_CHUNKS`). */
+  vector: VectorSettings;
   /** The environment the config was read from, for capability-specific settings (e.g. `FATHOM_TOOLS_MODEL`). */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -184,6 +187,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .filter(Boolean),
     documents: readDocumentsSettings(env),
     mcpServers: parseMcpServers(env),
+    vector: readVectorSettings(env),
     env: { ...env },
   };
   return { ...config, ...overrides, dataDir };

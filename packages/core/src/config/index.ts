@@ -6,3 +6,4 @@ export { readBatchSettings, type BatchSettings } from './batch-settings';
 export type { DocumentsSettings } from './documents-settings';
 export { parseMcpServers, type McpServerConfig } from './mcp-servers';
 export { parseModelPrices, priceOf, type ModelPrice, type ModelPriceConfig } from './model-prices';
+export type { VectorSettings } from './vector-settings';

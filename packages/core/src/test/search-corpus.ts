@@ -12,14 +12,14 @@ export const random = seededRandom;
 export const TOPICS = 300;
 
 export const rand = random(7);
-const pick = <T>(items: readonly T[]) => items[Math.floor(rand() * items.length)]!;
+const pick = <T>(items: readonly T[], next = rand) => items[Math.floor(next() * items.length)]!;
 /** Zipf-like index in [0, n): small indexes are much more frequent. */
-const zipf = (n: number) => Math.min(n - 1, Math.floor(Math.exp(rand() * Math.log(n + 1)) - 1));
+const zipf = (n: number, next = rand) => Math.min(n - 1, Math.floor(Math.exp(next() * Math.log(n + 1)) - 1));
 
 const SYLLABLES = 'ka lo mi ne ra tu vi so pe da gri fal mon ter qui bas dor len vas cor pul sen tra mar fel ost'.split(' ');
-function pseudoWord(): string {
-  const length = 2 + Math.floor(rand() * 3);
-  return Array.from({ length }, () => pick(SYLLABLES)).join('');
+function pseudoWord(next = rand): string {
+  const length = 2 + Math.floor(next() * 3);
+  return Array.from({ length }, () => pick(SYLLABLES, next)).join('');
 }
 const FUNCTION_WORDS =
   'the of and to in a is that for it as with was on be by this are or from at which an not have has can will their been more when there all also into other'.split(
@@ -95,28 +95,33 @@ export class TopicAverageEmbedder implements Embedder {
   }
 }
 
-export function chunkText(topic: number): string {
+/** A chunk of ~60-90 words about `topic`; `next` draws the randomness (default: the corpus's shared sequence). */
+export function chunkText(topic: number, next = rand): string {
   const words: string[] = [];
-  const length = 60 + Math.floor(rand() * 30);
+  const length = 60 + Math.floor(next() * 30);
   for (let i = 0; i < length; i++) {
-    const r = rand();
-    if (r < 0.4) words.push(pick(FUNCTION_WORDS));
-    else if (r < 0.75) words.push(topicWords[topic]![zipf(150)]!);
-    else words.push(vocabulary[zipf(vocabulary.length)]!);
-    if (rand() < 0.08) words[words.length - 1] += '.';
+    const r = next();
+    if (r < 0.4) words.push(pick(FUNCTION_WORDS, next));
+    else if (r < 0.75) words.push(topicWords[topic]![zipf(150, next)]!);
+    else words.push(vocabulary[zipf(vocabulary.length, next)]!);
+    if (next() < 0.08) words[words.length - 1] += '.';
   }
-  if (rand() < 0.02) words.push(`ERR_${pseudoWord().toUpperCase()}_${Math.floor(rand() * 10_000)}`);
+  if (next() < 0.02) words.push(`ERR_${pseudoWord(next).toUpperCase()}_${Math.floor(next() * 10_000)}`);
   return words.join(' ');
 }
 
-export function queryText(topic: number): string {
-  const frame = pick([
-    ['how', 'do', 'I', 'T', 'the', 'T', 'for', 'G'],
-    ['what', 'is', 'the', 'T', 'of', 'T', 'T', 'G'],
-    ['why', 'does', 'my', 'T', 'T', 'when', 'G', 'T'],
-    ['where', 'can', 'I', 'find', 'T', 'and', 'T', 'T'],
-  ]);
+/** An 8-word natural-language query about `topic`. */
+export function queryText(topic: number, next = rand): string {
+  const frame = pick(
+    [
+      ['how', 'do', 'I', 'T', 'the', 'T', 'for', 'G'],
+      ['what', 'is', 'the', 'T', 'of', 'T', 'T', 'G'],
+      ['why', 'does', 'my', 'T', 'T', 'when', 'G', 'T'],
+      ['where', 'can', 'I', 'find', 'T', 'and', 'T', 'T'],
+    ],
+    next,
+  );
   return frame
-    .map((slot) => (slot === 'T' ? topicWords[topic]![zipf(40)]! : slot === 'G' ? vocabulary[zipf(vocabulary.length)]! : slot))
+    .map((slot) => (slot === 'T' ? topicWords[topic]![zipf(40, next)]! : slot === 'G' ? vocabulary[zipf(vocabulary.length, next)]! : slot))
     .join(' ');
 }

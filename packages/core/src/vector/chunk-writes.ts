@@ -33,6 +33,8 @@ export class ChunkWrites {
       insertChunk: db.prepare('INSERT INTO vector_chunks (store_id, file_id, chunk_index, text, tokens, vector) VALUES (?, ?, ?, ?, ?, ?)'),
       bump: db.prepare('UPDATE vector_index_meta SET generation = generation + 1, chunk_count = chunk_count + ? WHERE store_id = ?'),
       generation: db.prepare<[string], { generation: number }>('SELECT generation FROM vector_index_meta WHERE store_id = ?'),
+      deleteRanges: db.prepare('DELETE FROM vector_file_ranges WHERE store_id = ? AND file_id = ?'),
+      insertRange: db.prepare('INSERT INTO vector_file_ranges (store_id, file_id, first_id, last_id) VALUES (?, ?, ?, ?)'),
     };
   }
 
@@ -57,23 +59,27 @@ export class ChunkWrites {
   /**
    * Replaces the file's rows with `chunks`: old rows are deleted and new ones inserted at most
    * `WRITE_BATCH_ROWS` per transaction (a small file takes one transaction: the last deletions, `fileRow`
-   * and the first insertions share it). After each transaction `graph` gets the removed and added ids
-   * (HNSW labels), and the store's generation when it was the last one, else -1. With `holds`, the first
-   * transaction asks it first and, when it answers false, nothing is written (answers false).
+   * and the first insertions share it). The file's id ranges (`vector_file_ranges`) follow its rows: the
+   * first transaction forgets them, each insert records its run of ids. After each transaction `graph`
+   * gets the removed and added ids (HNSW labels) and the store's generation before and after it (equal
+   * when it changed no row). With `holds`, the first transaction asks it first and, when it answers
+   * false, nothing is written (answers false).
    */
   async replace(
     storeId: string,
     fileId: string,
     chunks: IndexedChunk[],
     fileRow: () => void,
-    graph: (step: { removed: number[]; added: number[]; start: number; generation: number }) => Promise<void>,
+    graph: (step: WriteStep) => Promise<void>,
     holds?: () => boolean,
   ): Promise<boolean> {
     let deleting = true;
     for (let start = 0, turn = 0; deleting || start < chunks.length; turn++) {
       if (turn > 0) await yieldToEventLoop();
-      const step = await this.database.immediate(() => {
+      const step = await this.database.immediate((): WriteStep | undefined => {
         if (turn === 0 && holds && !holds()) return undefined;
+        if (turn === 0) this.sql.deleteRanges.run(storeId, fileId);
+        const before = this.sql.generation.get(storeId)?.generation ?? -1;
         let removed: number[] = [];
         if (deleting) {
           removed = this.sql.someIds.all(storeId, fileId, WRITE_BATCH_ROWS).map((row) => row.id);
@@ -94,15 +100,39 @@ export class ChunkWrites {
             ),
           );
         }
-        if (added.length || removed.length) this.sql.bump.run(added.length - removed.length, storeId);
-        const last = !deleting && start >= chunks.length;
-        return { removed, added, start: from, generation: last ? (this.sql.generation.get(storeId)?.generation ?? -1) : -1 };
+        for (const [first, last] of runsOf(added)) this.sql.insertRange.run(storeId, fileId, first, last);
+        const changed = added.length > 0 || removed.length > 0;
+        if (changed) this.sql.bump.run(added.length - removed.length, storeId);
+        return { removed, added, start: from, before, after: changed ? before + 1 : before };
       });
       if (!step) return false;
       await graph(step);
     }
     return true;
   }
+}
+
+/** What one transaction of a file write changed, for the HNSW graph. */
+export interface WriteStep {
+  /** Chunk ids deleted and inserted (the graph's labels). */
+  removed: number[];
+  added: number[];
+  /** Index in the written chunks of the first added one. */
+  start: number;
+  /** The store's generation before and after the transaction. */
+  before: number;
+  after: number;
+}
+
+/** Runs of consecutive ids, as `[first, last]` pairs (`ids` ascending). */
+export function runsOf(ids: readonly number[]): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  for (const id of ids) {
+    const run = runs.at(-1);
+    if (run && id === run[1] + 1) run[1] = id;
+    else runs.push([id, id]);
+  }
+  return runs;
 }
 
 const key = (storeId: string, fileId: string) => `${storeId}\u0000${fileId}`;

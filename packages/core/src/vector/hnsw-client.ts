@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { siblingWorkerUrl, startWorker } from '../internal/worker-options';
-import type { HnswOpenResult, HnswReply, HnswRequest, HnswSearchResult } from './hnsw-protocol';
+import type { HnswAddResult, HnswOpenResult, HnswReply, HnswRequest, HnswSearchResult } from './hnsw-protocol';
 
 /**
  * Main-thread handle on the HNSW worker: one promise per request, answered in order. The worker is
@@ -60,16 +60,27 @@ export class HnswClient {
     return this.call({ op: 'open', ...request });
   }
 
-  add(store: string, labels: number[], vectors: Float32Array, generation: number): Promise<void> {
+  add(store: string, labels: number[], vectors: Float32Array, generation: number): Promise<HnswAddResult> {
     return this.call({ op: 'add', store, labels, vectors, generation }, [vectors.buffer as ArrayBuffer]);
   }
 
-  delete(store: string, labels: number[], generation: number): Promise<void> {
+  /** Marks labels deleted; answers how many were in the graph and not deleted yet. */
+  delete(store: string, labels: number[], generation: number): Promise<number> {
     return this.call({ op: 'delete', store, labels, generation });
   }
 
-  search(store: string, vector: Float32Array, k: number, ef: number): Promise<HnswSearchResult> {
-    return this.call({ op: 'search', store, vector, k, ef });
+  search(request: Omit<Extract<HnswRequest, { op: 'search' }>, 'op'>): Promise<HnswSearchResult> {
+    return this.call({ op: 'search', ...request });
+  }
+
+  /** Every label in the store's graph (deleted ones included), in no order. */
+  labels(store: string): Promise<Float64Array> {
+    return this.call({ op: 'labels', store });
+  }
+
+  /** Saves the store's graph if it changed and frees it (it is opened again when next used). */
+  unload(store: string): Promise<void> {
+    return this.worker ? this.call({ op: 'unload', store }) : Promise.resolve();
   }
 
   drop(store: string): Promise<void> {

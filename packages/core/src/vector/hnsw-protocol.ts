@@ -1,18 +1,55 @@
 /** Messages between the main thread (HnswClient) and the HNSW worker thread. */
 export type HnswRequest =
-  | { op: 'open'; store: string; path: string; dimensions: number; generation: number; capacity: number; m: number; efConstruction: number }
+  | {
+      op: 'open';
+      store: string;
+      path: string;
+      dimensions: number;
+      /** The embedder that built the store's vectors: a file written for another one is not used. */
+      embedderId: string;
+      /** The store's generation in the database: a file that claims it is current. */
+      generation: number;
+      capacity: number;
+      m: number;
+      efConstruction: number;
+    }
   | { op: 'add'; store: string; labels: number[]; vectors: Float32Array; generation: number }
   | { op: 'delete'; store: string; labels: number[]; generation: number }
-  | { op: 'search'; store: string; vector: Float32Array; k: number; ef: number }
+  | {
+      op: 'search';
+      store: string;
+      vector: Float32Array;
+      k: number;
+      ef: number;
+      /** Only these labels may be returned: sorted, disjoint, inclusive `[first, last]` ranges, flattened. */
+      allowed?: Float64Array;
+      /**
+       * Where `allowed` applies: `beam` filters the `ef` nearest found (enough when the allowed share of
+       * the graph times ef is well above k), `graph` inside hnswlib's search (finds k allowed ones at
+       * any selectivity, at a much higher cost per visited node).
+       */
+      filterIn?: 'beam' | 'graph';
+    }
+  | { op: 'labels'; store: string }
+  | { op: 'unload'; store: string }
   | { op: 'drop'; store: string }
   | { op: 'flush' };
 
 export type HnswReply = { id: number; ok: true; result?: unknown } | { id: number; ok: false; error: string };
 
-/** `open` answers whether the file on disk was current (`loaded`) or a fresh empty index needs a rebuild. */
+/**
+ * `open` answers what it found on disk: `current` (the file's generation is the database's: loaded, nothing
+ * to do), `behind` (a usable file of an older or unknown generation: loaded, the caller brings it up to
+ * date from the database) or `empty` (no usable file: an empty graph, the caller builds it; `reason` says why).
+ */
 export interface HnswOpenResult {
-  loaded: boolean;
+  state: 'current' | 'behind' | 'empty';
+  reason?: string;
+  /** The generation the file claimed (`behind`). */
+  fileGeneration?: number;
   count: number;
+  /** Memory the graph holds, estimated from its capacity (bytes). */
+  bytes: number;
 }
 
 export interface HnswSearchResult {
@@ -20,8 +57,20 @@ export interface HnswSearchResult {
   distances: number[];
 }
 
-/** Sidecar written next to each index file: the generation of the SQLite rows it reflects. */
+/** Answer of `add`: the graph's estimated memory after the insert (it grows by resizing). */
+export interface HnswAddResult {
+  bytes: number;
+}
+
+/**
+ * Sidecar written next to each index file: the generation of the database rows the file reflects
+ * (-1 is never written: a graph known to be incomplete is not saved), its vector size, the embedder of
+ * its vectors and the graph parameters it was built with.
+ */
 export interface HnswSidecar {
   generation: number;
   dimensions: number;
+  embedderId?: string;
+  m?: number;
+  efConstruction?: number;
 }

@@ -1,14 +1,15 @@
 /**
- * Worker thread that owns every HNSW index (hnswlib-node blocks the thread it runs on). It applies
- * inserts and deletions in message order, answers searches, and saves dirty indexes a few seconds
- * after the last change (and on `flush`), writing `<store>.hnsw` then a `<store>.hnsw.json` sidecar
- * with the SQLite generation the file reflects; a mismatch on open means stale, so the main thread
- * rebuilds from SQLite.
+ * Worker thread that owns every loaded HNSW graph (hnswlib-node blocks the thread it runs on). It applies
+ * inserts and deletions in message order, answers searches, and saves dirty graphs a few seconds after
+ * the last change (and on `flush` and `unload`), writing `<store>.hnsw` then a `<store>.hnsw.json` sidecar
+ * with the database generation the file reflects. The main thread decides what a file is worth (see
+ * `StoreGraphs`): this thread only reports what it found.
  */
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { parentPort } from 'node:worker_threads';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { parentPort, threadId } from 'node:worker_threads';
 import hnswlib from 'hnswlib-node';
-import type { HnswRequest, HnswSidecar } from './hnsw-protocol';
+import type { HnswOpenResult, HnswRequest, HnswSidecar } from './hnsw-protocol';
+import { inRanges } from './id-ranges';
 
 const { HierarchicalNSW } = hnswlib;
 type Index = InstanceType<typeof HierarchicalNSW>;
@@ -17,17 +18,37 @@ interface OpenStore {
   index: Index;
   path: string;
   dimensions: number;
+  embedderId: string;
+  m: number;
+  efConstruction: number;
+  /** The database generation the graph reflects exactly; -1 when unknown (then it is never saved). */
   generation: number;
   dirty: boolean;
   timer?: NodeJS.Timeout;
   firstDirtyAt: number;
-  /** Set by `drop`: a save queued before must not write the files back. */
-  dropped?: boolean;
+  /** Set by `drop` and `unload`: a save queued before must not write the files back. */
+  closed?: boolean;
 }
 
 const SAVE_DELAY_MS = 3_000;
 const SAVE_MAX_DELAY_MS = 30_000;
+/** hnswlib allocates 65,536 label locks (40 bytes each) per graph, whatever its size. */
+const FIXED_BYTES = 65_536 * 40 + 64 * 1024;
 const stores = new Map<string, OpenStore>();
+/** Unique per writer, so two processes saving the same store never write one temporary file. */
+const TMP_SUFFIX = `.tmp-${process.pid}-${threadId}`;
+
+/**
+ * Memory a graph holds (bytes), from hnswlib's layout: per element of capacity, the level-0 record
+ * (vector, 2M links, label), a lock, its level, a link-list pointer, a visited mark and the label map
+ * entry; upper levels for about 1/M of the elements; and the fixed label locks.
+ */
+function graphBytes(store: OpenStore): number {
+  const capacity = store.index.getMaxElements();
+  const level0 = store.dimensions * 4 + store.m * 2 * 4 + 4 + 8;
+  const upper = (store.m * 4 + 4) / store.m;
+  return Math.round(capacity * (level0 + 40 + 4 + 8 + 2 + 48 + upper) + FIXED_BYTES);
+}
 
 function readSidecar(path: string): HnswSidecar | null {
   try {
@@ -40,12 +61,21 @@ function readSidecar(path: string): HnswSidecar | null {
 async function save(store: OpenStore): Promise<void> {
   if (store.timer) clearTimeout(store.timer);
   store.timer = undefined;
-  if (!store.dirty || store.dropped) return;
+  if (!store.dirty || store.closed || store.generation < 0) return;
   store.dirty = false;
-  const generation = store.generation;
-  await store.index.writeIndex(`${store.path}.tmp`);
-  renameSync(`${store.path}.tmp`, store.path);
-  writeFileSync(`${store.path}.json`, JSON.stringify({ generation, dimensions: store.dimensions } satisfies HnswSidecar));
+  const sidecar: HnswSidecar = {
+    generation: store.generation,
+    dimensions: store.dimensions,
+    embedderId: store.embedderId,
+    m: store.m,
+    efConstruction: store.efConstruction,
+  };
+  await store.index.writeIndex(`${store.path}${TMP_SUFFIX}`);
+  // The graph first, then its claim: a reader in between finds the new graph under the old claim, which
+  // at worst makes it compare the graph with the database (never a new claim over an old graph).
+  renameSync(`${store.path}${TMP_SUFFIX}`, store.path);
+  writeFileSync(`${store.path}.json${TMP_SUFFIX}`, JSON.stringify(sidecar));
+  renameSync(`${store.path}.json${TMP_SUFFIX}`, `${store.path}.json`);
 }
 
 function markDirty(store: OpenStore, generation: number): void {
@@ -54,8 +84,8 @@ function markDirty(store: OpenStore, generation: number): void {
   store.dirty = true;
   if (store.timer) clearTimeout(store.timer);
   const delay = Math.max(0, Math.min(SAVE_DELAY_MS, store.firstDirtyAt + SAVE_MAX_DELAY_MS - Date.now()));
-  // The timed save joins the request queue: it never overlaps a flush's save of the same files (both
-  // write `<store>.hnsw.tmp`), and no insert changes the graph while it is being written.
+  // The timed save joins the request queue: it never overlaps a flush's save of the same files, and no
+  // insert changes the graph while it is being written.
   store.timer = setTimeout(() => {
     store.timer = undefined;
     enqueue(() => save(store).catch(() => void (store.dirty = true)));
@@ -68,76 +98,139 @@ function storeOf(name: string): OpenStore {
   return store;
 }
 
+/** Loads the file when it is usable; says why not otherwise. */
+function load(request: Extract<HnswRequest, { op: 'open' }>, index: Index): Omit<HnswOpenResult, 'count' | 'bytes'> {
+  if (!existsSync(request.path)) return { state: 'empty', reason: 'it has no HNSW file yet' };
+  const sidecar = readSidecar(request.path);
+  if (!sidecar) return { state: 'empty', reason: 'its HNSW file has no readable sidecar (a save was interrupted)' };
+  if (sidecar.dimensions !== request.dimensions) {
+    return { state: 'empty', reason: `its HNSW file holds ${sidecar.dimensions}-d vectors and the store ${request.dimensions}-d` };
+  }
+  if (sidecar.embedderId !== undefined && sidecar.embedderId !== request.embedderId) {
+    return {
+      state: 'empty',
+      reason: `its HNSW file was built from vectors of '${sidecar.embedderId}', the store's are '${request.embedderId}'`,
+    };
+  }
+  if ((sidecar.m ?? 16) !== request.m || (sidecar.efConstruction ?? 100) !== request.efConstruction) {
+    return {
+      state: 'empty',
+      reason: `its HNSW file was built with M=${sidecar.m ?? 16}, efConstruction=${sidecar.efConstruction ?? 100}; a store of this size uses M=${request.m}, efConstruction=${request.efConstruction}`,
+    };
+  }
+  try {
+    index.readIndexSync(request.path);
+  } catch (error) {
+    return { state: 'empty', reason: `its HNSW file could not be read (${(error as Error).message})` };
+  }
+  if (sidecar.generation === request.generation) return { state: 'current' };
+  return { state: 'behind', fileGeneration: sidecar.generation };
+}
+
 async function handle(request: HnswRequest): Promise<unknown> {
   switch (request.op) {
     case 'open': {
-      const existing = stores.get(request.store);
-      if (existing) return { loaded: true, count: existing.index.getCurrentCount() };
+      const previous = stores.get(request.store);
+      if (previous) {
+        previous.closed = true;
+        if (previous.timer) clearTimeout(previous.timer);
+      }
       const index = new HierarchicalNSW('cosine', request.dimensions);
-      const sidecar = existsSync(request.path) ? readSidecar(request.path) : null;
-      let loaded = false;
-      if (sidecar && sidecar.generation === request.generation && sidecar.dimensions === request.dimensions) {
-        try {
-          index.readIndexSync(request.path);
-          loaded = true;
-        } catch {
-          loaded = false;
-        }
+      const found = load(request, index);
+      if (found.state === 'empty') {
+        index.initIndex({
+          maxElements: Math.max(64, request.capacity),
+          m: request.m,
+          efConstruction: request.efConstruction,
+          randomSeed: 100,
+        });
+      } else if (index.getMaxElements() < request.capacity) {
+        index.resizeIndex(request.capacity);
       }
       const store: OpenStore = {
         index,
         path: request.path,
         dimensions: request.dimensions,
-        generation: request.generation,
+        embedderId: request.embedderId,
+        m: request.m,
+        efConstruction: request.efConstruction,
+        generation: found.state === 'current' ? request.generation : -1,
         dirty: false,
         firstDirtyAt: 0,
       };
-      if (!loaded) {
-        index.initIndex({
-          maxElements: Math.max(1024, request.capacity),
-          m: request.m,
-          efConstruction: request.efConstruction,
-          randomSeed: 100,
-        });
-        rmSync(`${request.path}.json`, { force: true });
-      }
       stores.set(request.store, store);
-      return { loaded, count: index.getCurrentCount() };
+      return { ...found, count: index.getCurrentCount(), bytes: graphBytes(store) } satisfies HnswOpenResult;
     }
     case 'add': {
       const store = storeOf(request.store);
       const { index, dimensions } = store;
       const needed = index.getCurrentCount() + request.labels.length;
-      if (needed > index.getMaxElements()) index.resizeIndex(Math.max(needed, index.getMaxElements() * 2));
+      if (needed > index.getMaxElements()) index.resizeIndex(Math.max(needed, Math.ceil(index.getMaxElements() * 1.5)));
       request.labels.forEach((label, row) => {
         index.addPoint(Array.from(request.vectors.subarray(row * dimensions, (row + 1) * dimensions)), label);
       });
       markDirty(store, request.generation);
-      return undefined;
+      return { bytes: graphBytes(store) };
     }
     case 'delete': {
       const store = storeOf(request.store);
+      let deleted = 0;
       for (const label of request.labels) {
         try {
           store.index.markDelete(label);
+          deleted++;
         } catch {
           // Already deleted or never inserted: nothing to do.
         }
       }
       markDirty(store, request.generation);
-      return undefined;
+      return deleted;
     }
     case 'search': {
       const { index } = storeOf(request.store);
-      if (request.k <= 0 || index.getCurrentCount() === 0) return { labels: [], distances: [] };
+      const count = index.getCurrentCount();
+      if (request.k <= 0 || count === 0) return { labels: [], distances: [] };
       index.setEf(Math.max(request.ef, request.k));
-      const result = index.searchKnn(Array.from(request.vector), Math.min(request.k, index.getCurrentCount()));
-      return { labels: result.neighbors, distances: result.distances };
+      const { allowed } = request;
+      const query = Array.from(request.vector);
+      if (!allowed) {
+        const result = index.searchKnn(query, Math.min(request.k, count));
+        return { labels: result.neighbors, distances: result.distances };
+      }
+      if (request.filterIn === 'graph') {
+        const result = index.searchKnn(query, Math.min(request.k, count), (label) => inRanges(allowed, label));
+        return { labels: result.neighbors, distances: result.distances };
+      }
+      // The whole beam, then the labels the filter allows, best first (hnswlib's filter callback costs
+      // about 1 µs per visited candidate and makes the search visit ~7x more of them at 1/7 selectivity).
+      const result = index.searchKnn(query, Math.min(Math.max(request.ef, request.k), count));
+      const labels: number[] = [];
+      const distances: number[] = [];
+      for (let i = 0; i < result.neighbors.length && labels.length < request.k; i++) {
+        if (!inRanges(allowed, result.neighbors[i]!)) continue;
+        labels.push(result.neighbors[i]!);
+        distances.push(result.distances[i]!);
+      }
+      return { labels, distances };
+    }
+    case 'labels': {
+      const labels = Float64Array.from(storeOf(request.store).index.getIdsList());
+      return labels;
+    }
+    case 'unload': {
+      const store = stores.get(request.store);
+      if (!store) return undefined;
+      await save(store);
+      store.closed = true;
+      stores.delete(request.store);
+      // Frees the graph now instead of whenever the garbage collector finalises the wrapper.
+      store.index.initIndex({ maxElements: 1, m: 2 });
+      return undefined;
     }
     case 'drop': {
       const store = stores.get(request.store);
       if (store?.timer) clearTimeout(store.timer);
-      if (store) store.dropped = true;
+      if (store) store.closed = true;
       stores.delete(request.store);
       return undefined;
     }
@@ -157,7 +250,8 @@ parentPort!.on('message', (message: { id: number; request: HnswRequest }) => {
   enqueue(async () => {
     try {
       const result = await handle(message.request);
-      parentPort!.postMessage({ id: message.id, ok: true, result });
+      const transfer = result instanceof Float64Array ? [result.buffer as ArrayBuffer] : [];
+      parentPort!.postMessage({ id: message.id, ok: true, result }, transfer);
     } catch (error) {
       parentPort!.postMessage({ id: message.id, ok: false, error: error instanceof Error ? error.message : String(error) });
     }

@@ -1,4 +1,5 @@
 import type { Database } from '../db';
+import { inRanges } from './id-ranges';
 import { ftsString, keywordTokens, parseKeywordQuery, type QueryGroup } from './keyword-query';
 import { TermFrequencies } from './term-frequencies';
 
@@ -118,43 +119,70 @@ export class KeywordIndex {
   }
 
   private byStores?: { all(...parameters: unknown[]): unknown[] };
-  private byFiles?: { all(...parameters: unknown[]): unknown[] };
+  private inRanges?: { all(...parameters: unknown[]): unknown[] };
   private unfiltered?: { all(...parameters: unknown[]): unknown[] };
 
   /**
-   * Top `limit` chunk ids of the stores by BM25 (best first), optionally only among `fileIds`.
-   * `everyChunk` says the stores hold every indexed chunk: the store filter would keep every row, so
-   * it is left out. It is not free: FTS5 reads each matching row's store id from a separate table
-   * (about a third of the query's time at 100k chunks), and the rows and their order are the same without it.
+   * Top `limit` chunk ids of the stores by BM25 (best first), optionally only among the chunk ids in
+   * `ranges` (what a filter leaves of the stores); `bounds` are the first and last chunk id of the stores
+   * (optional, narrows the postings read). `everyChunk` says the stores hold every indexed chunk:
+   * the store filter would keep every row, so it is left out. It is not free: FTS5 reads each matching
+   * row's store id from a separate table (about a third of the query's time at 100k chunks), and the rows
+   * and their order are the same without it.
    */
   search(
     plan: KeywordPlan,
     storeIds: string[],
     limit: number,
-    fileIds?: string[],
+    ranges?: Float64Array,
     everyChunk = false,
+    bounds?: [number, number],
   ): Array<{ id: number; bm25: number }> {
     if (!plan.match || storeIds.length === 0) return [];
-    if (!fileIds && everyChunk) {
+    if (ranges) {
+      if (ranges.length === 0) return [];
+      // The ranges are chunk ids of these stores only: a cheap test per matching row instead of reading its
+      // store or file, and FTS5 reads only the postings between the first and the last.
+      registerRangeTest(this.db);
+      this.inRanges ??= this.db.prepare(
+        `SELECT rowid AS id, bm25(vector_fts) AS bm25 FROM vector_fts
+         WHERE vector_fts MATCH ? AND rowid BETWEEN ? AND ? AND vector_id_allowed(rowid) ORDER BY bm25 LIMIT ?`,
+      );
+      allowedRanges = ranges;
+      try {
+        return this.inRanges.all(plan.match, ranges[0], ranges[ranges.length - 1], limit) as Array<{ id: number; bm25: number }>;
+      } finally {
+        allowedRanges = undefined;
+      }
+    }
+    if (everyChunk) {
       this.unfiltered ??= this.db.prepare(
         'SELECT rowid AS id, bm25(vector_fts) AS bm25 FROM vector_fts WHERE vector_fts MATCH ? ORDER BY bm25 LIMIT ?',
       );
       return this.unfiltered.all(plan.match, limit) as Array<{ id: number; bm25: number }>;
     }
-    if (!fileIds) {
-      this.byStores ??= this.db.prepare(
-        `SELECT rowid AS id, bm25(vector_fts) AS bm25 FROM vector_fts
-         WHERE vector_fts MATCH ? AND store_id IN (SELECT value FROM json_each(?)) ORDER BY bm25 LIMIT ?`,
-      );
-      return this.byStores.all(plan.match, JSON.stringify(storeIds), limit) as Array<{ id: number; bm25: number }>;
-    }
-    this.byFiles ??= this.db.prepare(
-      `SELECT c.id AS id, bm25(vector_fts) AS bm25 FROM vector_fts JOIN vector_chunks c ON c.id = vector_fts.rowid
-       WHERE vector_fts MATCH ? AND vector_fts.store_id IN (SELECT value FROM json_each(?))
-         AND c.file_id IN (SELECT value FROM json_each(?)) ORDER BY bm25 LIMIT ?`,
+    // Other stores hold chunks too: FTS5 reads only the postings between the stores' first and last chunk
+    // ids (a store written at once is one short range), and the store of each of those rows.
+    this.byStores ??= this.db.prepare(
+      `SELECT rowid AS id, bm25(vector_fts) AS bm25 FROM vector_fts
+       WHERE vector_fts MATCH ? AND rowid BETWEEN ? AND ? AND store_id IN (SELECT value FROM json_each(?)) ORDER BY bm25 LIMIT ?`,
     );
-    return this.byFiles.all(plan.match, JSON.stringify(storeIds), JSON.stringify(fileIds), limit) as Array<{ id: number; bm25: number }>;
+    const [low, high] = bounds ?? [0, Number.MAX_SAFE_INTEGER];
+    return this.byStores.all(plan.match, low, high, JSON.stringify(storeIds), limit) as Array<{ id: number; bm25: number }>;
   }
+}
+
+/** The ranges the running statement tests against (set around one synchronous `all`). */
+let allowedRanges: Float64Array | undefined;
+const registered = new WeakSet<Database>();
+
+/** `vector_id_allowed(rowid)`: 1 when the id is in the ranges of the statement running now. */
+function registerRangeTest(db: Database): void {
+  if (registered.has(db)) return;
+  db.function('vector_id_allowed', { deterministic: false, directOnly: true }, (id: unknown) =>
+    allowedRanges && inRanges(allowedRanges, Number(id)) ? 1 : 0,
+  );
+  registered.add(db);
 }
 
 /**

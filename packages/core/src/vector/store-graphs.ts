@@ -1,34 +1,91 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../internal/logger';
+import type { WriteStep } from './chunk-writes';
+import {
+  type Applied,
+  type BuildOptions,
+  buildGraphs,
+  catchUpGraphs,
+  type GraphSource,
+  type GraphWork,
+  type ShardTarget,
+} from './graph-build';
 import { HnswClient } from './hnsw-client';
-import type { HnswSearchResult } from './hnsw-protocol';
-import { blobToVector } from './vector-blob';
-
-/** HNSW inserts queued in the worker before `add` waits (backpressure). */
-const MAX_INFLIGHT_VECTORS = 4096;
-const REBUILD_BATCH = 1000;
-
-export interface StoreGraphsOptions {
-  /** Index files live here (`<store>.hnsw` + `<store>.hnsw.json`). */
-  directory: string;
-  m: number;
-  efConstruction: number;
-  log: Logger;
-  /** The store's SQLite state: dimensions, generation and chunk count (undefined = nothing indexed). */
-  meta(storeId: string): { dimensions: number; generation: number; chunk_count: number } | undefined;
-  /** Vectors of the store in id order, after `afterId` (for rebuilds). */
-  vectorsAfter(storeId: string, afterId: number, limit: number): Array<{ id: number; vector: Buffer }>;
-}
+import type { HnswRequest, HnswSearchResult } from './hnsw-protocol';
 
 /**
- * The HNSW graph of each store, held by the worker thread: opened from its file when the file's
- * generation matches SQLite, otherwise rebuilt from the vectors in SQLite; inserts run behind the
- * caller with bounded backpressure; a failed insert drops the graph so the next use rebuilds it.
+ * Graphs per store: a store's chunks are split by id (`id % SHARDS`) into this many HNSW graphs, each held
+ * by its own worker thread (as many as there are cores, up to this). Searches and inserts run on the
+ * shards in parallel; each shard is half the size, and on clustered vectors the beam a graph needs for
+ * a given recall grows faster than its size, so two half graphs also cost less CPU than one.
+ */
+export const SHARDS = 2;
+/** HNSW inserts queued in the workers before `apply` waits (backpressure). */
+const MAX_INFLIGHT_VECTORS = 4096;
+/** A catch-up inserting more than this many vectors does not hold searches back (they use the graphs as they stand). */
+const SEARCH_WAITS_FOR_AT_MOST = 5000;
+
+/** Graph degree and build-time beam. */
+export interface GraphParameters {
+  m: number;
+  efConstruction: number;
+}
+
+/** What the graphs need to know of a store (its row in `vector_index_meta`). */
+export interface GraphStoreMeta {
+  dimensions: number;
+  generation: number;
+  chunk_count: number;
+  embedder_id: string;
+}
+
+export interface StoreGraphsOptions {
+  /** Index files live here (`<store>.<shard>.hnsw` + `.json` sidecars). */
+  directory: string;
+  /** The parameters of new graphs for a store of `chunks` chunks. */
+  parameters(chunks: number): GraphParameters;
+  /** Bytes of graphs kept in memory: beyond it, the least recently used graphs nobody is using are saved and unloaded. */
+  memoryBudget: number;
+  /** How often a long build or catch-up logs its progress (ms). */
+  progressIntervalMs: number;
+  log: Logger;
+  /** The store's state in the database (undefined = nothing indexed). */
+  meta(storeId: string): GraphStoreMeta | undefined;
+  source: GraphSource;
+}
+
+interface Entry {
+  /** Searches may use the graphs (they are open in the workers, and any quick catch-up is done). */
+  searchable: Promise<void>;
+  /** No build or catch-up is going on (writes wait for this). */
+  settled: Promise<void>;
+  /** A build or catch-up is going on. */
+  working: boolean;
+  /** The database generation the graphs reflect exactly; undefined when unknown (brought up to date on next use). */
+  applied: Applied;
+  embedderId: string;
+  dimensions: number;
+  /** Estimated memory of each shard's graph. */
+  bytes: number[];
+  lastUsed: number;
+  holds: number;
+}
+
+/** Releases held graphs. */
+export type GraphRelease = () => void;
+
+/**
+ * The HNSW graphs of the stores, held by worker threads. A store's graphs are loaded when first used: from
+ * their files when current, brought up to date from the database when behind (saved before a crash, or
+ * by another process), or rebuilt when there is no usable file — each time saying why. Graphs in memory
+ * follow this process's writes; when another process wrote to the store, the next use brings them up to
+ * date. Graphs beyond the memory budget that nobody holds are saved and unloaded, least recently used first.
  */
 export class StoreGraphs {
-  private readonly hnsw = new HnswClient();
-  private readonly ready = new Map<string, Promise<void>>();
+  private readonly workers = Array.from({ length: Math.max(1, Math.min(SHARDS, availableParallelism())) }, () => new HnswClient());
+  private readonly entries = new Map<string, Entry>();
   private readonly inflight = new Set<{ size: number; done: Promise<void> }>();
   private inflightVectors = 0;
 
@@ -36,32 +93,87 @@ export class StoreGraphs {
     mkdirSync(options.directory, { recursive: true });
   }
 
-  /** Makes the store's graph ready in the worker (no-op for a store with nothing indexed). */
-  ensure(storeId: string): Promise<void> {
-    if (this.hnsw.crashed) this.ready.clear();
-    const existing = this.ready.get(storeId);
-    if (existing) return existing;
-    if (!this.options.meta(storeId)) return Promise.resolve();
-    const opening = this.open(storeId).catch((error) => {
-      this.ready.delete(storeId);
-      throw error;
-    });
-    this.ready.set(storeId, opening);
-    return opening;
+  /** Whether the store's graphs are in memory (loaded or loading). */
+  isOpen(storeId: string): boolean {
+    return this.entries.has(storeId);
+  }
+
+  /** How many stores have graphs in memory, and their estimated bytes. */
+  inMemory(): { stores: number; bytes: number } {
+    return { stores: this.entries.size, bytes: this.memoryBytes() };
   }
 
   /**
-   * Queues an insert (the worker applies requests in order, so a later search already sees it) and
-   * waits only when too many vectors are in flight.
+   * Loads the store's graphs and keeps them in memory until the release is called; undefined when the store
+   * has nothing indexed. `purpose`: a `write` waits until the graphs have everything (and are up to date
+   * with the database); a `search` waits for what is quick and, with `fresh`, first brings graphs that
+   * another process outdated up to date; `fresh: false` is for a search while this process writes the store.
    */
-  async add(storeId: string, labels: number[], vectors: Float32Array, generation: number): Promise<void> {
-    const entry = {
-      size: labels.length,
-      done: this.hnsw.add(storeId, labels, vectors, generation).catch(async (error: Error) => {
-        this.options.log.error(`HNSW update of ${storeId} failed (${error.message}); its index will be rebuilt from SQLite.`);
-        await this.drop(storeId).catch(() => undefined);
-      }),
+  async hold(storeId: string, purpose: 'search' | 'write', fresh = true): Promise<GraphRelease | undefined> {
+    if (this.workers.some((worker) => worker.crashed)) this.entries.clear();
+    const meta = this.options.meta(storeId);
+    let entry = this.entries.get(storeId);
+    if (!meta) {
+      if (entry && entry.holds === 0 && !entry.working) await this.unload(storeId);
+      return undefined;
+    }
+    if (entry && (entry.embedderId !== meta.embedder_id || entry.dimensions !== meta.dimensions) && entry.holds === 0 && !entry.working) {
+      await this.drop(storeId);
+      entry = undefined;
+    }
+    entry ??= this.open(storeId, meta);
+    entry.holds++;
+    entry.lastUsed = performance.now();
+    const held = entry;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      held.holds--;
+      held.lastUsed = performance.now();
     };
+    try {
+      await (purpose === 'write' ? entry.settled : entry.searchable);
+      if (fresh) await this.refresh(storeId, entry, purpose);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return release;
+  }
+
+  /**
+   * Applies one write transaction of the store to its graphs: the deleted chunks marked deleted, the added
+   * ones queued for insertion in their shards (workers apply requests in order, so a later search already
+   * sees them); waits only when too many vectors are in flight. The graphs keep claiming the store's
+   * generation only while they saw every transaction of it.
+   */
+  async apply(storeId: string, step: Pick<WriteStep, 'removed' | 'added' | 'before' | 'after'>, vectors?: Float32Array): Promise<void> {
+    const generation = this.advance(storeId, step);
+    const dimensions = vectors && step.added.length ? vectors.length / step.added.length : 0;
+    const pending: Array<Promise<void>> = [];
+    for (const target of this.targets(storeId)) {
+      const removed = step.removed.filter((id) => id % SHARDS === target.shard);
+      if (removed.length) pending.push(target.client.delete(target.key, removed, generation).then(() => undefined));
+      const rows = step.added.flatMap((id, row) => (id % SHARDS === target.shard ? [row] : []));
+      const flat = new Float32Array(vectors ? rows.length * dimensions : 0);
+      if (vectors) rows.forEach((row, i) => flat.set(vectors.subarray(row * dimensions, (row + 1) * dimensions), i * dimensions));
+      // Every shard gets the step (an empty one too): its claimed generation moves with the store's.
+      const added = target.client.add(target.key, vectors ? rows.map((row) => step.added[row]!) : [], flat, generation);
+      pending.push(
+        added.then(
+          ({ bytes }) => {
+            const entry = this.entries.get(storeId);
+            if (entry) entry.bytes[target.shard] = bytes;
+          },
+          async (error: Error) => {
+            this.options.log.error(`HNSW update of ${storeId} failed (${error.message}); its index will be rebuilt from SQLite.`);
+            await this.drop(storeId).catch(() => undefined);
+          },
+        ),
+      );
+    }
+    const entry = { size: step.added.length, done: Promise.all(pending).then(() => undefined) };
     this.inflight.add(entry);
     this.inflightVectors += entry.size;
     void entry.done.then(() => {
@@ -71,73 +183,206 @@ export class StoreGraphs {
     while (this.inflightVectors > MAX_INFLIGHT_VECTORS) await this.inflight.values().next().value!.done;
   }
 
-  delete(storeId: string, labels: number[], generation: number): Promise<void> {
-    return this.hnsw.delete(storeId, labels, generation);
+  /**
+   * Searches every shard of the store at once (posted synchronously, so callers can overlap the searches
+   * with other work) and merges their answers: the `k` nearest, best first.
+   */
+  search(request: Omit<Extract<HnswRequest, { op: 'search' }>, 'op'>): Promise<HnswSearchResult> {
+    const answers = this.targets(request.store).map((target) => target.client.search({ ...request, store: target.key }));
+    return Promise.all(answers).then((results) => {
+      const merged = results.flatMap((result) => result.labels.map((label, i) => ({ label, distance: result.distances[i]! })));
+      merged.sort((a, b) => a.distance - b.distance);
+      const top = merged.slice(0, request.k);
+      return { labels: top.map((entry) => entry.label), distances: top.map((entry) => entry.distance) };
+    });
   }
 
-  /** Posts the search at once (synchronously), so callers can overlap it with other work. */
-  search(storeId: string, vector: Float32Array, k: number, ef: number): Promise<HnswSearchResult> {
-    return this.hnsw.search(storeId, vector, k, ef);
-  }
-
-  /** Forgets the store's graph in the worker and deletes its files. */
+  /** Forgets the store's graphs in the workers and deletes their files. */
   async drop(storeId: string): Promise<void> {
-    this.ready.delete(storeId);
-    await this.hnsw.drop(storeId);
-    const path = this.pathOf(storeId);
-    for (const file of [path, `${path}.json`, `${path}.tmp`]) rmSync(file, { force: true });
+    this.entries.delete(storeId);
+    await Promise.all(this.targets(storeId).map((target) => target.client.drop(target.key)));
+    for (let shard = 0; shard < SHARDS; shard++) {
+      const path = this.pathOf(storeId, shard);
+      for (const file of [path, `${path}.json`]) rmSync(file, { force: true });
+    }
+    this.removeLegacyFiles(storeId);
   }
 
   /** Saves every changed graph now (they are also saved a few seconds after changes). */
-  flush(): Promise<void> {
-    return this.hnsw.flush();
+  async flush(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker.flush()));
   }
 
   async close(): Promise<void> {
     await Promise.allSettled([...this.inflight].map((entry) => entry.done));
-    await this.hnsw.close();
+    await Promise.allSettled([...this.entries.values()].map((entry) => entry.settled));
+    await Promise.all(this.workers.map((worker) => worker.close()));
   }
 
-  private pathOf(storeId: string): string {
+  // ---- internals -------------------------------------------------------------------------------
+
+  private targets(storeId: string): ShardTarget[] {
+    return Array.from({ length: SHARDS }, (_, shard) => ({
+      shard,
+      client: this.workers[shard % this.workers.length]!,
+      key: `${storeId}#${shard}`,
+    }));
+  }
+
+  private pathOf(storeId: string, shard: number): string {
+    return join(this.options.directory, `${storeId.replace(/[^\w.-]/g, '_')}.${shard}.hnsw`);
+  }
+
+  /** The one-graph file of earlier versions (`<store>.hnsw`): replaced by shard files. */
+  private legacyPath(storeId: string): string {
     return join(this.options.directory, `${storeId.replace(/[^\w.-]/g, '_')}.hnsw`);
   }
 
-  /** Loads the file when it matches SQLite's generation; otherwise rebuilds from SQLite's vectors. */
-  private async open(storeId: string): Promise<void> {
-    const meta = this.options.meta(storeId)!;
-    const opened = await this.hnsw.open({
-      store: storeId,
-      path: this.pathOf(storeId),
-      dimensions: meta.dimensions,
-      generation: meta.generation,
-      capacity: meta.chunk_count + 1024,
-      m: this.options.m,
-      efConstruction: this.options.efConstruction,
-    });
-    if (opened.loaded) return;
-    if (meta.chunk_count > 0) this.options.log.info(`Rebuilding the HNSW index of ${storeId} from ${meta.chunk_count} vectors in SQLite.`);
-    let after = 0;
-    // The next batch is read from SQLite while the worker inserts the previous one, so the worker never
-    // waits for this thread; at most two batches are in flight.
-    let previous: Promise<void> = Promise.resolve();
-    for (;;) {
-      const rows = this.options.vectorsAfter(storeId, after, REBUILD_BATCH);
-      if (rows.length === 0) break;
-      const flat = new Float32Array(rows.length * meta.dimensions);
-      rows.forEach((row, i) => flat.set(blobToVector(row.vector), i * meta.dimensions));
-      after = rows.at(-1)!.id;
-      const adding = this.hnsw.add(
-        storeId,
-        rows.map((row) => row.id),
-        flat,
-        -1,
-      );
-      adding.catch(() => undefined); // awaited below; this only keeps an early failure from counting as unhandled
-      await previous;
-      previous = adding;
-    }
-    await previous;
-    // Only now is the graph at the store's generation (a save before this would claim too much).
-    await this.hnsw.add(storeId, [], new Float32Array(0), meta.generation);
+  private removeLegacyFiles(storeId: string): void {
+    const legacy = this.legacyPath(storeId);
+    for (const file of [legacy, `${legacy}.json`]) rmSync(file, { force: true });
   }
+
+  private memoryBytes(): number {
+    let total = 0;
+    for (const entry of this.entries.values()) for (const bytes of entry.bytes) total += bytes;
+    return total;
+  }
+
+  private buildOptions(storeId: string, dimensions: number): BuildOptions {
+    const { source, log, progressIntervalMs } = this.options;
+    return { source, log, progressIntervalMs, storeId, dimensions, shards: SHARDS };
+  }
+
+  /**
+   * The generation a write step lets the graphs claim: the one after the step when they were exactly at the
+   * one before it; otherwise another process wrote in between, and they are marked unknown.
+   */
+  private advance(storeId: string, step: { before: number; after: number }): number {
+    const entry = this.entries.get(storeId);
+    if (!entry) return -1;
+    entry.applied = entry.applied !== undefined && entry.applied === step.before ? step.after : undefined;
+    return entry.applied ?? -1;
+  }
+
+  /** Starts loading the store's graphs: their files when usable, else builds from the database. */
+  private open(storeId: string, meta: GraphStoreMeta): Entry {
+    const entry: Entry = {
+      searchable: Promise.resolve(),
+      settled: Promise.resolve(),
+      working: true,
+      applied: undefined,
+      embedderId: meta.embedder_id,
+      dimensions: meta.dimensions,
+      bytes: new Array<number>(SHARDS).fill(0),
+      lastUsed: performance.now(),
+      holds: 0,
+    };
+    this.entries.set(storeId, entry);
+    const parameters = this.options.parameters(meta.chunk_count);
+    const perShard = Math.ceil(meta.chunk_count / SHARDS);
+    this.track(storeId, entry, async (): Promise<GraphWork> => {
+      await this.makeRoom(storeId, estimateBytes(meta, parameters));
+      const targets = this.targets(storeId);
+      const opened = await Promise.all(
+        targets.map((target) =>
+          target.client.open({
+            store: target.key,
+            path: this.pathOf(storeId, target.shard),
+            dimensions: meta.dimensions,
+            embedderId: meta.embedder_id,
+            generation: meta.generation,
+            capacity: perShard + Math.max(512, Math.ceil(perShard / 8)),
+            ...parameters,
+          }),
+        ),
+      );
+      opened.forEach((result, shard) => (entry.bytes[shard] = result.bytes));
+      if (opened.every((result) => result.state === 'current')) return { adding: 0, done: Promise.resolve(meta.generation) };
+      const common = this.buildOptions(storeId, meta.dimensions);
+      const empty = targets.filter((_, shard) => opened[shard]!.state === 'empty');
+      const behind = targets.filter((_, shard) => opened[shard]!.state === 'behind');
+      let built: Applied = meta.generation;
+      if (empty.length) {
+        const legacy = existsSync(this.legacyPath(storeId));
+        const reason = legacy
+          ? 'its HNSW file is of an earlier version (one graph per store; now one per shard)'
+          : opened[empty[0]!.shard]!.reason!;
+        // Nothing is searchable before the missing graphs are built.
+        built = await buildGraphs({ ...common, targets: empty, generation: meta.generation, chunks: meta.chunk_count, reason });
+        if (legacy) this.removeLegacyFiles(storeId);
+      }
+      if (behind.length === 0) return { adding: 0, done: Promise.resolve(built) };
+      const catchUp = await catchUpGraphs({
+        ...common,
+        targets: behind,
+        reason: `its files are at generation ${behind.map((target) => opened[target.shard]!.fileGeneration).join(' and ')}, the database at ${meta.generation}: written since by this or another process`,
+      });
+      // Graphs built while the store changed are exact for no generation: the next use catches them up.
+      return { adding: catchUp.adding, done: catchUp.done.then((applied) => (built === undefined ? undefined : applied)) };
+    });
+    return entry;
+  }
+
+  /**
+   * Runs a load or catch-up of the entry: searches wait until it answers (the difference is known and
+   * quick to apply, or applied), writes until everything is inserted; then the graphs reflect the
+   * generation it answers. A failure forgets the entry (the next use starts again).
+   */
+  private track(storeId: string, entry: Entry, work: () => Promise<GraphWork>): void {
+    entry.working = true;
+    const started = work();
+    const settled = started
+      .then((job) => job.done)
+      .then((applied) => {
+        entry.applied = applied;
+      })
+      .finally(() => {
+        if (entry.settled === settled) entry.working = false;
+      });
+    entry.settled = settled;
+    entry.searchable = started.then((job) => (job.adding <= SEARCH_WAITS_FOR_AT_MOST ? settled : undefined));
+    entry.searchable.catch(() => undefined);
+    settled.catch(() => {
+      if (this.entries.get(storeId) === entry) this.entries.delete(storeId);
+    });
+  }
+
+  /** Brings graphs up to date when the database moved on without them (another process wrote). */
+  private async refresh(storeId: string, entry: Entry, purpose: 'search' | 'write'): Promise<void> {
+    while (entry.working) {
+      // A search uses the graphs while a long catch-up goes on; a write waits for it.
+      if (purpose === 'search') return;
+      await entry.settled;
+    }
+    const meta = this.options.meta(storeId);
+    if (!meta || entry.applied === meta.generation) return;
+    this.track(storeId, entry, () => catchUpGraphs({ ...this.buildOptions(storeId, meta.dimensions), targets: this.targets(storeId) }));
+    await (purpose === 'write' ? entry.settled : entry.searchable);
+  }
+
+  /** Unloads least recently used graphs nobody holds until the budget has room for `needed` more bytes. */
+  private async makeRoom(except: string, needed: number): Promise<void> {
+    let total = this.memoryBytes();
+    if (total + needed <= this.options.memoryBudget) return;
+    const idle = [...this.entries]
+      .filter(([storeId, entry]) => storeId !== except && entry.holds === 0 && !entry.working)
+      .sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+    for (const [storeId, entry] of idle) {
+      if (total + needed <= this.options.memoryBudget) break;
+      total -= entry.bytes.reduce((sum, bytes) => sum + bytes, 0);
+      await this.unload(storeId);
+    }
+  }
+
+  /** Saves (if changed) and frees an idle store's graphs; the next use loads them again. */
+  private async unload(storeId: string): Promise<void> {
+    this.entries.delete(storeId);
+    await Promise.all(this.targets(storeId).map((target) => target.client.unload(target.key)));
+  }
+}
+
+/** Memory a store's graphs will hold (bytes), estimated like the workers do. */
+function estimateBytes(meta: GraphStoreMeta, parameters: GraphParameters): number {
+  return (meta.chunk_count + 1024) * (meta.dimensions * 4 + parameters.m * 8 + 120) + SHARDS * 2_700_000;
 }

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -134,7 +134,7 @@ describe('VectorIndex', () => {
 
   it.each([
     ['exact scan of the filtered chunks', 4096],
-    ['HNSW with post-filtering', 0],
+    ['HNSW, filtered in the graph worker', 0],
   ])('filters on attributes: comparisons, in/nin, nested and/or (%s)', async (_, exactSearchLimit) => {
     await index.close();
     index = new VectorIndex({ db, embedder: hash, dataDir: dir, log, exactSearchLimit });
@@ -193,40 +193,6 @@ describe('VectorIndex', () => {
     await index.removeStore('vs_a');
     expect(await index.search(['vs_a', 'vs_b'], { query: 'kittens' })).toHaveLength(1);
     expect(await index.storeInfo('vs_a')).toBeNull();
-  });
-
-  it('persists across reopen without rebuilding, and rebuilds when the HNSW file is missing or stale', async () => {
-    await fill(index);
-    const before = await index.search(['vs_main'], { query: 'vaccinations for puppies', ranker: 'none' });
-    await index.close();
-    const path = join(dir, 'vector-index', 'vs_main.hnsw');
-    expect(existsSync(path)).toBe(true);
-
-    infos = [];
-    index = open();
-    expect(await index.search(['vs_main'], { query: 'vaccinations for puppies', ranker: 'none' })).toEqual(before);
-    expect(infos.filter((line) => line.includes('Rebuilding'))).toEqual([]);
-    await index.close();
-
-    rmSync(path);
-    index = open();
-    expect(await index.search(['vs_main'], { query: 'vaccinations for puppies', ranker: 'none' })).toEqual(before);
-    expect(infos.some((line) => line.includes('Rebuilding the HNSW index of vs_main from 8 vectors'))).toBe(true);
-    await index.close();
-
-    // A crash after more writes leaves an older file behind: its generation no longer matches.
-    cpSync(path, join(dir, 'old.hnsw'));
-    cpSync(`${path}.json`, join(dir, 'old.hnsw.json'));
-    index = open();
-    await addFile(index, 'vs_main', 'file-new', ['Volcanic ash grounded every flight.']);
-    await index.close();
-    cpSync(join(dir, 'old.hnsw'), path);
-    cpSync(join(dir, 'old.hnsw.json'), `${path}.json`);
-    infos = [];
-    index = open();
-    const [hit] = await index.search(['vs_main'], { query: 'volcanic ash flight', ranker: 'none' });
-    expect(hit!.file_id).toBe('file-new');
-    expect(infos.some((line) => line.includes('Rebuilding the HNSW index of vs_main from 9 vectors'))).toBe(true);
   });
 
   it('remembers the embedder that built a store: hash stores stay queryable, others ask for a reindex', async () => {

@@ -3,15 +3,20 @@ import type { SqliteDatabase } from '../storage';
 import type { Embedder } from '../embeddings';
 import { InvalidRequestError } from '../errors';
 import type { Logger } from '../internal/logger';
-import { matchesAttributeFilter, validateAttributeFilter, type Attributes } from './attribute-filter';
-import { ChunkWrites } from './chunk-writes';
+import { validateAttributeFilter, type Attributes } from './attribute-filter';
+import { ChunkWrites, type WriteStep } from './chunk-writes';
 import { BestCandidates } from './best-candidates';
-import { StoreGraphs } from './store-graphs';
+import { mergeRanges } from './id-ranges';
+import { type FileSelection, StoreFiles } from './store-files';
+import { type GraphRelease, StoreGraphs } from './store-graphs';
+import { VectorCandidates, type VectorScope } from './vector-candidates';
 import { KeywordIndex, keywordCoverage, type KeywordIndexOptions, type KeywordPlan } from './keyword-index';
 import type { FileChunksInput, IndexedChunk, SearchHit, StoreIndexInfo, StoreSearchOptions, VectorIndexContract } from './types';
 import { readSearchOptions } from './search-options';
 import { embedderMismatch, QueryEmbedders, REINDEX_MARK } from './store-embedders';
 import { blobToVector, dot, vectorToBlob } from './vector-blob';
+import { graphParameters, searchBeam } from './graph-parameters';
+import { PROGRESS_INTERVAL_MS } from './graph-build';
 
 export interface VectorIndexOptions {
   /** The SQLite database (its synchronous driver runs the index's statements; writes go through `immediate`). */
@@ -22,20 +27,25 @@ export interface VectorIndexOptions {
   dataDir: string;
   log: Logger;
   hnsw?: {
-    /** Graph degree; default 16. */
+    /** Graph degree; default: by store size (`graph-parameters.ts`). */
     m?: number;
-    /** Build-time beam; default 100. */
+    /** Build-time beam; default: by store size. */
     efConstruction?: number;
-    /** Search-time beam (at least the candidate depth); default 800 (recall@8 0.998 at 100k chunks in the benchmark). */
+    /** Search-time beam (at least the candidate depth); default: follows the store size and the depth (`searchBeam`). */
     efSearch?: number;
+    /** Bytes of graphs kept in memory (least recently used idle ones are unloaded beyond it); default 2 GiB (`FATHOM_HNSW_MEMORY_MB`). */
+    memoryBytes?: number;
+    /** How often a long rebuild or catch-up of a graph logs its progress; default 10,000 ms. */
+    progressIntervalMs?: number;
   };
   keyword?: KeywordIndexOptions;
-  /** A filter that leaves at most this many chunks of a store is answered by an exact scan instead of HNSW; default 4096. */
+  /**
+   * A store of at most this many chunks, or the part of a store a filter leaves, is searched by an exact
+   * scan of its vectors instead of an HNSW graph (small stores then have no graph at all); default 512 (a scan reads ~5 µs per chunk).
+   */
   exactSearchLimit?: number;
 }
 
-/** Most neighbours asked of HNSW for a filtered search (the rest of the store is filtered out after). */
-const MAX_FILTERED_NEIGHBOURS = 1000;
 interface MetaRow {
   store_id: string;
   embedder_id: string;
@@ -65,7 +75,8 @@ export class VectorIndex implements VectorIndexContract {
   private readonly log: Logger;
   private readonly graphs: StoreGraphs;
   private readonly keywords: KeywordIndex;
-  private readonly efSearch: number;
+  private readonly files: StoreFiles;
+  private readonly candidatesOf: VectorCandidates;
   private readonly exactSearchLimit: number;
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly queryEmbedders: QueryEmbedders;
@@ -81,9 +92,9 @@ export class VectorIndex implements VectorIndexContract {
     this.embedder = options.embedder;
     this.queryEmbedders = new QueryEmbedders(options.embedder);
     this.log = options.log;
-    this.efSearch = options.hnsw?.efSearch ?? 800;
-    this.exactSearchLimit = options.exactSearchLimit ?? 4096;
+    this.exactSearchLimit = options.exactSearchLimit ?? 512;
     this.keywords = new KeywordIndex(this.db, options.keyword);
+    this.files = new StoreFiles(this.db);
     this.writes = new ChunkWrites(this.database);
     const db = this.db;
     this.sql = {
@@ -101,9 +112,6 @@ export class VectorIndex implements VectorIndexContract {
       file: db.prepare<[string, string], { filename: string; attributes: string | null }>(
         'SELECT filename, attributes FROM vector_files WHERE store_id = ? AND file_id = ?',
       ),
-      storeFiles: db.prepare<[string], { file_id: string; attributes: string | null }>(
-        'SELECT file_id, attributes FROM vector_files WHERE store_id = ?',
-      ),
       chunkTexts: db.prepare<[string, string], { text: string }>(
         'SELECT text FROM vector_chunks WHERE store_id = ? AND file_id = ? ORDER BY chunk_index',
       ),
@@ -113,13 +121,11 @@ export class VectorIndex implements VectorIndexContract {
       textsAfter: db.prepare<[string, number, number], { id: number; text: string }>(
         'SELECT id, text FROM vector_chunks WHERE store_id = ? AND id > ? ORDER BY id LIMIT ?',
       ),
+      ids: db.prepare<[string], number>('SELECT id FROM vector_chunks WHERE store_id = ?').pluck(),
+      vectorsOf: db.prepare<[string], { id: number; vector: Buffer }>(
+        'SELECT id, vector FROM vector_chunks WHERE id IN (SELECT value FROM json_each(?))',
+      ),
       setVector: db.prepare('UPDATE vector_chunks SET vector = ? WHERE id = ?'),
-      chunkVectorsOfFiles: db.prepare<[string, string], { id: number; vector: Buffer }>(
-        'SELECT id, vector FROM vector_chunks WHERE store_id = ? AND file_id IN (SELECT value FROM json_each(?))',
-      ),
-      countChunksOfFiles: db.prepare<[string, string], { count: number }>(
-        'SELECT COUNT(*) AS count FROM vector_chunks WHERE store_id = ? AND file_id IN (SELECT value FROM json_each(?))',
-      ),
       candidates: db.prepare<[string], CandidateRow>(
         'SELECT id, store_id, file_id, text, vector FROM vector_chunks WHERE id IN (SELECT value FROM json_each(?))',
       ),
@@ -128,16 +134,33 @@ export class VectorIndex implements VectorIndexContract {
       ),
       deleteStoreChunks: db.prepare('DELETE FROM vector_chunks WHERE store_id = ?'),
       deleteStoreFiles: db.prepare('DELETE FROM vector_files WHERE store_id = ?'),
+      deleteStoreRanges: db.prepare('DELETE FROM vector_file_ranges WHERE store_id = ?'),
       deleteMeta: db.prepare('DELETE FROM vector_index_meta WHERE store_id = ?'),
       markMeta: db.prepare('UPDATE vector_index_meta SET embedder_id = ?, dimensions = ?, generation = generation + 1 WHERE store_id = ?'),
     };
+    const generation = (storeId: string) => this.sql.meta.get(storeId)?.generation;
+    const { m, efConstruction, efSearch, memoryBytes, progressIntervalMs } = options.hnsw ?? {};
     this.graphs = new StoreGraphs({
       directory: join(options.dataDir, 'vector-index'),
-      m: options.hnsw?.m ?? 16,
-      efConstruction: options.hnsw?.efConstruction ?? 100,
+      parameters: (chunks) => ({ ...graphParameters(chunks), ...(m ? { m } : {}), ...(efConstruction ? { efConstruction } : {}) }),
+      memoryBudget: memoryBytes ?? 2 * 1024 ** 3,
+      progressIntervalMs: progressIntervalMs ?? PROGRESS_INTERVAL_MS,
       log: this.log,
       meta: (storeId) => this.sql.meta.get(storeId),
-      vectorsAfter: (storeId, afterId, limit) => this.sql.vectorsAfter.all(storeId, afterId, limit),
+      source: {
+        generation,
+        vectorsAfter: (storeId, afterId, limit) => this.sql.vectorsAfter.all(storeId, afterId, limit),
+        ids: (storeId) => {
+          const before = generation(storeId);
+          const ids = Float64Array.from(this.sql.ids.all(storeId));
+          return { ids, before, after: generation(storeId) };
+        },
+        vectors: (ids) => this.sql.vectorsOf.all(JSON.stringify(ids)),
+      },
+    });
+    this.candidatesOf = new VectorCandidates(this.db, this.graphs, {
+      exactSearchLimit: this.exactSearchLimit,
+      ef: (chunks, k) => (efSearch ? Math.max(efSearch, k) : searchBeam(chunks, k)),
     });
   }
 
@@ -167,52 +190,61 @@ export class VectorIndex implements VectorIndexContract {
           );
         }
       }
-      await this.graphs.ensure(storeId);
-      const attributes = input.attributes ? JSON.stringify(input.attributes) : null;
-      // Old rows out, new rows in, a few hundred per transaction; the file is hidden from searches
-      // meanwhile. Intermediate HNSW messages carry generation -1 so a save in between never claims to be current.
-      // The fence is checked in the first transaction: this process orders its own writes, and processes
-      // sharing the file database take its write lock one transaction at a time.
-      const holds = fence ? () => this.db.prepare(fence.sql).get(...fence.params) !== undefined : undefined;
-      return this.writes.hidden(storeId, fileId, () =>
-        this.writes.replace(
-          storeId,
-          fileId,
-          chunks,
-          () => this.sql.upsertFile.run(storeId, fileId, input.filename, attributes),
-          async (step) => {
-            this.keywords.noteWrites();
-            if (step.removed.length) await this.graphs.delete(storeId, step.removed, step.added.length ? -1 : step.generation);
-            if (!step.added.length) return;
-            const flat = new Float32Array(step.added.length * meta.dimensions);
-            step.added.forEach((_, row) => flat.set(chunks[step.start + row]!.vector, row * meta.dimensions));
-            await this.graphs.add(storeId, step.added, flat, step.generation);
-          },
-          holds,
-        ),
-      );
+      // A store that stays small has no graph (it is scanned exactly); one that outgrows the exact scan gets
+      // its graph built from the rows already there before these are written.
+      const release = await this.holdGraphForWrite(storeId, meta.chunk_count + chunks.length);
+      try {
+        const attributes = input.attributes ? JSON.stringify(input.attributes) : null;
+        // Old rows out, new rows in, a few hundred per transaction; the file is hidden from searches meanwhile.
+        // The fence is checked in the first transaction: this process orders its own writes, and processes
+        // sharing the file database take its write lock one transaction at a time.
+        const holds = fence ? () => this.db.prepare(fence.sql).get(...fence.params) !== undefined : undefined;
+        return await this.writes.hidden(storeId, fileId, () =>
+          this.writes.replace(
+            storeId,
+            fileId,
+            chunks,
+            () => this.sql.upsertFile.run(storeId, fileId, input.filename, attributes),
+            async (step) => {
+              this.keywords.noteWrites();
+              if (!release) return;
+              const flat = new Float32Array(step.added.length * meta.dimensions);
+              step.added.forEach((_, row) => flat.set(chunks[step.start + row]!.vector, row * meta.dimensions));
+              await this.graphs.apply(storeId, step, flat);
+            },
+            holds,
+          ),
+        );
+      } finally {
+        release?.();
+      }
     });
   }
 
   async removeFile(storeId: string, fileId: string): Promise<void> {
     await this.exclusive(storeId, async () => {
-      if (!this.sql.meta.get(storeId)) {
+      const meta = this.sql.meta.get(storeId);
+      if (!meta) {
         await this.database.immediate(() => this.sql.deleteFile.run(storeId, fileId));
         return;
       }
-      await this.graphs.ensure(storeId);
-      await this.writes.hidden(storeId, fileId, () =>
-        this.writes.replace(
-          storeId,
-          fileId,
-          [],
-          () => this.sql.deleteFile.run(storeId, fileId),
-          async (step) => {
-            this.keywords.noteWrites();
-            if (step.removed.length || step.generation >= 0) await this.graphs.delete(storeId, step.removed, step.generation);
-          },
-        ),
-      );
+      const release = await this.holdGraphForWrite(storeId, meta.chunk_count);
+      try {
+        await this.writes.hidden(storeId, fileId, () =>
+          this.writes.replace(
+            storeId,
+            fileId,
+            [],
+            () => this.sql.deleteFile.run(storeId, fileId),
+            async (step: WriteStep) => {
+              this.keywords.noteWrites();
+              if (release) await this.graphs.apply(storeId, step);
+            },
+          ),
+        );
+      } finally {
+        release?.();
+      }
     });
   }
 
@@ -222,14 +254,17 @@ export class VectorIndex implements VectorIndexContract {
       await this.database.immediate(() => {
         this.sql.deleteStoreChunks.run(storeId);
         this.sql.deleteStoreFiles.run(storeId);
+        this.sql.deleteStoreRanges.run(storeId);
         this.sql.deleteMeta.run(storeId);
       });
+      this.files.forget(storeId);
       this.keywords.noteWrites();
     });
   }
 
   async setAttributes(storeId: string, fileId: string, attributes: Attributes): Promise<void> {
     await this.database.immediate(() => this.sql.setAttributes.run(attributes ? JSON.stringify(attributes) : null, storeId, fileId));
+    this.files.forget(storeId);
   }
 
   /**
@@ -271,46 +306,103 @@ export class VectorIndex implements VectorIndexContract {
 
   async search(storeIds: string[], options: StoreSearchOptions): Promise<SearchHit[]> {
     const { queries, limit, threshold, mode } = readSearchOptions(options);
+    const { filters } = options;
+    if (filters) validateAttributeFilter(filters);
     const depth = Math.max(40, limit * 2);
-    const stores = [...new Set(storeIds)]
+    const all: FileSelection = { kind: 'all' };
+    const scopes = [...new Set(storeIds)]
       .map((id) => this.sql.meta.get(id))
-      .filter((meta): meta is MetaRow => !!meta && meta.chunk_count > 0);
-    if (stores.length === 0) return [];
-    const allowed = this.allowedFiles(stores, options.filters);
-    const searchable = stores.filter((meta) => allowed.get(meta.store_id) !== null || !options.filters);
-    const restricted = searchable.filter((meta) => allowed.get(meta.store_id));
+      .filter((meta): meta is MetaRow => !!meta && meta.chunk_count > 0)
+      .map((meta) => ({ meta, selection: filters ? this.files.select(meta.store_id, meta.generation, filters) : all }))
+      .filter((scope) => scope.selection.kind !== 'none');
+    if (scopes.length === 0) return [];
+    // Keyword-only scores ignore similarity (its weight is 0), so the queries are not embedded. Embedding
+    // first also refuses a store built by another embedder before its graph is loaded.
+    const vectors = new Map<string, Map<string, Float32Array>>();
+    if (mode !== 'keyword') {
+      for (const query of queries) {
+        const byStore = new Map<string, Float32Array>();
+        for (const { meta } of scopes) byStore.set(meta.store_id, await this.queryEmbedders.embed(meta, query));
+        vectors.set(query, byStore);
+      }
+    }
+    const releases: GraphRelease[] = [];
+    try {
+      if (mode !== 'keyword') {
+        for (const { meta, selection } of scopes) {
+          if (this.candidatesOf.isExact(this.candidatesOf.scopeSize({ chunks: meta.chunk_count, selection }))) continue;
+          // While this process writes the store, its graph follows those writes: nothing to catch up.
+          const release = await this.graphs.hold(meta.store_id, 'search', !this.locks.has(meta.store_id));
+          if (release) releases.push(release);
+        }
+      }
+      return await this.searchScopes(scopes, queries, vectors, { mode, depth, limit, threshold, hybridWeights: options.hybridWeights });
+    } finally {
+      for (const release of releases) release();
+    }
+  }
+
+  private async searchScopes(
+    scopes: Array<{ meta: MetaRow; selection: FileSelection }>,
+    queries: string[],
+    queryVectors: Map<string, Map<string, Float32Array>>,
+    options: {
+      mode: 'hybrid' | 'vector' | 'keyword';
+      depth: number;
+      limit: number;
+      threshold: number;
+      hybridWeights: StoreSearchOptions['hybridWeights'];
+    },
+  ): Promise<SearchHit[]> {
+    const { mode, depth } = options;
     const best = new BestCandidates<CandidateRow>({ mode, depth, hybridWeights: options.hybridWeights });
-    if (mode !== 'keyword') await Promise.all(searchable.map((meta) => this.graphs.ensure(meta.store_id)));
-    const searchedChunks = searchable.reduce((sum, meta) => sum + meta.chunk_count, 0);
+    const storeIds = scopes.map((scope) => scope.meta.store_id);
+    const searchedChunks = scopes.reduce((sum, scope) => sum + scope.meta.chunk_count, 0);
+    const selections = new Map(scopes.map((scope) => [scope.meta.store_id, scope.selection]));
+    // Keywords are narrowed in FTS5 when a filter narrows every store: the chunk ids the filter leaves.
+    const narrowed = scopes.every((scope) => scope.selection.kind === 'some')
+      ? mergeRanges(
+          scopes.flatMap(({ selection }) => {
+            const ranges = selection.kind === 'some' ? selection.ranges : new Float64Array(0);
+            return Array.from({ length: ranges.length / 2 }, (_, i): [number, number] => [ranges[2 * i]!, ranges[2 * i + 1]!]);
+          }),
+        )
+      : undefined;
+    // The first and last chunk id of the stores searched, so FTS5 skips the postings of other stores' chunks outside them.
+    let bounds: [number, number] | undefined;
+    for (const { meta } of scopes) {
+      const own = this.files.bounds(meta.store_id, meta.generation);
+      if (own) bounds = bounds ? [Math.min(bounds[0], own[0]), Math.max(bounds[1], own[1])] : own;
+    }
     for (const query of queries) {
-      // Keyword-only scores ignore similarity (its weight is 0), so the query is not embedded.
-      const vectors = new Map<string, Float32Array>();
-      if (mode !== 'keyword') for (const meta of searchable) vectors.set(meta.store_id, await this.queryEmbedders.embed(meta, query));
+      const vectors = queryVectors.get(query) ?? new Map<string, Float32Array>();
       // The HNSW searches are posted to the worker first, so they run while FTS5 works on this thread.
-      const vectorPending = mode === 'keyword' ? Promise.resolve([]) : this.vectorCandidates(searchable, allowed, vectors, depth);
+      const vectorPending =
+        mode === 'keyword'
+          ? Promise.resolve([])
+          : this.candidatesOf.find(
+              scopes.map(
+                ({ meta, selection }): VectorScope => ({
+                  storeId: meta.store_id,
+                  chunks: meta.chunk_count,
+                  query: vectors.get(meta.store_id)!,
+                  selection,
+                }),
+              ),
+              depth,
+            );
       const plan: KeywordPlan = mode === 'vector' ? { groups: [], match: null, total: 0 } : this.keywords.plan(query);
       const keywordList =
-        mode === 'vector'
-          ? []
-          : this.keywords.search(
-              plan,
-              searchable.map((meta) => meta.store_id),
-              depth,
-              // Narrow in SQL only when every store is narrowed; otherwise rows are filtered below.
-              restricted.length && restricted.length === searchable.length
-                ? restricted.flatMap((meta) => [...allowed.get(meta.store_id)!])
-                : undefined,
-              searchedChunks >= plan.total,
-            );
+        mode === 'vector' ? [] : this.keywords.search(plan, storeIds, depth, narrowed, searchedChunks >= plan.total, bounds);
       const vectorList = await vectorPending;
       const keywordIds = keywordList.map((hit) => hit.id);
       const ids = [...new Set([...vectorList, ...keywordIds])];
       if (ids.length === 0) continue;
       // Filters apply to the rows themselves; ranks are counted among the rows that pass.
       const passes = (row: CandidateRow) => {
-        const files = allowed.get(row.store_id);
         if (this.writes.isBusy(row.store_id, row.file_id)) return false;
-        return !options.filters || files === undefined || (files !== null && files.has(row.file_id));
+        const selection = selections.get(row.store_id);
+        return selection !== undefined && (selection.kind === 'all' || (selection.kind === 'some' && selection.files.has(row.file_id)));
       };
       // Keyword-only scores need no vectors: their rows are read without the 1.5 KB blob.
       const rows = new Map(
@@ -328,7 +420,7 @@ export class VectorIndex implements VectorIndexContract {
         coverage: (row) => keywordCoverage(plan, row.text),
       });
     }
-    return best.top(threshold, limit).map(({ score, row }) => this.toHit(row, score));
+    return best.top(options.threshold, options.limit).map(({ score, row }) => this.toHit(row, score));
   }
 
   /**
@@ -353,19 +445,24 @@ export class VectorIndex implements VectorIndexContract {
         onProgress?.(done, meta.chunk_count);
       }
       await this.database.immediate(() => this.sql.markMeta.run(this.embedder.id, this.embedder.dimensions, storeId));
-      await this.graphs.ensure(storeId);
+      (await this.holdGraphForWrite(storeId, meta.chunk_count))?.();
       await this.graphs.flush();
       return { chunks: done };
     });
   }
 
-  /** Drops a store's HNSW file and rebuilds it from the vectors in SQLite. */
+  /** Drops a store's HNSW file and rebuilds it from the vectors in SQLite (stores scanned exactly have none). */
   async rebuild(storeId: string): Promise<void> {
     await this.exclusive(storeId, async () => {
       await this.graphs.drop(storeId);
-      await this.graphs.ensure(storeId);
+      (await this.holdGraphForWrite(storeId, this.sql.meta.get(storeId)?.chunk_count ?? 0))?.();
       await this.graphs.flush();
     });
+  }
+
+  /** The HNSW graphs held in memory now: how many, and their estimated size. */
+  graphsInMemory(): { stores: number; bytes: number } {
+    return this.graphs.inMemory();
   }
 
   /** Writes every changed HNSW index to disk now (they are also saved a few seconds after changes). */
@@ -402,62 +499,19 @@ export class VectorIndex implements VectorIndexContract {
     if (meta && meta.chunk_count > 0 && meta.embedder_id !== this.embedder.id) throw embedderMismatch(meta, this.embedder.id);
     if (meta && meta.embedder_id === this.embedder.id) return;
     if (meta) await this.graphs.drop(storeId);
+    // A new store starts at a generation no earlier store of the same id had, so a graph of that one never looks current.
     await this.database.immediate(() =>
-      this.sql.upsertMeta.run(storeId, this.embedder.id, this.embedder.dimensions, meta?.generation ?? 0),
+      this.sql.upsertMeta.run(storeId, this.embedder.id, this.embedder.dimensions, meta?.generation ?? Date.now()),
     );
   }
 
-  /** Per store: null = no file passes the filter, undefined = every file passes, else the allowed file ids. */
-  private allowedFiles(stores: MetaRow[], filter: StoreSearchOptions['filters']): Map<string, Set<string> | null | undefined> {
-    const allowed = new Map<string, Set<string> | null | undefined>();
-    if (!filter) return allowed;
-    validateAttributeFilter(filter);
-    for (const meta of stores) {
-      const files = this.sql.storeFiles.all(meta.store_id);
-      const passing = files
-        .filter((file) => matchesAttributeFilter(filter, file.attributes ? JSON.parse(file.attributes) : null))
-        .map((file) => file.file_id);
-      allowed.set(meta.store_id, passing.length === 0 ? null : passing.length === files.length ? undefined : new Set(passing));
-    }
-    return allowed;
-  }
-
   /**
-   * Nearest chunks of every store, merged by similarity (best first): an exact scan when a filter
-   * leaves few chunks, else HNSW — asked for proportionally more neighbours when a filter leaves a
-   * fraction of the store, which the caller then filters (cheaper than hnswlib's per-label callback).
+   * Holds the store's graph for a write (up to date with the database) when the store has one in memory or
+   * will be too large for an exact scan (`chunks`); undefined when the store is scanned exactly.
    */
-  private async vectorCandidates(
-    stores: MetaRow[],
-    allowed: Map<string, Set<string> | null | undefined>,
-    vectors: Map<string, Float32Array>,
-    depth: number,
-  ): Promise<number[]> {
-    const found: Array<{ id: number; similarity: number }> = [];
-    const pending: Array<Promise<{ labels: number[]; distances: number[] }>> = [];
-    // No await before every search is posted: the caller overlaps them with its keyword search.
-    for (const meta of stores) {
-      const query = vectors.get(meta.store_id)!;
-      const files = allowed.get(meta.store_id);
-      if (files === null) continue;
-      let k = Math.min(depth, meta.chunk_count);
-      if (files) {
-        const fileList = JSON.stringify([...files]);
-        const count = this.sql.countChunksOfFiles.get(meta.store_id, fileList)!.count;
-        if (count <= this.exactSearchLimit) {
-          for (const row of this.sql.chunkVectorsOfFiles.all(meta.store_id, fileList)) {
-            found.push({ id: row.id, similarity: dot(query, blobToVector(row.vector)) });
-          }
-          continue;
-        }
-        k = Math.min(meta.chunk_count, MAX_FILTERED_NEIGHBOURS, Math.ceil((depth * 1.5 * meta.chunk_count) / count));
-      }
-      pending.push(this.graphs.search(meta.store_id, query, k, Math.max(this.efSearch, k)));
-    }
-    for (const result of await Promise.all(pending)) {
-      result.labels.forEach((id, i) => found.push({ id, similarity: 1 - result.distances[i]! }));
-    }
-    return found.sort((a, b) => b.similarity - a.similarity).map((entry) => entry.id);
+  private async holdGraphForWrite(storeId: string, chunks: number): Promise<GraphRelease | undefined> {
+    if (!this.graphs.isOpen(storeId) && this.candidatesOf.isExact(chunks)) return undefined;
+    return this.graphs.hold(storeId, 'write');
   }
 
   private toHit(row: CandidateRow, score: number): SearchHit {

@@ -110,5 +110,18 @@ export const vectorSchema: Schema = {
       INSERT INTO vector_fts (rowid, text, store_id) VALUES (new.id, new.text, new.store_id);
     END;
     INSERT INTO vector_fts (rowid, text, store_id) SELECT id, text, store_id FROM vector_chunks;`,
+    // 3: each file's chunk ids as runs of consecutive ids (a write batch is one run), so a filtered search
+    // knows which HNSW labels and FTS5 rows belong to the files a filter leaves without reading the chunks.
+    `CREATE TABLE vector_file_ranges (
+      store_id TEXT NOT NULL,
+      file_id TEXT NOT NULL,
+      first_id INTEGER NOT NULL,
+      last_id INTEGER NOT NULL,
+      PRIMARY KEY (store_id, file_id, first_id)
+    ) WITHOUT ROWID;
+    INSERT INTO vector_file_ranges (store_id, file_id, first_id, last_id)
+      SELECT store_id, file_id, MIN(id), MAX(id) FROM (
+        SELECT store_id, file_id, id, id - ROW_NUMBER() OVER (PARTITION BY store_id, file_id ORDER BY id) AS run FROM vector_chunks
+      ) GROUP BY store_id, file_id, run;`,
   ],
 };

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config';
+
+const base = { FATHOM_DATA_DIR: '/tmp/fathom-config-test' };
+
+describe('vector index settings', () => {
+  it('default to a 2 GiB graph budget, a beam that follows the store and exact scans up to 512 chunks', () => {
+    expect(loadConfig(base).vector).toEqual({ hnswMemoryMb: 2048, hnswEfSearch: undefined, exactSearchChunks: 512 });
+  });
+
+  it('read FATHOM_HNSW_MEMORY_MB, FATHOM_HNSW_EF_SEARCH and FATHOM_EXACT_SEARCH_CHUNKS', () => {
+    const config = loadConfig({ ...base, FATHOM_HNSW_MEMORY_MB: '512', FATHOM_HNSW_EF_SEARCH: '1200', FATHOM_EXACT_SEARCH_CHUNKS: '100' });
+    expect(config.vector).toEqual({ hnswMemoryMb: 512, hnswEfSearch: 1200, exactSearchChunks: 100 });
+  });
+
+  it.each([
+    ['FATHOM_HNSW_MEMORY_MB', 'lots'],
+    ['FATHOM_HNSW_EF_SEARCH', '0'],
+    ['FATHOM_EXACT_SEARCH_CHUNKS', '-5'],
+  ])('stop the start on a bad %s, naming it', (name, value) => {
+    expect(() => loadConfig({ ...base, [name]: value })).toThrow(
+      new RegExp(`^${name} must be a (positive integer|number), got '${value}'\\.$`),
+    );
+  });
+});

@@ -1,0 +1,20 @@
+import { type Env, parsePositiveInteger } from './env-values';
+
+/** Settings of the SQLite vector index (HNSW graphs and the exact scan). */
+export interface VectorSettings {
+  /** `FATHOM_HNSW_MEMORY_MB`: memory for HNSW graphs in one process, default 2048 (MiB); beyond it, idle graphs are saved and unloaded. */
+  hnswMemoryMb: number;
+  /** `FATHOM_HNSW_EF_SEARCH`: a fixed HNSW search beam; unset = one that follows the store's size and the results asked for. */
+  hnswEfSearch?: number;
+  /** `FATHOM_EXACT_SEARCH_CHUNKS`: stores (or the part of a store a filter leaves) of at most this many chunks are scanned exactly, default 512. */
+  exactSearchChunks: number;
+}
+
+/** Reads the vector settings, with a message naming the variable for a bad value. */
+export function readVectorSettings(env: Env): VectorSettings {
+  return {
+    hnswMemoryMb: parsePositiveInteger(env.FATHOM_HNSW_MEMORY_MB, 2048, 'FATHOM_HNSW_MEMORY_MB'),
+    hnswEfSearch: env.FATHOM_HNSW_EF_SEARCH ? parsePositiveInteger(env.FATHOM_HNSW_EF_SEARCH, 0, 'FATHOM_HNSW_EF_SEARCH') : undefined,
+    exactSearchChunks: parsePositiveInteger(env.FATHOM_EXACT_SEARCH_CHUNKS, 512, 'FATHOM_EXACT_SEARCH_CHUNKS'),
+  };
+}

@@ -1,0 +1,260 @@
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, truncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HashEmbedder } from '../embeddings';
+import type { Logger } from '../internal/logger';
+import { SqliteDatabase } from '../storage';
+import { VectorIndex, type VectorIndexOptions } from './vector-index';
+import { vectorSchema } from './vector-schema';
+
+const hash = new HashEmbedder();
+const fixture = fileURLToPath(new URL('./__fixtures__/graph-process.ts', import.meta.url));
+
+let dir: string;
+let db: SqliteDatabase;
+let index: VectorIndex;
+let logs: string[];
+const log: Logger = {
+  info: (message) => logs.push(message),
+  warn: (message) => logs.push(message),
+  error: (message) => logs.push(message),
+};
+
+/** The index of this process; every store on a graph unless `exactSearchLimit` says otherwise. */
+function open(options: Partial<VectorIndexOptions> = {}): VectorIndex {
+  return new VectorIndex({ db, embedder: hash, dataDir: dir, log, exactSearchLimit: 0, ...options });
+}
+
+async function addFile(target: VectorIndex, storeId: string, fileId: string, texts: string[]) {
+  const { embeddings } = await hash.embed({ values: texts });
+  await target.addFileChunks({
+    storeId,
+    fileId,
+    filename: `${fileId}.txt`,
+    attributes: null,
+    chunks: texts.map((text, i) => ({ index: i, text, tokens: hash.countTokens(text), vector: embeddings[i]! })),
+  });
+}
+
+const TEXTS = [
+  'Invoices are issued on the first day of each month and paid by card.',
+  'Refunds for duplicate payments take five business days.',
+  'Kittens sleep sixteen hours a day and play at night.',
+  'Puppies need vaccinations before going outside.',
+  'Snow closed the mountain road for three days.',
+  'Heavy rain flooded the river valley.',
+  'The error ERR_QUOTA_7731 means the monthly quota of API calls is exhausted.',
+  'Timeouts happen when the upstream server is slow.',
+];
+
+async function fill(target: VectorIndex) {
+  for (let file = 0; file < 4; file++) await addFile(target, 'vs_main', `file-${file}`, TEXTS.slice(file * 2, file * 2 + 2));
+}
+
+/** Runs the fixture as a second process on the same data dir: its log lines and its answer. */
+function otherProcess(...args: string[]): Promise<{ logs: string[]; hits?: string[] }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--conditions=fathom-source', '--import', 'tsx', fixture, dir, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (data: Buffer) => (out += data.toString()));
+    child.stderr.on('data', (data: Buffer) => (err += data.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`graph-process exited with ${code}: ${err}`));
+      const lines = out
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { log?: string; hits?: string[] });
+      resolve({ logs: lines.flatMap((line) => (line.log ? [line.log] : [])), hits: lines.find((line) => line.hits)?.hits });
+    });
+  });
+}
+
+const graphWork = (lines: string[]) => lines.filter((line) => /Rebuilding|Updating/.test(line));
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'fathom-graphs-'));
+  db = new SqliteDatabase({ location: join(dir, 'fathom.db'), schemas: [vectorSchema] });
+  logs = [];
+  index = open();
+});
+
+afterEach(async () => {
+  await index.close();
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('HNSW files', () => {
+  it('are reused, never rebuilt, by a process that opens the data dir after another one saved them', async () => {
+    await fill(index);
+    const own = await index.search(['vs_main'], { query: 'vaccinations for puppies', ranker: 'none' });
+    await index.flush(); // what the server does a few seconds after a write, and at shutdown
+    expect(existsSync(join(dir, 'vector-index', 'vs_main.0.hnsw'))).toBe(true);
+    expect(existsSync(join(dir, 'vector-index', 'vs_main.1.hnsw'))).toBe(true);
+
+    // Another process (say `fathom search` beside the running server) opens the same data dir.
+    const other = await otherProcess('search', 'vs_main', 'vaccinations for puppies');
+    expect(other.hits).toEqual(own.map((hit) => hit.content[0]!.text));
+    expect(graphWork(other.logs)).toEqual([]);
+
+    // And this one, reopened, finds its own file current too.
+    await index.close();
+    index = open();
+    expect(await index.search(['vs_main'], { query: 'vaccinations for puppies', ranker: 'none' })).toEqual(own);
+    expect(graphWork(logs)).toEqual([]);
+  });
+
+  it("follow another process's writes: the graph in memory catches up, and neither process rebuilds", async () => {
+    await fill(index);
+    await index.search(['vs_main'], { query: 'kittens', ranker: 'none' }); // the graph is in memory
+    await index.flush();
+
+    // `fathom ingest` beside the running server: a new file from the other process.
+    const added = await otherProcess('add', 'vs_main', 'file-new', 'Volcanic ash grounded every flight.');
+    expect(graphWork(added.logs)).toEqual([]);
+
+    // This process's graph did not see that write; its next search brings it up to date first.
+    const [hit] = await index.search(['vs_main'], { query: 'volcanic ash flight', ranker: 'none' });
+    expect(hit!.content[0]!.text).toBe('Volcanic ash grounded every flight.');
+    expect(graphWork(logs)).toEqual([]);
+
+    // Whichever saved last, the file the next process finds is current.
+    await index.close();
+    const after = await otherProcess('search', 'vs_main', 'volcanic ash flight');
+    expect(after.hits![0]).toBe('Volcanic ash grounded every flight.');
+    expect(graphWork(after.logs)).toEqual([]);
+    index = open();
+  });
+
+  it('behind the database (saved before a crash): brought up to date from the files, saying why', async () => {
+    await fill(index);
+    await index.close();
+    const files = readdirSync(join(dir, 'vector-index'));
+    for (const file of files) cpSync(join(dir, 'vector-index', file), join(dir, `old-${file}`));
+    index = open();
+    await addFile(index, 'vs_main', 'file-new', ['Volcanic ash grounded every flight.']);
+    await index.removeFile('vs_main', 'file-0');
+    await index.close();
+    // The process died before its last save: the files on disk are the ones from before those writes.
+    for (const file of files) cpSync(join(dir, `old-${file}`), join(dir, 'vector-index', file));
+
+    const other = await otherProcess('search', 'vs_main', 'volcanic ash flight');
+    expect(other.hits![0]).toBe('Volcanic ash grounded every flight.');
+    expect(other.hits).not.toContain(TEXTS[0]);
+    expect(graphWork(other.logs)).toEqual([
+      expect.stringMatching(
+        /^Updating the HNSW index of vs_main \(its files are at generation (\d+) and \1, the database at \d+: written since by this or another process\): 1 vector to add, 2 removed\.$/,
+      ),
+    ]);
+    // What it caught up was saved: the next process finds the files current.
+    expect(graphWork((await otherProcess('search', 'vs_main', 'volcanic ash flight')).logs)).toEqual([]);
+    index = open();
+  });
+
+  it('missing or unreadable: rebuilt from the database, saying why', async () => {
+    await fill(index);
+    await index.close();
+    const path = (shard: number) => join(dir, 'vector-index', `vs_main.${shard}.hnsw`);
+
+    truncateSync(path(0), 100);
+    const damaged = await otherProcess('search', 'vs_main', 'vaccinations for puppies');
+    expect(damaged.hits![0]).toBe('Puppies need vaccinations before going outside.');
+    expect(graphWork(damaged.logs)).toEqual([
+      expect.stringMatching(
+        /^Rebuilding the HNSW index of vs_main \(shard 1 of 2\) from 4 vectors in SQLite: its HNSW file could not be read \(.+\)\.$/,
+      ),
+    ]);
+
+    for (const shard of [0, 1]) for (const file of [path(shard), `${path(shard)}.json`]) rmSync(file);
+    const missing = await otherProcess('search', 'vs_main', 'vaccinations for puppies');
+    expect(missing.hits![0]).toBe('Puppies need vaccinations before going outside.');
+    expect(graphWork(missing.logs)).toEqual(['Rebuilding the HNSW index of vs_main from 8 vectors in SQLite: it has no HNSW file yet.']);
+
+    // A data dir of an earlier version: one file per store, replaced by one per shard.
+    for (const shard of [0, 1])
+      for (const file of [path(shard), `${path(shard)}.json`])
+        cpSync(file, join(dir, 'vector-index', `vs_main${file.endsWith('.json') ? '.hnsw.json' : '.hnsw'}`));
+    for (const shard of [0, 1]) rmSync(path(shard));
+    const legacy = await otherProcess('search', 'vs_main', 'vaccinations for puppies');
+    expect(graphWork(legacy.logs)).toEqual([
+      'Rebuilding the HNSW index of vs_main from 8 vectors in SQLite: its HNSW file is of an earlier version (one graph per store; now one per shard).',
+    ]);
+    expect(readdirSync(join(dir, 'vector-index')).sort()).toEqual([
+      'vs_main.0.hnsw',
+      'vs_main.0.hnsw.json',
+      'vs_main.1.hnsw',
+      'vs_main.1.hnsw.json',
+    ]);
+    index = open();
+  });
+
+  it('a long rebuild reports its progress', async () => {
+    const texts = Array.from({ length: 3000 }, (_, i) => `chunk ${i} about ${['kittens', 'rain', 'invoices'][i % 3]} number ${i * 7}`);
+    await addFile(index, 'vs_big', 'file-big', texts);
+    await index.close();
+    for (const shard of [0, 1]) rmSync(join(dir, 'vector-index', `vs_big.${shard}.hnsw`));
+    logs = [];
+    index = open({ hnsw: { progressIntervalMs: 0 } });
+    await index.search(['vs_big'], { query: 'chunk 1234', ranker: 'none' });
+    expect(graphWork(logs)).toEqual([
+      'Rebuilding the HNSW index of vs_big from 3,000 vectors in SQLite: it has no HNSW file yet.',
+      expect.stringMatching(/^Rebuilding the HNSW index of vs_big: 1,000 of 3,000 vectors \(33%\), about \d+ s left\.$/),
+      expect.stringMatching(/^Rebuilding the HNSW index of vs_big: 2,000 of 3,000 vectors \(66%\), about \d+ s left\.$/),
+      expect.stringMatching(/^Rebuilding the HNSW index of vs_big: 3,000 of 3,000 vectors \(100%\), about 0 s left\.$/),
+      expect.stringMatching(/^Rebuilding the HNSW index of vs_big: done, 3,000 vectors in \d+ s\.$/),
+    ]);
+  });
+});
+
+describe('graphs in memory', () => {
+  it('small stores are scanned exactly and have no graph; a store that outgrows the scan gets one', async () => {
+    await index.close();
+    index = open({ exactSearchLimit: 4 });
+    await addFile(index, 'vs_small', 'file-1', TEXTS.slice(0, 4));
+    expect((await index.search(['vs_small'], { query: 'vaccinations for puppies', ranker: 'none' }))[0]!.content[0]!.text).toBe(TEXTS[3]);
+    await index.flush();
+    expect(readdirSync(join(dir, 'vector-index'))).toEqual([]);
+    expect(index.graphsInMemory().stores).toBe(0);
+
+    await addFile(index, 'vs_small', 'file-2', TEXTS.slice(4));
+    expect((await index.search(['vs_small'], { query: 'heavy rain river', ranker: 'none' }))[0]!.content[0]!.text).toBe(TEXTS[5]);
+    await index.flush();
+    expect(readdirSync(join(dir, 'vector-index')).sort()).toEqual([
+      'vs_small.0.hnsw',
+      'vs_small.0.hnsw.json',
+      'vs_small.1.hnsw',
+      'vs_small.1.hnsw.json',
+    ]);
+    expect(index.graphsInMemory().stores).toBe(1);
+  });
+
+  it('keeps graphs within the memory budget: idle ones are saved and unloaded, and load again from their file', async () => {
+    await index.close();
+    index = open({ hnsw: { memoryBytes: 1 } });
+    for (const store of ['vs_a', 'vs_b', 'vs_c'])
+      await addFile(
+        index,
+        store,
+        'file-1',
+        TEXTS.map((text) => `${store} ${text}`),
+      );
+    // Each store's graph pushed out the one before: only the last is in memory.
+    expect(index.graphsInMemory().stores).toBe(1);
+    for (const store of ['vs_a', 'vs_b', 'vs_c']) {
+      const [hit] = await index.search([store], { query: `${store} heavy rain river`, ranker: 'none' });
+      expect(hit!.content[0]!.text).toBe(`${store} ${TEXTS[5]}`);
+      expect(index.graphsInMemory().stores).toBe(1);
+    }
+    // Unloading saved each graph: loading it again used the file.
+    expect(graphWork(logs)).toEqual([]);
+    // Searching several stores at once holds all of their graphs for the search.
+    expect(await index.search(['vs_a', 'vs_b', 'vs_c'], { query: 'heavy rain river', ranker: 'none', maxNumResults: 3 })).toHaveLength(3);
+  });
+});

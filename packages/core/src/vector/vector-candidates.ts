@@ -1,0 +1,116 @@
+import type { Database } from '../db';
+import type { StoreGraphs } from './store-graphs';
+import type { FileSelection } from './store-files';
+import { blobToVector, dot } from './vector-blob';
+
+/** How a store's vector side is searched, decided per store and search. */
+export interface VectorPlanOptions {
+  /** A store, or the part of it a filter leaves, of at most this many chunks is scanned exactly. */
+  exactSearchLimit: number;
+  /** The HNSW beam for a search of `k` neighbours in a graph of `chunks` chunks. */
+  ef(chunks: number, k: number): number;
+}
+
+/** One store to search: its chunk count and, with a filter, the files it leaves. */
+export interface VectorScope {
+  storeId: string;
+  chunks: number;
+  query: Float32Array;
+  selection: FileSelection;
+}
+
+/**
+ * In the worker, a filter applies to the beam (the `ef` nearest found, filtered) when the allowed share
+ * leaves this many times the wanted neighbours in it; otherwise inside hnswlib's search.
+ */
+const BEAM_MARGIN = 2;
+
+/**
+ * The vector side of a search: per store, the nearest chunks of the scope. A small scope (a small store,
+ * or the few files a filter leaves) is scanned exactly; a large one asks the store's HNSW graph, with the
+ * filter applied in the worker — to the beam when the allowed share of the store is large enough to fill
+ * `k` from it, else inside the graph search.
+ */
+export class VectorCandidates {
+  private readonly sql;
+
+  constructor(
+    db: Database,
+    private readonly graphs: StoreGraphs,
+    private readonly options: VectorPlanOptions,
+  ) {
+    this.sql = {
+      storeVectors: db.prepare<[string], { id: number; vector: Buffer }>('SELECT id, vector FROM vector_chunks WHERE store_id = ?'),
+      rangeVectors: db.prepare<[string], { id: number; vector: Buffer }>(
+        `SELECT c.id AS id, c.vector AS vector FROM json_each(?) r
+         JOIN vector_chunks c ON c.id BETWEEN r.value ->> 0 AND r.value ->> 1`,
+      ),
+    };
+  }
+
+  /** Whether the store's vectors are searched exactly (no graph needed) for this scope size. */
+  isExact(scopeChunks: number): boolean {
+    return scopeChunks <= this.options.exactSearchLimit;
+  }
+
+  /** The chunks a filter or store size leaves for the vector side to search. */
+  scopeSize(scope: Pick<VectorScope, 'chunks' | 'selection'>): number {
+    const { selection } = scope;
+    return selection.kind === 'none' ? 0 : selection.kind === 'some' ? selection.chunks : scope.chunks;
+  }
+
+  /**
+   * The `k` nearest chunk ids over all scopes, best first. Every graph search is posted before this returns its
+   * promise (no await before), so the caller overlaps them with its keyword search.
+   */
+  find(scopes: VectorScope[], k: number): Promise<number[]> {
+    const found: Array<{ id: number; similarity: number }> = [];
+    const pending: Array<Promise<{ labels: number[]; distances: number[] }>> = [];
+    for (const scope of scopes) {
+      const size = this.scopeSize(scope);
+      if (size === 0) continue;
+      const { selection, query } = scope;
+      if (this.isExact(size)) {
+        const rows =
+          selection.kind === 'some'
+            ? this.sql.rangeVectors.all(JSON.stringify(pairs(selection.ranges)))
+            : this.sql.storeVectors.all(scope.storeId);
+        for (const row of rows) found.push({ id: row.id, similarity: dot(query, blobToVector(row.vector)) });
+        continue;
+      }
+      const wanted = Math.min(k, size);
+      const ef = Math.max(this.options.ef(scope.chunks, wanted), wanted);
+      if (selection.kind !== 'some') {
+        pending.push(this.graphs.search({ store: scope.storeId, vector: query, k: wanted, ef }));
+        continue;
+      }
+      const share = selection.chunks / scope.chunks;
+      const inBeam = share * ef >= BEAM_MARGIN * wanted;
+      pending.push(
+        this.graphs.search({
+          store: scope.storeId,
+          vector: query,
+          k: wanted,
+          // Inside the graph, hnswlib keeps a beam of allowed nodes only: the same beam costs about 1/share more.
+          ef: inBeam ? ef : Math.max(wanted, Math.ceil(ef * Math.sqrt(share))),
+          allowed: selection.ranges,
+          filterIn: inBeam ? 'beam' : 'graph',
+        }),
+      );
+    }
+    return Promise.all(pending).then((results) => {
+      for (const result of results) result.labels.forEach((id, i) => found.push({ id, similarity: 1 - result.distances[i]! }));
+      return found
+        .sort((a, b) => b.similarity - a.similarity)
+        .slice(0, k)
+        .map((entry) => entry.id);
+    });
+  }
+}
+
+/** Flat `[first, last, …]` ranges as pairs. */
+function pairs(ranges: Float64Array): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (let i = 0; i < ranges.length; i += 2) out.push([ranges[i]!, ranges[i + 1]!]);
+  return out;
+}
