@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createFakeOpenAIUpstream, type FakeUpstream } from '@fathom/core/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './cli-harness';
 import { type ServeProcess, startServeProcess } from './serve-process';
@@ -19,6 +20,7 @@ describe('fathom CLI', { timeout: 600_000 }, () => {
   const docs = join(root, 'docs');
   const adminKey = 'fth_admin_cli_test';
   let server: ServeProcess;
+  let upstream: FakeUpstream;
   let remote: Record<string, string>;
 
   beforeAll(async () => {
@@ -26,12 +28,17 @@ describe('fathom CLI', { timeout: 600_000 }, () => {
     mkdirSync(docs, { recursive: true });
     writeFileSync(join(docs, 'bees.md'), '# Bees\n\nHoneybees communicate the location of flowers with a waggle dance.');
     writeFileSync(join(docs, 'tides.txt'), 'Spring tides happen at new and full moon, when the sun and moon align.');
-    server = await startServeProcess({ dataDir: serverDir, env: { FATHOM_ADMIN_KEY: adminKey } });
+    upstream = await createFakeOpenAIUpstream(() => ({ content: 'A batch answer.' }));
+    server = await startServeProcess({
+      dataDir: serverDir,
+      env: { FATHOM_ADMIN_KEY: adminKey, FATHOM_PROVIDERS: JSON.stringify({ fake: { type: 'openai', baseUrl: upstream.baseUrl } }) },
+    });
     remote = { FATHOM_BASE_URL: server.url, FATHOM_ADMIN_KEY: adminKey };
   }, 120_000);
 
   afterAll(async () => {
     await server?.stop();
+    await upstream?.close();
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -120,6 +127,55 @@ describe('fathom CLI', { timeout: 600_000 }, () => {
     const refused = await runCli(['stores', 'list'], asAccount);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^error: 401/);
+  });
+
+  it('runs a batch from a JSONL file and rotates a key with a grace period, remotely', async () => {
+    const created = await runCli(['accounts', 'create', 'Team batches', '--json'], remote);
+    const account = JSON.parse(created.stdout) as { id: string; api_key: string };
+    const asAccount = { FATHOM_BASE_URL: server.url, FATHOM_API_KEY: account.api_key };
+    const file = join(root, 'requests.jsonl');
+    const line = (id: string) =>
+      JSON.stringify({
+        custom_id: id,
+        method: 'POST',
+        url: '/v1/chat/completions',
+        body: { model: 'fake/fake-model', messages: [{ role: 'user', content: id }] },
+      });
+    writeFileSync(file, `${line('one')}\n${line('two')}\n`);
+
+    const started = await runCli(['batches', 'create', file, '--json'], asAccount);
+    expect(started.code, started.stderr).toBe(0);
+    const batch = JSON.parse(started.stdout) as { id: string; endpoint: string };
+    expect(batch).toMatchObject({ id: expect.stringMatching(/^batch_/), endpoint: '/v1/chat/completions' });
+    let status = '';
+    let counts: { completed: number; total: number } | undefined;
+    for (let attempt = 0; attempt < 60 && status !== 'completed'; attempt++) {
+      const got = JSON.parse((await runCli(['batches', 'get', batch.id, '--json'], asAccount)).stdout) as {
+        status: string;
+        request_counts: { completed: number; total: number };
+      };
+      ({ status, request_counts: counts } = got);
+      if (status !== 'completed') await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(status).toBe('completed');
+    expect(counts).toMatchObject({ completed: 2, total: 2 });
+    const listed = JSON.parse((await runCli(['batches', 'list', '--json'], asAccount)).stdout) as Array<{ id: string }>;
+    expect(listed.map((entry) => entry.id)).toEqual([batch.id]);
+
+    const [key] = JSON.parse((await runCli(['keys', 'list', account.id, '--json'], remote)).stdout) as Array<{ id: string }>;
+    const rotated = await runCli(['keys', 'rotate', account.id, key!.id, '--grace-period', '600', '--json'], remote);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const secret = (JSON.parse(rotated.stdout) as { value: string }).value;
+    expect(secret).not.toBe(account.api_key);
+    const [withNew, withOld, badGrace] = await Promise.all([
+      runCli(['batches', 'list'], { ...asAccount, FATHOM_API_KEY: secret }),
+      runCli(['batches', 'list'], asAccount),
+      runCli(['keys', 'rotate', account.id, key!.id, '--grace-period', 'soon'], remote),
+    ]);
+    expect([withNew.code, withOld.code]).toEqual([0, 0]);
+    expect(withNew.stdout).toContain(batch.id);
+    expect(badGrace.code).toBe(2);
+    expect(badGrace.stderr).toContain('--grace-period');
   });
 
   it('embedded over the data dir a running server holds: goes through it with a key, stops without one, never opens it', async () => {

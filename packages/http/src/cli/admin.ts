@@ -1,5 +1,5 @@
-import type { AccountCreated, AccountsPage, AccountWithKeys, ApiKeyCreated, ApiKeyDeleted } from '@fathom/core';
-import { callApi, type Target, withFathom } from './context';
+import type { AccountCreated, AccountsPage, AccountWithKeys, ApiKeyCreated, ApiKeyDeleted, ApiKeyWithValue } from '@fathom/core';
+import { callApi, type Target, UsageError, withFathom } from './context';
 import { formatTime, printJson, printTable } from './output';
 
 /** Every account with its keys' hints, through the admin API (remote) or core (embedded). */
@@ -75,4 +75,20 @@ export async function revokeKey(target: Target, keyId: string, json: boolean): P
       : await withFathom((fathom) => fathom.accounts.keys.delete(keyId));
   if (json) return printJson(deleted);
   console.log(`Revoked key ${deleted.id}.`);
+}
+
+/** `fathom keys rotate`: a new secret for a key, shown this once; the old one works for `graceSeconds`. */
+export async function rotateKey(target: Target, accountId: string, keyId: string, graceSeconds: string, json: boolean): Promise<void> {
+  const grace = Number(graceSeconds);
+  if (!Number.isInteger(grace) || grace < 0)
+    throw new UsageError(`--grace-period must be a whole number of seconds, got '${graceSeconds}'.`);
+  const body = { grace_period_seconds: grace };
+  const path = `/v1/admin/accounts/${encodeURIComponent(accountId)}/keys/${encodeURIComponent(keyId)}/rotate`;
+  const rotated =
+    target.mode === 'remote'
+      ? await callApi<ApiKeyWithValue>(target, 'POST', path, body)
+      : await withFathom((fathom) => fathom.accounts.keys.rotate(accountId, keyId, body));
+  if (json) return printJson(rotated);
+  console.log(`Rotated key ${rotated.id}. The new secret is shown once; keep it:\n\n  ${rotated.value}\n`);
+  if (grace > 0) console.log(`The old secret keeps working for ${grace} s.`);
 }

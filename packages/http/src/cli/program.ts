@@ -149,7 +149,7 @@ ${examples('fathom serve', 'fathom ingest ./docs --store notes', 'fathom search 
 
   const keys = program
     .command('keys')
-    .summary('create, list or revoke API keys (admin)')
+    .summary('create, list, rotate or revoke API keys (admin)')
     .description('API keys (admin: FATHOM_ADMIN_KEY in remote mode).');
   keys
     .command('create')
@@ -177,6 +177,63 @@ ${examples('fathom serve', 'fathom ingest ./docs --store notes', 'fathom search 
     .addHelpText('after', examples('fathom keys revoke key_abc123'))
     .action(async (keyId: string, options: { json?: boolean }, command: Command) =>
       (await import('./admin')).revokeKey(await target(command, 'admin'), keyId, !!options.json),
+    );
+
+  keys
+    .command('rotate')
+    .description('Gives a key a new secret (shown once); the old one keeps working for the grace period.')
+    .argument('<account-id>', 'acct_…')
+    .argument('<key-id>', 'key_…')
+    .addOption(new Option('--grace-period <seconds>', 'how long the old secret keeps working').default('0'))
+    .addOption(jsonOption())
+    .addHelpText('after', examples('fathom keys rotate acct_abc123 key_abc123 --grace-period 3600'))
+    .action(async (accountId: string, keyId: string, options: { gracePeriod: string; json?: boolean }, command: Command) =>
+      (await import('./admin')).rotateKey(await target(command, 'admin'), accountId, keyId, options.gracePeriod, !!options.json),
+    );
+
+  const batches = program
+    .command('batches')
+    .summary('create, follow or cancel batches (a server runs them)')
+    .description('The Batch API (/v1/batches): JSONL files of requests run in the background by a server.');
+  batches
+    .command('create')
+    .description('Uploads a JSONL file of requests (purpose batch) and starts a batch over it.')
+    .argument('<file>', 'the JSONL file: one {custom_id, method, url, body} per line')
+    .addOption(
+      new Option('--endpoint <path>', 'the endpoint every line calls')
+        .choices(['/v1/chat/completions', '/v1/responses', '/v1/embeddings'])
+        .default('/v1/chat/completions'),
+    )
+    .addOption(jsonOption())
+    .addHelpText('after', examples('fathom batches create requests.jsonl --endpoint /v1/embeddings'))
+    .action(async (file: string, options: { endpoint: string; json?: boolean }, command: Command) =>
+      (await import('./batches')).createBatch(await target(command), file, options.endpoint, !!options.json),
+    );
+  batches
+    .command('get')
+    .description("A batch's status, counts and files (and its line errors when it failed).")
+    .argument('<batch-id>', 'batch_…')
+    .addOption(jsonOption())
+    .addHelpText('after', examples('fathom batches get batch_abc123 --json'))
+    .action(async (batchId: string, options: { json?: boolean }, command: Command) =>
+      (await import('./batches')).getBatch(await target(command), batchId, !!options.json),
+    );
+  batches
+    .command('list')
+    .description("The account's batches.")
+    .addOption(jsonOption())
+    .addHelpText('after', examples('fathom batches list'))
+    .action(async (options: { json?: boolean }, command: Command) =>
+      (await import('./batches')).listBatches(await target(command), !!options.json),
+    );
+  batches
+    .command('cancel')
+    .description('Cancels a batch; the lines that finished stay in its output file.')
+    .argument('<batch-id>', 'batch_…')
+    .addOption(jsonOption())
+    .addHelpText('after', examples('fathom batches cancel batch_abc123'))
+    .action(async (batchId: string, options: { json?: boolean }, command: Command) =>
+      (await import('./batches')).cancelBatch(await target(command), batchId, !!options.json),
     );
 
   program
