@@ -117,10 +117,10 @@ describe('GET /v1/openapi.json', () => {
     expect(run.operationId).toBe('createAgentRun');
     expect(run['x-fathom-extension']).toBe(true);
     expect(Object.keys(run.responses['200']!.content!)).toEqual(['application/json', 'text/event-stream']);
-    // The workflow's node types are a tagged union; a node's data is the card's declaration for webhooks.
+    // The workflow's node types are a tagged union (start, agent, webhook, mcp, end); a card's data is its declaration.
     const node = document.components.schemas.WorkflowNode as { discriminator: { propertyName: string }; oneOf: unknown[] };
     expect(node.discriminator.propertyName).toBe('type');
-    expect(node.oneOf).toHaveLength(4);
+    expect(node.oneOf).toHaveLength(5);
     // A job's input is checked by core against the tool's catalog entry; the document shows each tool's.
     const start = document.paths['/v1/tools/{tool}']!.post! as Operation & {
       requestBody: { content: { 'application/json': { schema: { oneOf: Array<{ $ref: string }> } } } };

@@ -149,16 +149,94 @@ export const ResponseReasoningItem = Type.Object(
   { additionalProperties: false, title: 'ResponseReasoningItem' },
 );
 
+/** A tool of an MCP server, as `mcp_list_tools` lists it. */
+export const McpListedTool = Type.Object(
+  {
+    name: Type.String(),
+    description: Type.Optional(Nullable(Type.String())),
+    input_schema: Type.Unknown(),
+    annotations: Type.Optional(Nullable(Type.Unknown())),
+  },
+  { title: 'McpListedTool' },
+);
+
+/** The tools an MCP server listed (`error` when listing failed). */
+export const McpListTools = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.Literal('mcp_list_tools'),
+    server_label: Type.String(),
+    tools: Type.Array(McpListedTool),
+    error: Type.Optional(Nullable(Type.String())),
+  },
+  { title: 'McpListTools', additionalProperties: false },
+);
+
+/** OpenAI's `McpToolCallError`: a protocol error, a tool's own error content, or an HTTP error. */
+export const McpToolCallError = OpenObject({ type: Type.String() }, { title: 'McpToolCallError' });
+
+/** One call of an MCP tool the model made. */
+export const McpCall = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.Literal('mcp_call'),
+    server_label: Type.String(),
+    name: Type.String(),
+    arguments: Type.String(),
+    output: Type.Optional(Nullable(Type.String())),
+    error: Type.Optional(Nullable(McpToolCallError)),
+    status: Type.Optional(StringEnum(['in_progress', 'completed', 'incomplete', 'calling', 'failed'])),
+    approval_request_id: Type.Optional(Nullable(Type.String())),
+  },
+  { title: 'McpCall', additionalProperties: false },
+);
+
+/** A call the client must approve before it runs; it ends the response. */
+export const McpApprovalRequest = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.Literal('mcp_approval_request'),
+    server_label: Type.String(),
+    name: Type.String(),
+    arguments: Type.String(),
+  },
+  { title: 'McpApprovalRequest', additionalProperties: false },
+);
+
+/** The client's answer to an `mcp_approval_request`. */
+export const McpApprovalResponse = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.Literal('mcp_approval_response'),
+    approval_request_id: Type.String(),
+    approve: Type.Boolean(),
+    reason: Type.Optional(Nullable(Type.String())),
+  },
+  { title: 'McpApprovalResponse', additionalProperties: false },
+);
+
 /** An item of a response's `output`. */
-export const ResponseOutputItem = TaggedUnion('type', [ResponseOutputMessage, ResponseFunctionToolCall, ResponseFileSearchToolCall], {
-  title: 'ResponseOutputItem',
-});
+export const ResponseOutputItem = TaggedUnion(
+  'type',
+  [ResponseOutputMessage, ResponseFunctionToolCall, ResponseFileSearchToolCall, McpListTools, McpCall, McpApprovalRequest],
+  { title: 'ResponseOutputItem' },
+);
 export type ResponseOutputItem = Static<typeof ResponseOutputItem>;
 
 /** An item of a response's input items or of a conversation (`ResponseItem` / `ConversationItem` in the SDK). */
 export const ResponseItem = TaggedUnion(
   'type',
-  [ResponseMessageItem, ResponseFunctionToolCall, ResponseFunctionToolCallOutputItem, ResponseFileSearchToolCall, ResponseReasoningItem],
+  [
+    ResponseMessageItem,
+    ResponseFunctionToolCall,
+    ResponseFunctionToolCallOutputItem,
+    ResponseFileSearchToolCall,
+    ResponseReasoningItem,
+    McpListTools,
+    McpCall,
+    McpApprovalRequest,
+    McpApprovalResponse,
+  ],
   { title: 'ResponseItem' },
 );
 export type ResponseItem = Static<typeof ResponseItem>;

@@ -67,6 +67,23 @@ export const ResponseStreamEvent = TaggedUnion(
       },
       { additionalProperties: false },
     ),
+    Type.Object(
+      {
+        type: StringEnum([
+          'response.mcp_list_tools.in_progress',
+          'response.mcp_list_tools.completed',
+          'response.mcp_list_tools.failed',
+          'response.mcp_call.in_progress',
+          'response.mcp_call.completed',
+          'response.mcp_call.failed',
+        ]),
+        ...At,
+        item_id: Type.String(),
+      },
+      { additionalProperties: false },
+    ),
+    event('response.mcp_call_arguments.delta', { ...At, item_id: Type.String(), delta: Type.String() }),
+    event('response.mcp_call_arguments.done', { ...At, item_id: Type.String(), arguments: Type.String() }),
     event('response.function_call_arguments.delta', { ...At, item_id: Type.String(), delta: Type.String() }),
     event('response.function_call_arguments.done', { ...At, item_id: Type.String(), name: Type.String(), arguments: Type.String() }),
     /** The stream stops on an error (the SDK raises it). Before the run started, it has no sequence number. */
