@@ -223,13 +223,10 @@ export function levelNeeded(route: Pick<Route, 'method' | 'path'>): PermissionLe
   return route.method === 'GET' || route.path.endsWith('/search') ? 'read' : 'write';
 }
 
-/** Longest `x-request-id` a client may set (a longer one is replaced by the server's id). */
-const MAX_REQUEST_ID_LENGTH = 200;
-
 /** The request id (the client's `x-request-id` when it sent a usable one), key and API family of a request. */
 function callContextOf(fathom: Fathom, request: FastifyRequest, route: Route): CallContext {
-  const header = request.headers['x-request-id'];
-  const requestId = typeof header === 'string' && header.length > 0 && header.length <= MAX_REQUEST_ID_LENGTH ? header : String(request.id);
+  // `request.id` is the id every answer and log line carries (the caller's `x-request-id` when acceptable: see request-id.ts).
+  const requestId = String(request.id);
   const family = route.family === 'admin' || route.family === 'public' ? undefined : route.family;
   const key = request.apiKey;
   return {

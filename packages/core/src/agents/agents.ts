@@ -105,12 +105,12 @@ export class Agents {
   async publishedTools(accountId: string, id: string): Promise<PublishedAgentTools> {
     const agent = await findAgentHead(this.#context, accountId, id);
     if (agent.version === null) throw notPublished(id);
-    const workflow = await this.#context.store.publishedWorkflow(id, agent.version);
-    if (!workflow) throw new NotFoundError('agent version', String(agent.version));
-    const version = await this.versions.retrieve(accountId, id, agent.version);
+    // One read: the stored version with its workflow as saved (card secrets included, used server-side only).
+    const version = await this.#context.store.getVersion(id, agent.version);
+    if (!version) throw new NotFoundError('agent version', String(agent.version));
     return publishedAgentTools({
       agent: { id, account_id: agent.account_id, name: version.name, version: agent.version },
-      workflow,
+      workflow: version.workflow,
       webhooks: this.#context.options.webhooks,
       mcp: this.#context.options.mcp,
       log: this.#context.options.log,
