@@ -207,6 +207,36 @@ describe('fathom CLI', { timeout: 600_000 }, () => {
     expect(hits[0]!.filename).toBe('tides.txt');
   });
 
+  it('ingests and searches through a running server, and neither it nor the next server over that data dir rebuilds a graph', async () => {
+    const dataDir = join(root, 'shared');
+    const env = { LOG_LEVEL: 'info' };
+    const first = await startServeProcess({ dataDir, env });
+    const through = { FATHOM_DATA_DIR: dataDir, FATHOM_API_KEY: first.apiKey };
+    const ingested = await runCli(['ingest', docs, '--store', 'shared-notes'], through);
+    expect(ingested.code, ingested.stderr).toBe(0);
+    expect(ingested.stderr).toContain('Going through the Fathom server');
+    const before = await runCli(['search', 'shared-notes', 'waggle dance flowers', '--json'], through);
+    expect((JSON.parse(before.stdout) as Array<{ filename: string }>)[0]!.filename).toBe('bees.md');
+    await first.stop();
+
+    const second = await startServeProcess({ dataDir, env });
+    try {
+      const after = await runCli(['search', 'shared-notes', 'spring tides moon', '--json'], {
+        ...through,
+        FATHOM_API_KEY: second.apiKey,
+      });
+      expect(after.code, after.stderr).toBe(0);
+      expect((JSON.parse(after.stdout) as Array<{ filename: string }>)[0]!.filename).toBe('tides.txt');
+      // The store's graph was written by the server that built it and is current: nobody rebuilds it. (The
+      // index logs at info, as ingestion does: the first server's log shows the ingestion it ran.)
+      expect(first.output()).toMatch(/ingestion of file-\S+ into vs_\S+ completed/);
+      expect(first.output()).not.toContain('Rebuilding the HNSW index');
+      expect(second.output()).not.toContain('Rebuilding the HNSW index');
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('prints an MCP client configuration the MCP SDK client connects with', async () => {
     const [cursor, claudeCode] = await Promise.all([
       runCli(['mcp', 'config'], { FATHOM_BASE_URL: server.url, FATHOM_API_KEY: server.apiKey }),
@@ -269,7 +299,7 @@ describe('fathom CLI', { timeout: 600_000 }, () => {
     expect(complete('fathom', 'search', 'notes', '--l')).toBe('--limit');
     expect(zsh.stdout).toContain('bashcompinit');
     expect(fish.stdout).toContain(
-      "complete -c fathom -n '__fish_seen_subcommand_from keys; and not __fish_seen_subcommand_from create list revoke' -a revoke",
+      "complete -c fathom -n '__fish_seen_subcommand_from keys; and not __fish_seen_subcommand_from create list revoke rotate' -a revoke",
     );
   });
 

@@ -16,6 +16,8 @@ export interface ServeProcess {
   /** The official SDK pointed at this server. */
   client: OpenAI;
   child: ChildProcess;
+  /** Everything the process printed so far (stdout and stderr), for tests that read its logs. */
+  output(): string;
   /** Ends the process with `signal` (default SIGKILL: no shutdown code runs) and waits for it to exit. */
   kill(signal?: NodeJS.Signals): Promise<void>;
   /** Stops the process gracefully (SIGTERM) and, when the data dir was its own, removes it. */
@@ -57,8 +59,8 @@ export async function startServeProcess(options: ServeProcessOptions = {}): Prom
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let output = '';
   const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
     const timer = setTimeout(() => reject(new Error(`fathom serve did not start:\n${output}`)), 90_000);
     child.stdout!.on('data', (data: Buffer) => {
       output += data.toString();
@@ -86,6 +88,7 @@ export async function startServeProcess(options: ServeProcessOptions = {}): Prom
     apiKey,
     client: new OpenAI({ apiKey, baseURL: `${url}/v1`, maxRetries: 0, timeout: 60_000 }),
     child,
+    output: () => output,
     kill,
     async stop() {
       await kill('SIGTERM');
