@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { builtinModules } from 'node:module';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,6 +94,27 @@ describe('the packages as published', () => {
     });
     expect(stdout).toContain('INV-7731');
     expect(stdout).toMatch(/completed: 1/);
+  });
+
+  it('run the built `fathom` command as npx runs it: version, help, a usage error, ingest and search with --json', async () => {
+    const bin = join(app, 'node_modules/@fathom/http/bin/fathom.js');
+    const version = (JSON.parse(readFileSync(join(packages.http, 'package.json'), 'utf8')) as { version: string }).version;
+    const env = { PATH: process.env.PATH ?? '', HOME: app, FATHOM_DATA_DIR: join(app, 'cli-data'), FATHOM_EMBEDDER: 'hash' };
+    const fathom = (...args: string[]) =>
+      run(process.execPath, [bin, ...args], { cwd: app, timeout: 60_000, env }).then(
+        (done) => ({ code: 0, ...done }),
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+    expect((await fathom('--version')).stdout.trim()).toBe(version);
+    expect((await fathom('search', '--help')).stdout).toContain('Examples:');
+    const usage = await fathom('search', '--no-such-option');
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('--no-such-option');
+    mkdirSync(join(app, 'cli-docs'), { recursive: true });
+    writeFileSync(join(app, 'cli-docs', 'tides.txt'), 'Spring tides happen at new and full moon, when the sun and moon align.');
+    expect((await fathom('ingest', join(app, 'cli-docs'), '--store', 'notes')).stdout).toMatch(/Done in [\d.]+ s: 1 file, 1 chunk /);
+    const hits = JSON.parse((await fathom('search', 'notes', 'spring tides', '--json')).stdout) as Array<{ filename: string }>;
+    expect(hits[0]!.filename).toBe('tides.txt');
   });
 
   it('type-check a TypeScript app against the shipped declarations (NodeNext)', async () => {

@@ -6,6 +6,9 @@ import { checkValue } from '../validators';
 import { embeddedAccount, openaiClient, type Target, withFathom } from './context';
 import { findStores } from './stores';
 
+/** `1 file`, `2 files`. */
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 export interface IngestOptions {
   store: string;
   maxTokens?: string;
@@ -62,7 +65,7 @@ export async function ingest(target: Target, inputs: string[], options: IngestOp
       throw new Error(`Several vector stores are named '${options.store}': ${existing.map((s) => s.id).join(', ')}. Pass an id.`);
     const store = existing[0] ?? (await vectorStores.create(accountId, { name: options.store }));
     console.log(
-      `${existing[0] ? 'Adding to' : 'Created'} vector store ${store.id} (${options.store}); ${paths.length} files; embedder ${fathom.embedder.id}`,
+      `${existing[0] ? 'Adding to' : 'Created'} vector store ${store.id} (${options.store}); ${count(paths.length, 'file')}; embedder ${fathom.embedder.id}`,
     );
     const names = new Map<string, string>();
     const fileIds: string[] = [];
@@ -95,7 +98,7 @@ export async function ingest(target: Target, inputs: string[], options: IngestOp
     bar.stop();
     const seconds = (Date.now() - started) / 1000;
     console.log(
-      `Done in ${seconds.toFixed(1)} s: ${progress.total - progress.failed} files, ${progress.chunks} chunks (${(progress.chunks / Math.max(seconds, 0.001)).toFixed(0)} chunks/s).`,
+      `Done in ${seconds.toFixed(1)} s: ${count(progress.total - progress.failed, 'file')}, ${count(progress.chunks, 'chunk')} (${(progress.chunks / Math.max(seconds, 0.001)).toFixed(0)} chunks/s).`,
     );
     if (progress.failed > 0) {
       console.log(`\n${progress.failed} file(s) failed:`);
@@ -153,7 +156,7 @@ async function ingestRemote(
     await sleep(300);
   }
   bar.stop();
-  console.log(`Done in ${((Date.now() - started) / 1000).toFixed(1)} s: ${done - failed} files.`);
+  console.log(`Done in ${((Date.now() - started) / 1000).toFixed(1)} s: ${count(done - failed, 'file')}.`);
   if (failed > 0) {
     console.log(`\n${failed} file(s) failed:`);
     for (const fileId of fileIds) {
