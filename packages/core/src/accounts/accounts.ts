@@ -92,6 +92,12 @@ export class Accounts {
     return { account: toAccount(found.account), key: { ...grantOf(found.key), id: found.key.id }, apiKey: toApiKey(found.key, now) };
   }
 
+  /** What a key of the account grants now (for work it started that runs later), or null when it was revoked. */
+  async keyGrant(accountId: string, keyId: string): Promise<KeyGrant | null> {
+    const row = await this.#keys.get(accountId, keyId);
+    return row ? { ...grantOf(row), id: row.id } : null;
+  }
+
   async retrieve(id: string): Promise<Account> {
     const row = await this.#repository.account(id);
     if (!row) throw new NotFoundError('account', id);
