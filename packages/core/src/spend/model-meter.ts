@@ -88,7 +88,7 @@ export class SpendMeter implements ModelCallMeter {
       finish: async (end: MeteredCallEnd) => {
         const prompt = end.usage?.prompt_tokens ?? (end.answered ? call.inputTokensEstimate : 0);
         const completion = end.usage?.completion_tokens ?? (end.answered ? tokensOfBytes(end.outputBytes ?? 0) : 0);
-        const cost = costMicros(price, prompt, completion);
+        const cost = costMicros(price, prompt, completion, end.usage?.prompt_tokens_details?.cached_tokens ?? 0);
         try {
           if (hold === 0) return await this.#recordFree(base, end, cost);
           await countTokens(context, prompt + completion, this.#log);
