@@ -33,7 +33,7 @@ import {
 import { createModels, type ModelsCapability } from './models/create-models';
 import { PgVectorIndex, VectorIndex, type VectorIndexContract, vectorSchema } from './vector';
 import { SqlRateLimiter, WebhookToolkit, webhooksSchema } from './webhooks';
-import { KeyedWork, KeyRateLimits, SpendMeter, spendSchema } from './spend';
+import { KeyedWork, KeyRateLimits, SpendBatchBilling, SpendMeter, spendSchema } from './spend';
 
 export interface FathomOptions {
   /** Environment to read settings from; default `process.env`. */
@@ -247,6 +247,16 @@ export class Fathom {
       settings: config.batches,
       leaseMs: config.leaseSeconds * 1000,
       log,
+      // One hold per batch, each line charged at the batch price to the key that created the batch.
+      billing: new SpendBatchBilling({
+        db: database,
+        accounts: this.accounts,
+        meter: spend,
+        resolveModel: (model) => resolveModelAlias(model, config),
+        holdOutputTokens: config.holdOutputTokens,
+        keyedWork,
+        log,
+      }),
     });
     this.mcpServer = new FathomMcpServer({
       db: database,

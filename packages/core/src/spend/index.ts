@@ -5,3 +5,4 @@ export { SqlModelCallsRepository, type ModelCallsRepository, type ModelCallGroup
 export { KeyRateLimits, openAiDuration, type KeyRateLimitsOf } from './key-rate-limits';
 export { KeyedWork, RUN_WITHOUT_KEY, type RunAsOrigin, type WorkOrigin } from './work-context';
 export { spendSchema } from './schema';
+export { SpendBatchBilling, type SpendBatchBillingOptions } from './batch-billing';

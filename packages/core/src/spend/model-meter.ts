@@ -72,6 +72,17 @@ export class SpendMeter implements ModelCallMeter {
     };
     const price = this.price(call.modelId);
     if (!price) return { finish: (end) => this.#recordFree(base, end) };
+    // A batch line: held and charged by the batch (`SpendBatchBilling`); recorded here with its batch-priced cost.
+    if (context?.batchLine) {
+      return {
+        finish: (end) =>
+          this.#recordFree(
+            base,
+            end,
+            costMicros(price, end.usage?.prompt_tokens ?? 0, end.usage?.completion_tokens ?? 0, cachedOf(end), true),
+          ),
+      };
+    }
     const outputAtMost = call.hasOutput ? (call.maxOutputTokens ?? price.max_output_tokens ?? this.#options.holdOutputTokens) : 0;
     const hold = costMicros(price, call.inputTokensAtMost, outputAtMost);
     const inputCost = costMicros(price, call.inputTokensEstimate, 0);
@@ -88,7 +99,7 @@ export class SpendMeter implements ModelCallMeter {
       finish: async (end: MeteredCallEnd) => {
         const prompt = end.usage?.prompt_tokens ?? (end.answered ? call.inputTokensEstimate : 0);
         const completion = end.usage?.completion_tokens ?? (end.answered ? tokensOfBytes(end.outputBytes ?? 0) : 0);
-        const cost = costMicros(price, prompt, completion, end.usage?.prompt_tokens_details?.cached_tokens ?? 0);
+        const cost = costMicros(price, prompt, completion, cachedOf(end));
         try {
           if (hold === 0) return await this.#recordFree(base, end, cost);
           await countTokens(context, prompt + completion, this.#log);
@@ -164,18 +175,23 @@ export class SpendMeter implements ModelCallMeter {
     this.#timer = undefined;
   }
 
-  async #recordFree(base: Parameters<ModelCallsRepository['insertSettled']>[0], end: MeteredCallEnd, _cost = 0): Promise<void> {
+  async #recordFree(base: Parameters<ModelCallsRepository['insertSettled']>[0], end: MeteredCallEnd, cost = 0): Promise<void> {
     if (!end.answered) return;
     await countTokens(currentCallContext(), (end.usage?.prompt_tokens ?? 0) + (end.usage?.completion_tokens ?? 0), this.#log);
     try {
       await this.#repository.insertSettled(base, {
         prompt: end.usage?.prompt_tokens ?? 0,
         completion: end.usage?.completion_tokens ?? tokensOfBytes(end.outputBytes ?? 0),
+        cost,
       });
     } catch (error) {
       this.#log.warn(`spend: could not record model call ${base.id}: ${(error as Error).message}`);
     }
   }
+}
+
+function cachedOf(end: MeteredCallEnd): number {
+  return end.usage?.prompt_tokens_details?.cached_tokens ?? 0;
 }
 
 async function countTokens(context: CallContext | undefined, tokens: number, log: Logger): Promise<void> {
