@@ -4,6 +4,7 @@ import { withCallContext } from '../internal/call-context';
 import type { Logger } from '../internal/logger';
 import type { SqlClient } from '../storage';
 import { costMicros } from './model-costs';
+import { countCost } from './model-meter';
 import type { SpendMeter } from './model-meter';
 import type { KeyedWork } from './work-context';
 
@@ -90,12 +91,12 @@ export class SpendBatchBilling implements BatchBilling {
     if (!held || !price) return;
     const cost = costMicros(price, line.usage.input, line.usage.output, line.usage.cached, true);
     if (cost <= 0) return;
-    await db
-      .transaction(async (tx) => {
+    const charged = await db
+      .transaction(async (tx): Promise<number> => {
         // Compare-and-set on what is left, so lines settling at once (on any process) never take more than the hold.
         for (;;) {
           const now = await tx.get<HoldRow>('SELECT left_micros, released FROM batch_holds WHERE batch_id = ?', [batch.id]);
-          if (!now || now.released || now.left_micros <= 0) return;
+          if (!now || now.released || now.left_micros <= 0) return 0;
           const charge = Math.min(cost, now.left_micros);
           const taken = await tx.run(
             'UPDATE batch_holds SET left_micros = left_micros - ? WHERE batch_id = ? AND released = 0 AND left_micros = ?',
@@ -105,14 +106,16 @@ export class SpendBatchBilling implements BatchBilling {
           const money = { accountId: held.account_id, keyId: held.key_id, requestId: line.requestId, model: held.model };
           // Charged already (a repeated settle): undo the decrement with the whole transaction.
           if (!(await accounts.in(tx).chargeFromHold({ ...money, ref: `${batch.id}/${line.customId}`, micros: charge }))) throw CHARGED;
-          return;
+          return charge;
         }
       })
       .catch((error: unknown) => {
         // The line's answer is recorded; a charge that failed is not retried (what is left is released at the end).
         if (error !== CHARGED)
           this.#options.log.warn(`spend: could not charge line ${line.customId} of ${batch.id}: ${(error as Error).message}`);
+        return 0;
       });
+    countCost(held.model, charged);
   }
 
   async release(batch: BatchRow): Promise<void> {

@@ -5,6 +5,7 @@ import { PermissionDeniedError } from '../errors';
 import { type CallContext, currentCallContext } from '../internal/call-context';
 import { newId, nowSeconds } from '../internal/ids';
 import { type Logger, silentLogger } from '../internal/logger';
+import { metrics } from '../observability/metrics';
 import type { MeteredCall, MeteredCallEnd, MeteredCallStart, ModelCallMeter } from '../models/types';
 import type { SqlClient } from '../storage';
 import { tokensOfBytes } from '../models/token-bounds';
@@ -103,10 +104,11 @@ export class SpendMeter implements ModelCallMeter {
         try {
           if (hold === 0) return await this.#recordFree(base, end, cost);
           await countTokens(context, prompt + completion, this.#log);
-          await this.#options.db.transaction(async (tx) => {
-            if (!(await this.#repository.in(tx).settle(id, { prompt, completion, cost: Math.min(cost, hold) }))) return;
-            await this.#options.accounts.in(tx).capture({ ...money, micros: cost });
+          const captured = await this.#options.db.transaction(async (tx) => {
+            if (!(await this.#repository.in(tx).settle(id, { prompt, completion, cost: Math.min(cost, hold) }))) return false;
+            return this.#options.accounts.in(tx).capture({ ...money, micros: cost });
           });
+          if (captured) countCost(call.modelId, Math.min(cost, hold));
         } catch (error) {
           this.#log.warn(`spend: could not settle model call ${id} (the sweep will): ${(error as Error).message}`);
         }
@@ -135,7 +137,10 @@ export class SpendMeter implements ModelCallMeter {
         });
         return true;
       });
-      if (done) settled++;
+      if (done) {
+        settled++;
+        countCost(row.model, row.input_micros);
+      }
     }
     return settled;
   }
@@ -188,6 +193,11 @@ export class SpendMeter implements ModelCallMeter {
       this.#log.warn(`spend: could not record model call ${base.id}: ${(error as Error).message}`);
     }
   }
+}
+
+/** `fathom_model_cost_total{model}`: what a model call was charged, in currency units (per process; labelled by model only). */
+export function countCost(model: string, micros: number): void {
+  if (micros > 0) metrics.modelCost.inc({ model }, fromMicros(micros));
 }
 
 function cachedOf(end: MeteredCallEnd): number {
