@@ -33,7 +33,7 @@ import {
 import { createModels, type ModelsCapability } from './models/create-models';
 import { PgVectorIndex, VectorIndex, type VectorIndexContract, vectorSchema } from './vector';
 import { SqlRateLimiter, WebhookToolkit, webhooksSchema } from './webhooks';
-import { KeyRateLimits, SpendMeter } from './spend';
+import { KeyedWork, KeyRateLimits, SpendBatchBilling, SpendMeter, spendSchema } from './spend';
 
 export interface FathomOptions {
   /** Environment to read settings from; default `process.env`. */
@@ -64,6 +64,7 @@ export const FATHOM_SCHEMAS = [
   storedCompletionsSchema,
   mcpServerSchema,
   batchesSchema,
+  spendSchema,
 ];
 
 /**
@@ -156,6 +157,8 @@ export class Fathom {
       alsoSweep: () => this.rateLimits.prune(),
     });
     const spend = this.spend;
+    // Background work (a background response, a run taken over, a batch) is charged to the key that started it.
+    const keyedWork = new KeyedWork(this.accounts, this.rateLimits);
     const models = createModels({
       db: database,
       config,
@@ -199,6 +202,7 @@ export class Fathom {
       stores: threadStoresOf(this.documents),
       log,
       leaseMs: config.leaseSeconds * 1000,
+      runAsOrigin: keyedWork.run,
     });
     this.assistants = assistants.assistants;
     this.threads = assistants.threads;
@@ -212,6 +216,7 @@ export class Fathom {
       leaseMs: config.leaseSeconds * 1000,
       contextTokens: config.contextTokens,
       mcp: { fetch: this.egress.fetch, servers: config.mcpServers ?? {} },
+      runAsOrigin: keyedWork.run,
     });
     this.conversations = new Conversations({
       db: database,
@@ -242,6 +247,16 @@ export class Fathom {
       settings: config.batches,
       leaseMs: config.leaseSeconds * 1000,
       log,
+      // One hold per batch, each line charged at the batch price to the key that created the batch.
+      billing: new SpendBatchBilling({
+        db: database,
+        accounts: this.accounts,
+        meter: spend,
+        resolveModel: (model) => resolveModelAlias(model, config),
+        holdOutputTokens: config.holdOutputTokens,
+        keyedWork,
+        log,
+      }),
     });
     this.mcpServer = new FathomMcpServer({
       db: database,

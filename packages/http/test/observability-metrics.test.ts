@@ -90,6 +90,8 @@ beforeAll(async () => {
   server = await startFathom({
     env: {
       FATHOM_PROVIDERS: JSON.stringify({ fake: { type: 'openai', baseUrl: upstream.baseUrl } }),
+      // gpt-test is priced (1 and 2 micro-units per token), the agent's fake-model is not (it costs 0).
+      FATHOM_MODEL_PRICES: JSON.stringify({ 'fake/gpt-test': { input_cost_per_token: 0.000001, output_cost_per_token: 0.000002 } }),
       AGENT_EGRESS_ALLOW: '127.0.0.1',
       FATHOM_TOOLS_NOMINATIM_URL: osm.url,
       FATHOM_TOOLS_OVERPASS_URL: `${osm.url}/api/interpreter`,
@@ -206,6 +208,9 @@ describe('GET /metrics after a scripted workload', () => {
     expect(tokens('input', 'fake/fake-model')).toBe(30 + 40);
     expect(tokens('output', 'fake/fake-model')).toBe(5 + 6);
     expect(delta('gen_ai_server_time_to_first_token_seconds_count', { gen_ai_request_model: 'fake/gpt-test' })).toBe(1);
+    // What the calls were charged at the price: (11 × 1 + 4 × 2) + (7 × 1 + 3 × 2) micro-units; a free model adds nothing.
+    expect(delta('fathom_model_cost_total', { model: 'fake/gpt-test' })).toBeCloseTo(0.000032, 9);
+    expect(delta('fathom_model_cost_total', { model: 'fake/fake-model' })).toBe(0);
 
     // Documents.
     expect(delta('fathom_ingested_chunks_total', {})).toBe(1);

@@ -92,6 +92,12 @@ export class Accounts {
     return { account: toAccount(found.account), key: { ...grantOf(found.key), id: found.key.id }, apiKey: toApiKey(found.key, now) };
   }
 
+  /** What a key of the account grants now (for work it started that runs later), or null when it was revoked. */
+  async keyGrant(accountId: string, keyId: string): Promise<KeyGrant | null> {
+    const row = await this.#keys.get(accountId, keyId);
+    return row ? { ...grantOf(row), id: row.id } : null;
+  }
+
   async retrieve(id: string): Promise<Account> {
     const row = await this.#repository.account(id);
     if (!row) throw new NotFoundError('account', id);
@@ -227,6 +233,34 @@ export class Accounts {
         await repository.insertLedger({ ...entry, kind: 'charge', micros: -charge, createdAt });
       }
       if (call.keyId && held > charge) await repository.takeFromKeySpend(call.keyId, held - charge);
+      return true;
+    });
+  }
+
+  /**
+   * Charges `micros` out of a hold that covers several calls (a batch's): a `release` and a `charge` row
+   * under the call's own `ref`, the balance unchanged (the money was taken by the hold). The caller keeps
+   * what is left of the hold. Idempotent: false when `ref` was charged already.
+   */
+  chargeFromHold(call: ModelCallMoney): Promise<boolean> {
+    return this.#db.transaction(async (tx) => {
+      const repository = this.#repository.in(tx);
+      if (call.micros <= 0 || (await repository.released(call.ref))) return false;
+      const entry = { ...ledgerOf(call), createdAt: nowSeconds() };
+      await repository.insertLedger({ ...entry, kind: 'release', micros: call.micros });
+      await repository.insertLedger({ ...entry, kind: 'charge', micros: -call.micros });
+      return true;
+    });
+  }
+
+  /** Gives back what is left (`micros`) of a hold that covers several calls, to the balance and the key's budget: one `release` row under the hold's `ref`. */
+  releaseHeld(call: ModelCallMoney): Promise<boolean> {
+    return this.#db.transaction(async (tx) => {
+      const repository = this.#repository.in(tx);
+      if (await repository.released(call.ref)) return false;
+      if (!(await repository.addToBalance(call.accountId, call.micros))) throw new NotFoundError('account', call.accountId);
+      await repository.insertLedger({ ...ledgerOf(call), kind: 'release', micros: call.micros, createdAt: nowSeconds() });
+      if (call.keyId && call.micros > 0) await repository.takeFromKeySpend(call.keyId, call.micros);
       return true;
     });
   }

@@ -1,5 +1,6 @@
 import { silentLogger, type Logger } from '../internal/logger';
 import type { ChatAdapterContract } from '../models/types';
+import type { RunAsOrigin } from '../spend';
 import type { SqlClient } from '../storage';
 import type { StoreSearcher } from '../vector/types';
 import { Assistants } from './assistants';
@@ -41,6 +42,8 @@ export interface AssistantsOptions {
   maxAttempts?: number;
   /** Runs this process takes over from stopped processes at once; default 16. */
   concurrency?: number;
+  /** Runs a run charged to the key that created it (spend control); default: no key. */
+  runAsOrigin?: RunAsOrigin;
 }
 
 /** The assistants capability: its two sub-resources, and the background execution of runs in this process. */
@@ -81,6 +84,7 @@ export function createAssistants(options: AssistantsOptions): AssistantsCapabili
     pollMs: options.pollMs ?? 1000,
     maxAttempts: options.maxAttempts ?? 3,
     concurrency: options.concurrency ?? 16,
+    runAsOrigin: options.runAsOrigin,
   });
   const context: AssistantsContext = { deps, stores: options.stores, worker, expirySeconds: options.runExpirySeconds ?? 600 };
   return {

@@ -1,3 +1,4 @@
+import { currentCallContext } from '../internal/call-context';
 import { newId, nowSeconds } from '../internal/ids';
 import { type AssistantsContext, requireAssistant, requireThread, assertNoActiveRun, threadBusy } from './assistants-context';
 import { toResponseFormat, toToolChoice, toTools } from './normalize-input';
@@ -122,7 +123,8 @@ export async function startRun(
   const inserted = await deps.db
     .transaction(async (tx) => {
       for (const message of additional) await deps.threads.in(tx).insertMessage(accountId, message);
-      if (!(await deps.runs.in(tx).insert(accountId, run, state, context.worker.lease()))) throw new ThreadBusy();
+      if (!(await deps.runs.in(tx).insert(accountId, run, state, context.worker.lease(), currentCallContext()?.keyId ?? null)))
+        throw new ThreadBusy();
       return true;
     })
     .catch((error: unknown) => {

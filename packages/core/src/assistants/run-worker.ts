@@ -1,4 +1,6 @@
 import { LeasedWorker, type TaskContext } from '../internal/leased-worker';
+import { currentCallContext } from '../internal/call-context';
+import { RUN_WITHOUT_KEY, type RunAsOrigin } from '../spend';
 import type { RunDeps } from './run-context';
 import { cancelRunNow, failRun, RunInterrupted } from './run-lifecycle';
 import { executeRun } from './run-loop';
@@ -13,6 +15,8 @@ export interface RunWorkerOptions {
   maxAttempts: number;
   /** Runs taken over from other processes at once (runs this process starts itself are not counted). */
   concurrency: number;
+  /** Runs a run charged to the key that created it (its budget, allow-list and tpm_limit); default: no key. */
+  runAsOrigin?: RunAsOrigin;
 }
 
 /**
@@ -25,14 +29,16 @@ export class RunWorker {
   readonly #deps: RunDeps;
   readonly #worker: LeasedWorker<RunTask>;
   readonly #leaseMs: number;
+  readonly #runAsOrigin: RunAsOrigin;
 
   constructor(deps: RunDeps, options: RunWorkerOptions) {
     this.#deps = deps;
     this.#leaseMs = options.leaseMs;
+    this.#runAsOrigin = options.runAsOrigin ?? RUN_WITHOUT_KEY;
     this.#worker = new LeasedWorker<RunTask>({
       name: 'assistant runs',
       queue: deps.runs.queue(),
-      run: (task, context) => executeRun(deps, task.id, context, { takeover: true }),
+      run: (task, context) => this.#asOrigin(task.id, () => executeRun(deps, task.id, context, { takeover: true })),
       exhausted: (task, context) => giveUp(deps, task, context),
       concurrency: options.concurrency,
       leaseMs: options.leaseMs,
@@ -50,7 +56,8 @@ export class RunWorker {
   /** Executes a run this process just leased (`lease()`); when closing, gives the lease back for another process. */
   execute(runId: string): void {
     const adopted = this.#worker.adopt({ id: runId, attempts: 1 }, (task, context) =>
-      executeRun(this.#deps, task.id, context, { takeover: false }),
+      // Adopted inside the request that created (or resumed) the run: its calls name that request.
+      this.#asOrigin(task.id, () => executeRun(this.#deps, task.id, context, { takeover: false }), currentCallContext()?.requestId),
     );
     if (!adopted) {
       void this.#deps.runs
@@ -63,6 +70,13 @@ export class RunWorker {
   /** Aborts a run executing in this process (its executor then ends it `cancelled`); false when it runs elsewhere. */
   cancel(runId: string): boolean {
     return this.#worker.cancel(runId);
+  }
+
+  /** Runs `fn` charged to the key that created the run, whichever process or request runs it. */
+  async #asOrigin(runId: string, fn: () => Promise<void>, requestId?: string): Promise<void> {
+    const stored = await this.#deps.runs.byId(runId);
+    if (!stored) return fn();
+    return this.#runAsOrigin({ accountId: stored.accountId, keyId: stored.keyId ?? null, requestId, api: 'assistants' }, fn);
   }
 
   /** Starts taking over runs whose process stopped. */

@@ -12,6 +12,8 @@ export interface StoredRun {
   accountId: string;
   attempts: number;
   leaseOwner: string | null;
+  /** The API key of the request that created the run (charged for every model turn), when one did. */
+  keyId?: string | null;
 }
 
 /** A lease on a run: the process (`owner`) that executes it until `until` (ms) unless renewed. */
@@ -42,7 +44,7 @@ export interface RunsRepository extends Repository<RunsRepository> {
    * Inserts a queued run already leased to `lease.owner` (the process whose request created it runs it).
    * False when the thread already has an active run (at most one per thread, enforced by the table).
    */
-  insert(accountId: string, run: Run, state: RunState, lease: RunLease): Promise<boolean>;
+  insert(accountId: string, run: Run, state: RunState, lease: RunLease, keyId?: string | null): Promise<boolean>;
   get(accountId: string, threadId: string, id: string): Promise<Run | undefined>;
   byId(id: string): Promise<StoredRun | undefined>;
   list(accountId: string, threadId: string, query: ListQuery): Promise<ListPage<Run>>;
@@ -84,12 +86,23 @@ export class SqlRunsRepository implements RunsRepository {
     return new SqlRunsRepository(tx);
   }
 
-  async insert(accountId: string, run: Run, state: RunState, lease: RunLease): Promise<boolean> {
+  async insert(accountId: string, run: Run, state: RunState, lease: RunLease, keyId: string | null = null): Promise<boolean> {
     try {
       await this.db.run(
-        `INSERT INTO runs (id, account_id, thread_id, status, data, state, lease_owner, lease_until, attempts, created_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`,
-        [run.id, accountId, run.thread_id, run.status, JSON.stringify(run), JSON.stringify(state), lease.owner, lease.until, Date.now()],
+        `INSERT INTO runs (id, account_id, thread_id, status, data, state, lease_owner, lease_until, attempts, created_ms, key_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+        [
+          run.id,
+          accountId,
+          run.thread_id,
+          run.status,
+          JSON.stringify(run),
+          JSON.stringify(state),
+          lease.owner,
+          lease.until,
+          Date.now(),
+          keyId,
+        ],
       );
       return true;
     } catch (error) {
@@ -108,10 +121,9 @@ export class SqlRunsRepository implements RunsRepository {
   }
 
   async byId(id: string): Promise<StoredRun | undefined> {
-    const row = await this.db.get<RunRow & { state: string; account_id: string; attempts: number; lease_owner: string | null }>(
-      'SELECT data, status, metadata, state, account_id, attempts, lease_owner FROM runs WHERE id = ?',
-      [id],
-    );
+    const row = await this.db.get<
+      RunRow & { state: string; account_id: string; attempts: number; lease_owner: string | null; key_id: string | null }
+    >('SELECT data, status, metadata, state, account_id, attempts, lease_owner, key_id FROM runs WHERE id = ?', [id]);
     if (!row) return undefined;
     return {
       run: toRun(row),
@@ -119,6 +131,7 @@ export class SqlRunsRepository implements RunsRepository {
       accountId: row.account_id,
       attempts: row.attempts,
       leaseOwner: row.lease_owner,
+      keyId: row.key_id,
     };
   }
 

@@ -10,7 +10,7 @@ import type { BatchBilling } from './billing';
 import { type BatchesRepository, type BatchRow, type LineResult, NO_USAGE } from './batches-repository';
 import { type BatchEndpointCalls, usageOf } from './endpoints';
 import { type BatchFiles, writeOutputFiles } from './output-files';
-import { type BatchLine, batchLines, validateInput } from './read-input';
+import { type BatchBounds, type BatchLine, batchLines, validateInput } from './read-input';
 import type { BatchEndpoint, BatchError } from './wire/batches';
 
 export interface BatchRunnerOptions {
@@ -152,17 +152,18 @@ export class BatchRunner {
     let errors: BatchError[];
     let total = 0;
     let model: string | null = null;
+    let bounds: BatchBounds = { inputTokensAtMost: 0, outputTokens: 0, unboundedLines: 0 };
     try {
       const { stream } = await files.content(row.account_id, row.input_file_id);
-      ({ errors, total, model } = await validateInput(stream, row.endpoint as BatchEndpoint));
+      ({ errors, total, model, bounds } = await validateInput(stream, row.endpoint as BatchEndpoint));
     } catch (error) {
       if (!(error instanceof FathomError)) throw error;
       errors = [{ code: 'invalid_file', message: error.message, param: 'input_file_id', line: null }];
     }
     if (context.signal.aborted && (context.signal.reason as TaskStopped).reason !== 'cancelled') return false;
-    if (errors.length === 0) {
+    if (errors.length === 0 && model !== null) {
       try {
-        await billing.hold(row, total);
+        await billing.hold(row, model, bounds);
       } catch (error) {
         if (!(error instanceof FathomError)) throw error;
         errors = [{ code: error.code, message: error.message, param: null, line: null }];
@@ -259,11 +260,13 @@ export class BatchRunner {
     const requestId = `req_${randomToken(24)}`;
     let result: LineResult;
     try {
-      const body = await retryWithBackoff(() => call(row.account_id, line.body, signal), {
-        maxRetries: settings.maxRetries,
-        initialDelayMs: settings.retryDelayMs,
-        signal,
-      });
+      const body = await billing.runLine(row, requestId, () =>
+        retryWithBackoff(() => call(row.account_id, line.body, signal), {
+          maxRetries: settings.maxRetries,
+          initialDelayMs: settings.retryDelayMs,
+          signal,
+        }),
+      );
       result = {
         state: 'completed',
         output: JSON.stringify({ ...output, response: { status_code: 200, request_id: requestId, body }, error: null }),
@@ -280,7 +283,8 @@ export class BatchRunner {
         usage: NO_USAGE,
       };
     }
-    if (await repository.finishSent(row.id, line.customId, result)) await billing.settleLine(row, result.usage);
+    if (await repository.finishSent(row.id, line.customId, result))
+      await billing.settleLine(row, { customId: line.customId, requestId, usage: result.usage });
   }
 
   /** Records what was left in flight, writes the output and error files, and ends the batch `status`. */

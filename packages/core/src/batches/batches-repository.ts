@@ -37,6 +37,8 @@ export interface BatchRow {
   cancelled_at: number | null;
   lease_owner: string | null;
   attempts: number;
+  /** The API key of the request that created the batch (its hold and lines are charged to it), when one did. */
+  key_id?: string | null;
 }
 
 /** Token counts of one line's answer, as the batch sums them. */
@@ -104,6 +106,7 @@ export type NewBatch = Pick<
   | 'created_at'
   | 'expires_at'
   | 'deadline_ms'
+  | 'key_id'
 >;
 
 /**
@@ -161,8 +164,8 @@ export class SqlBatchesRepository implements BatchesRepository {
   async insert(batch: NewBatch): Promise<void> {
     await this.db.run(
       `INSERT INTO batches (id, account_id, endpoint, input_file_id, completion_window, status, metadata, output_expires_seconds,
-         created_ms, created_at, expires_at, deadline_ms)
-       VALUES (?, ?, ?, ?, ?, 'validating', ?, ?, ?, ?, ?, ?)`,
+         created_ms, created_at, expires_at, deadline_ms, key_id)
+       VALUES (?, ?, ?, ?, ?, 'validating', ?, ?, ?, ?, ?, ?, ?)`,
       [
         batch.id,
         batch.account_id,
@@ -175,6 +178,7 @@ export class SqlBatchesRepository implements BatchesRepository {
         batch.created_at,
         batch.expires_at,
         batch.deadline_ms,
+        batch.key_id ?? null,
       ],
     );
   }

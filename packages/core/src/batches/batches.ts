@@ -1,5 +1,6 @@
 import type { BatchSettings } from '../config';
 import { InvalidRequestError, NotFoundError } from '../errors';
+import { currentCallContext } from '../internal/call-context';
 import { newId } from '../internal/ids';
 import type { Logger } from '../internal/logger';
 import type { SqlClient } from '../storage';
@@ -79,6 +80,7 @@ export class Batches {
       created_at: createdAt,
       expires_at: createdAt + Math.ceil(this.#settings.windowSeconds),
       deadline_ms: now + this.#settings.windowSeconds * 1000,
+      key_id: currentCallContext()?.keyId ?? null,
     });
     this.#runner.wake();
     return this.retrieve(accountId, id);

@@ -1,4 +1,5 @@
 import type { BatchRow, LineUsage } from './batches-repository';
+import type { BatchBounds } from './read-input';
 
 /**
  * The seam where spend control (issue 20: prices, holds) charges a batch. Each line already records its
@@ -7,16 +8,23 @@ import type { BatchRow, LineUsage } from './batches-repository';
  * 20 wires a real one) holds nothing.
  */
 export interface BatchBilling {
-  /** Before the batch starts (`validating`): holds what its `lines` may cost; a throw (402) fails the batch with that error. */
-  hold(batch: BatchRow, lines: number): Promise<void>;
-  /** After a line's result is recorded, with its usage (zero for a failed line). */
-  settleLine(batch: BatchRow, usage: LineUsage): Promise<void>;
+  /**
+   * Before the batch starts (`validating`): holds what its lines may cost (`bounds`, the batch's one `model`);
+   * a FathomError (429 `insufficient_quota`) fails the batch with that error. Holds once per batch (a run
+   * that validates again after a restart finds the hold taken).
+   */
+  hold(batch: BatchRow, model: string, bounds: BatchBounds): Promise<void>;
+  /** Runs one line's calls: under the key that created the batch, priced as a batch line, charged by `settleLine` (not held one by one). */
+  runLine<T>(batch: BatchRow, requestId: string, fn: () => Promise<T>): Promise<T>;
+  /** After a line's result is recorded, with its usage (zero for a failed line); charges a line once (by `customId`). */
+  settleLine(batch: BatchRow, line: { customId: string; requestId: string; usage: LineUsage }): Promise<void>;
   /** Once the batch is terminal: releases what is left of the hold. */
   release(batch: BatchRow): Promise<void>;
 }
 
 export const USAGE_ONLY_BILLING: BatchBilling = {
   hold: async () => {},
+  runLine: (_batch, _requestId, fn) => fn(),
   settleLine: async () => {},
   release: async () => {},
 };

@@ -43,6 +43,25 @@ export interface ValidatedInput {
   errors: BatchError[];
   total: number;
   model: string | null;
+  /** The most the lines can use, for the batch's hold. */
+  bounds: BatchBounds;
+}
+
+/** The most a batch's lines can use: what its one hold is sized to. */
+export interface BatchBounds {
+  /** Input tokens at most: the lines' UTF-8 bytes (a token is at least one byte). */
+  inputTokensAtMost: number;
+  /** Output tokens of the lines that bound them (`max_tokens`, `max_completion_tokens`, `max_output_tokens`). */
+  outputTokens: number;
+  /** Lines that produce output without bounding it (held at the model's output limit). */
+  unboundedLines: number;
+}
+
+/** A line body's bound on its output tokens: a number, null when it sets none, 0 for embeddings. */
+function outputBound(endpoint: BatchEndpoint, body: Record<string, unknown>): number | null {
+  if (endpoint === '/v1/embeddings') return 0;
+  const bound = endpoint === '/v1/responses' ? body.max_output_tokens : (body.max_completion_tokens ?? body.max_tokens);
+  return typeof bound === 'number' && Number.isFinite(bound) && bound >= 0 ? bound : null;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -60,6 +79,7 @@ export async function validateInput(stream: Readable, endpoint: BatchEndpoint): 
   let total = 0;
   let inputs = 0;
   let model: string | null = null;
+  const bounds: BatchBounds = { inputTokensAtMost: 0, outputTokens: 0, unboundedLines: 0 };
   const problem = (line: number | null, code: string, message: string, param: string | null = null) => {
     errors.push({ code, message, param, line });
   };
@@ -120,6 +140,10 @@ export async function validateInput(stream: Readable, endpoint: BatchEndpoint): 
       problem(line, refused.code, `Line ${line}: ${refused.message}`, refused.param === null ? 'body' : `body.${refused.param}`);
       continue;
     }
+    bounds.inputTokensAtMost += Buffer.byteLength(text);
+    const output = outputBound(endpoint, request.body);
+    if (output === null) bounds.unboundedLines++;
+    else bounds.outputTokens += output;
     const lineModel = request.body.model as string;
     if (model === null) model = lineModel;
     else if (lineModel !== model) {
@@ -144,5 +168,5 @@ export async function validateInput(stream: Readable, endpoint: BatchEndpoint): 
     }
   }
   if (total === 0 && errors.length === 0) problem(null, 'empty_file', 'The input file holds no request.');
-  return { errors, total, model };
+  return { errors, total, model, bounds };
 }

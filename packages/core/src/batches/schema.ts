@@ -58,6 +58,8 @@ export const batchesSchema: Schema = {
       PRIMARY KEY (batch_id, custom_id)
     );
     CREATE INDEX batch_lines_output ON batch_lines(batch_id, state, line);`,
+    // The API key of the request that created a batch: its hold and its lines are charged to that key.
+    'ALTER TABLE batches ADD COLUMN key_id TEXT;',
   ],
   postgres: [
     `CREATE TABLE batches (
@@ -108,5 +110,7 @@ export const batchesSchema: Schema = {
       PRIMARY KEY (batch_id, custom_id)
     );
     CREATE INDEX batch_lines_output ON batch_lines(batch_id, state, line);`,
+    // The API key of the request that created a batch: its hold and its lines are charged to that key.
+    'ALTER TABLE batches ADD COLUMN key_id TEXT;',
   ],
 };

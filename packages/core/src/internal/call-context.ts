@@ -17,6 +17,8 @@ export interface CallContext {
   countTokens?: (tokens: number) => Promise<void>;
   /** The key's model allow-list (exact ids and `vendor/*` globs), when it has one. */
   models?: readonly string[];
+  /** A line of a batch: the batch's one hold pays for it (at the batch price), so the meter records the call without holding. */
+  batchLine?: boolean;
 }
 
 const storage = new AsyncLocalStorage<CallContext>();

@@ -60,6 +60,8 @@ export interface ChatUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Of the prompt tokens, those the upstream read from its prompt cache, when it reported any. */
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
 /** The log probability of one output token, with its most likely alternatives, as OpenAI's wire has it. */
@@ -121,7 +123,7 @@ export interface MeteredCallStart {
 
 /** What a call used: the upstream's usage, or (when it never came) what was seen streaming. */
 export interface MeteredCallEnd {
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  usage?: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens: number } };
   /** Whether the upstream answered at all (false: nothing was used, nothing is charged). */
   answered: boolean;
   /** Bytes of output seen (text and tool-call arguments), to estimate output tokens without usage. */

@@ -11,6 +11,7 @@ import { responseError } from './response-error';
 import type { StoredResponse } from './responses-repository';
 import { type ResponseObject, runResponse, viewResponse } from './run-response';
 import { type OutcomeStore, storeOutcome } from './store-outcome';
+import { RUN_WITHOUT_KEY, type RunAsOrigin } from '../spend';
 import { withRequestId } from '../observability/request-context';
 import { contextOfTraceparent, inSpan } from '../observability/tracing';
 
@@ -28,6 +29,8 @@ export interface BackgroundResponsesOptions {
   /** Background responses run at once by this process. */
   concurrency: number;
   leaseMs?: number;
+  /** Runs the response charged to the key that created it (its budget, allow-list and tpm_limit). */
+  runAsOrigin?: RunAsOrigin;
 }
 
 /**
@@ -44,15 +47,20 @@ export class BackgroundResponses {
     this.#worker = new LeasedWorker<StoredResponse>({
       name: 'background responses',
       queue: options.store.responses.queue(),
-      // Each run is the work of the request that queued it: its request id in log lines, its trace continued.
+      // Each run is the work of the request that queued it: its request id in log lines, its trace continued,
+      // its model calls charged to that request's key (never to the key of whichever request woke the worker).
       run: (task, context) =>
-        withRequestId(task.requestId, () =>
-          inSpan(
-            'response.background',
-            { 'fathom.response_id': task.id, 'fathom.attempt': task.attempts },
-            () => this.#run(task, context),
-            contextOfTraceparent(task.traceparent),
-          ),
+        (options.runAsOrigin ?? RUN_WITHOUT_KEY)(
+          { accountId: task.accountId, keyId: task.keyId ?? null, requestId: task.requestId, api: 'responses' },
+          () =>
+            withRequestId(task.requestId, () =>
+              inSpan(
+                'response.background',
+                { 'fathom.response_id': task.id, 'fathom.attempt': task.attempts },
+                () => this.#run(task, context),
+                contextOfTraceparent(task.traceparent),
+              ),
+            ),
         ),
       exhausted: (task) => this.#exhausted(task),
       concurrency: options.concurrency,

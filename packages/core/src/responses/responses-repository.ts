@@ -22,6 +22,8 @@ export interface StoredResponse {
   requestId?: string | null;
   /** The W3C trace context of that request when it was traced: its background run continues the trace. */
   traceparent?: string | null;
+  /** The API key of that request (its budget and rate limit are charged for the background run), when one did. */
+  keyId?: string | null;
 }
 
 interface ResponseRowSql {
@@ -36,6 +38,7 @@ interface ResponseRowSql {
   attempts: number;
   request_id: string | null;
   traceparent: string | null;
+  key_id?: string | null;
 }
 
 function toStored(row: ResponseRowSql): StoredResponse {
@@ -51,6 +54,7 @@ function toStored(row: ResponseRowSql): StoredResponse {
     attempts: row.attempts,
     requestId: row.request_id,
     traceparent: row.traceparent,
+    keyId: row.key_id ?? null,
   };
 }
 
@@ -155,8 +159,8 @@ export class SqlResponsesRepository implements ResponsesRepository {
   async insert(response: NewResponse): Promise<void> {
     await this.db.run(
       `INSERT INTO responses (id, account_id, status, background, previous_response_id, conversation_id, body, request, created_at,
-         attempts, lease_owner, lease_until, request_id, traceparent)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         attempts, lease_owner, lease_until, request_id, traceparent, key_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         response.id,
         response.accountId,
@@ -172,6 +176,7 @@ export class SqlResponsesRepository implements ResponsesRepository {
         response.lease?.until ?? null,
         response.requestId ?? null,
         response.traceparent ?? null,
+        response.keyId ?? null,
       ],
     );
   }

@@ -20,6 +20,8 @@ import { type ResponsesRepository, type ResponseStatus, SqlResponsesRepository, 
 import { type ResponseObject, type ResponsesEvent, runResponse, viewResponse } from './run-response';
 import { type OutcomeStore, storeOutcome } from './store-outcome';
 import type { FileContents } from './to-messages';
+import { currentCallContext } from '../internal/call-context';
+import type { RunAsOrigin } from '../spend';
 import { currentRequestId } from '../observability/request-context';
 import { currentTraceparent } from '../observability/tracing';
 import {
@@ -48,6 +50,8 @@ export interface ResponsesOptions {
   conversations?: ConversationsRepository;
   /** The `mcp` tool: the egress guard's fetch and the operator's servers (`FATHOM_MCP_SERVERS`); without it the tool answers 400. */
   mcp?: McpDeps;
+  /** Runs a background response charged to the key that created it (spend control); default: no key. */
+  runAsOrigin?: RunAsOrigin;
 }
 
 /** What `create` answers: the response object, or its stream events. */
@@ -115,6 +119,7 @@ export class Responses {
       log: options.log,
       concurrency: options.concurrency ?? 8,
       leaseMs: options.leaseMs,
+      runAsOrigin: options.runAsOrigin,
     });
     this.#foregroundLeases = new ForegroundLeases({
       repository: this.#repository,
@@ -304,6 +309,7 @@ export class Responses {
       createdAt: response.created_at as number,
       requestId: currentRequestId(),
       traceparent: currentTraceparent(),
+      keyId: currentCallContext()?.keyId ?? null,
     };
   }
 

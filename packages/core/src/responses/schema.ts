@@ -137,8 +137,11 @@ const requestIds = `
 ALTER TABLE responses ADD COLUMN request_id TEXT;
 ALTER TABLE responses ADD COLUMN traceparent TEXT;`;
 
+/** Version 4. The API key of the request that created a response: its background run is charged to that key. */
+const keyIds = 'ALTER TABLE responses ADD COLUMN key_id TEXT;';
+
 export const responsesSchema: Schema = {
   component: 'responses',
-  sqlite: [sqlite, references, requestIds],
-  postgres: [postgres, references, requestIds],
+  sqlite: [sqlite, references, requestIds, keyIds],
+  postgres: [postgres, references, requestIds, keyIds],
 };

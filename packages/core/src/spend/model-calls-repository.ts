@@ -40,10 +40,10 @@ export interface ModelCallsRepository extends Repository<ModelCallsRepository> {
   insertHeld(row: ModelCallRow): Promise<void>;
   /** Marks a held call settled with what it used; false when it was settled already (by a sweep or another finish). */
   settle(id: string, usage: { prompt: number; completion: number; cost: number }): Promise<boolean>;
-  /** A call that was never held (free model) recorded settled, for the usage views. */
+  /** A call that was never held (a free model, or a batch line the batch's hold pays for) recorded settled, for the usage views. */
   insertSettled(
     row: Omit<ModelCallRow, 'hold_micros' | 'input_micros' | 'expires_at'>,
-    usage: { prompt: number; completion: number },
+    usage: { prompt: number; completion: number; cost?: number },
   ): Promise<void>;
   /** Held calls whose hold expired (their process died), oldest first. */
   expired(now: number, limit: number): Promise<ModelCallRow[]>;
@@ -84,10 +84,10 @@ export class SqlModelCallsRepository implements ModelCallsRepository {
 
   async insertSettled(
     row: Omit<ModelCallRow, 'hold_micros' | 'input_micros' | 'expires_at'>,
-    usage: { prompt: number; completion: number },
+    usage: { prompt: number; completion: number; cost?: number },
   ): Promise<void> {
     await this.db.run(
-      `INSERT INTO model_calls (${COLUMNS}, status, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, 'settled', ?, ?)`,
+      `INSERT INTO model_calls (${COLUMNS}, status, prompt_tokens, completion_tokens, cost_micros) VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, 'settled', ?, ?, ?)`,
       [
         row.id,
         row.account_id,
@@ -99,6 +99,7 @@ export class SqlModelCallsRepository implements ModelCallsRepository {
         row.created_at,
         usage.prompt,
         usage.completion,
+        usage.cost ?? 0,
       ],
     );
   }

@@ -11,12 +11,20 @@ export function picosPerToken(costPerToken: number | undefined): number {
 /**
  * The cost of a call in whole micro-units, rounded up: `prompt × input price + completion × output price`,
  * computed exactly in pico-units, then rounded up once per call (a 1-token call at 0.15 micro-units per
- * token costs 1 micro-unit, never 0). See docs/decisions/2026-11-25-spend-at-the-model-call.md.
+ * token costs 1 micro-unit, never 0). Cached prompt tokens cost `cache_read_input_token_cost` instead of
+ * the input price when the price file has it. `batch`: a line of a batch, at `input_cost_per_token_batches`
+ * / `output_cost_per_token_batches`, or half the normal price when the file has no batch price. See
+ * docs/decisions/2026-11-25-spend-at-the-model-call.md and 2026-11-25-batch-prices.md.
  */
-export function costMicros(price: ModelPrice, promptTokens: number, completionTokens: number): number {
-  const picos =
-    tokens(promptTokens) * picosPerToken(price.input_cost_per_token) +
-    tokens(completionTokens) * picosPerToken(price.output_cost_per_token);
+export function costMicros(price: ModelPrice, promptTokens: number, completionTokens: number, cachedTokens = 0, batch = false): number {
+  const prompt = tokens(promptTokens);
+  const cached = Math.min(prompt, tokens(cachedTokens));
+  const input = picosPerToken(batch ? (price.input_cost_per_token_batches ?? price.input_cost_per_token / 2) : price.input_cost_per_token);
+  const output = picosPerToken(
+    batch ? (price.output_cost_per_token_batches ?? price.output_cost_per_token / 2) : price.output_cost_per_token,
+  );
+  const cachedPrice = price.cache_read_input_token_cost === undefined ? input : picosPerToken(price.cache_read_input_token_cost);
+  const picos = (prompt - cached) * input + cached * cachedPrice + tokens(completionTokens) * output;
   return Math.ceil(picos / PICOS_PER_MICRO);
 }
 

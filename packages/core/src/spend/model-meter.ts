@@ -5,6 +5,7 @@ import { PermissionDeniedError } from '../errors';
 import { type CallContext, currentCallContext } from '../internal/call-context';
 import { newId, nowSeconds } from '../internal/ids';
 import { type Logger, silentLogger } from '../internal/logger';
+import { metrics } from '../observability/metrics';
 import type { MeteredCall, MeteredCallEnd, MeteredCallStart, ModelCallMeter } from '../models/types';
 import type { SqlClient } from '../storage';
 import { tokensOfBytes } from '../models/token-bounds';
@@ -72,6 +73,17 @@ export class SpendMeter implements ModelCallMeter {
     };
     const price = this.price(call.modelId);
     if (!price) return { finish: (end) => this.#recordFree(base, end) };
+    // A batch line: held and charged by the batch (`SpendBatchBilling`); recorded here with its batch-priced cost.
+    if (context?.batchLine) {
+      return {
+        finish: (end) =>
+          this.#recordFree(
+            base,
+            end,
+            costMicros(price, end.usage?.prompt_tokens ?? 0, end.usage?.completion_tokens ?? 0, cachedOf(end), true),
+          ),
+      };
+    }
     const outputAtMost = call.hasOutput ? (call.maxOutputTokens ?? price.max_output_tokens ?? this.#options.holdOutputTokens) : 0;
     const hold = costMicros(price, call.inputTokensAtMost, outputAtMost);
     const inputCost = costMicros(price, call.inputTokensEstimate, 0);
@@ -88,14 +100,15 @@ export class SpendMeter implements ModelCallMeter {
       finish: async (end: MeteredCallEnd) => {
         const prompt = end.usage?.prompt_tokens ?? (end.answered ? call.inputTokensEstimate : 0);
         const completion = end.usage?.completion_tokens ?? (end.answered ? tokensOfBytes(end.outputBytes ?? 0) : 0);
-        const cost = costMicros(price, prompt, completion);
+        const cost = costMicros(price, prompt, completion, cachedOf(end));
         try {
           if (hold === 0) return await this.#recordFree(base, end, cost);
           await countTokens(context, prompt + completion, this.#log);
-          await this.#options.db.transaction(async (tx) => {
-            if (!(await this.#repository.in(tx).settle(id, { prompt, completion, cost: Math.min(cost, hold) }))) return;
-            await this.#options.accounts.in(tx).capture({ ...money, micros: cost });
+          const captured = await this.#options.db.transaction(async (tx) => {
+            if (!(await this.#repository.in(tx).settle(id, { prompt, completion, cost: Math.min(cost, hold) }))) return false;
+            return this.#options.accounts.in(tx).capture({ ...money, micros: cost });
           });
+          if (captured) countCost(call.modelId, Math.min(cost, hold));
         } catch (error) {
           this.#log.warn(`spend: could not settle model call ${id} (the sweep will): ${(error as Error).message}`);
         }
@@ -124,7 +137,10 @@ export class SpendMeter implements ModelCallMeter {
         });
         return true;
       });
-      if (done) settled++;
+      if (done) {
+        settled++;
+        countCost(row.model, row.input_micros);
+      }
     }
     return settled;
   }
@@ -164,18 +180,28 @@ export class SpendMeter implements ModelCallMeter {
     this.#timer = undefined;
   }
 
-  async #recordFree(base: Parameters<ModelCallsRepository['insertSettled']>[0], end: MeteredCallEnd, _cost = 0): Promise<void> {
+  async #recordFree(base: Parameters<ModelCallsRepository['insertSettled']>[0], end: MeteredCallEnd, cost = 0): Promise<void> {
     if (!end.answered) return;
     await countTokens(currentCallContext(), (end.usage?.prompt_tokens ?? 0) + (end.usage?.completion_tokens ?? 0), this.#log);
     try {
       await this.#repository.insertSettled(base, {
         prompt: end.usage?.prompt_tokens ?? 0,
         completion: end.usage?.completion_tokens ?? tokensOfBytes(end.outputBytes ?? 0),
+        cost,
       });
     } catch (error) {
       this.#log.warn(`spend: could not record model call ${base.id}: ${(error as Error).message}`);
     }
   }
+}
+
+/** `fathom_model_cost_total{model}`: what a model call was charged, in currency units (per process; labelled by model only). */
+export function countCost(model: string, micros: number): void {
+  if (micros > 0) metrics.modelCost.inc({ model }, fromMicros(micros));
+}
+
+function cachedOf(end: MeteredCallEnd): number {
+  return end.usage?.prompt_tokens_details?.cached_tokens ?? 0;
 }
 
 async function countTokens(context: CallContext | undefined, tokens: number, log: Logger): Promise<void> {

@@ -33,7 +33,13 @@ const ChoiceLogprobs = Type.Object(
 );
 
 export const CompletionUsage = Type.Object(
-  { prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() },
+  {
+    prompt_tokens: Type.Integer(),
+    completion_tokens: Type.Integer(),
+    total_tokens: Type.Integer(),
+    // Present when the upstream reported prompt tokens read from its cache (charged at `cache_read_input_token_cost`).
+    prompt_tokens_details: Type.Optional(Type.Object({ cached_tokens: Type.Integer() }, closed)),
+  },
   { title: 'CompletionUsage', ...closed },
 );
 export type CompletionUsage = Static<typeof CompletionUsage>;

@@ -31,6 +31,7 @@ interface OpenAIUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
   total_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number } | null;
 }
 interface OpenAIMessage {
   content?: string | null;
@@ -68,7 +69,13 @@ function usage(value: OpenAIUsage | null | undefined): ChatUsage {
   if (!value) return { ...ZERO_USAGE };
   const prompt = Number(value.prompt_tokens) || 0;
   const completion = Number(value.completion_tokens) || 0;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: Number(value.total_tokens) || prompt + completion };
+  const cached = Math.min(prompt, Number(value.prompt_tokens_details?.cached_tokens) || 0);
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: Number(value.total_tokens) || prompt + completion,
+    ...(cached > 0 ? { prompt_tokens_details: { cached_tokens: cached } } : {}),
+  };
 }
 
 /**
