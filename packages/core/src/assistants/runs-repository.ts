@@ -1,5 +1,6 @@
 import type { LeasedTask, LeaseQueue } from '../internal/leased-worker';
 import type { ListPage, ListQuery } from '../internal/pagination';
+import { currentRequestId } from '../observability/request-context';
 import { isUniqueViolation, paginate, placeholders, type Repository, type SqlClient, SqlLeaseQueue } from '../storage';
 import type { RunState } from './run-state';
 import { ACTIVE_RUN_STATUSES } from './schema';
@@ -87,9 +88,21 @@ export class SqlRunsRepository implements RunsRepository {
   async insert(accountId: string, run: Run, state: RunState, lease: RunLease): Promise<boolean> {
     try {
       await this.db.run(
-        `INSERT INTO runs (id, account_id, thread_id, status, data, state, lease_owner, lease_until, attempts, created_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`,
-        [run.id, accountId, run.thread_id, run.status, JSON.stringify(run), JSON.stringify(state), lease.owner, lease.until, Date.now()],
+        `INSERT INTO runs (id, account_id, thread_id, status, data, state, lease_owner, lease_until, attempts, created_ms, request_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+        [
+          run.id,
+          accountId,
+          run.thread_id,
+          run.status,
+          JSON.stringify(run),
+          JSON.stringify(state),
+          lease.owner,
+          lease.until,
+          Date.now(),
+          // The request that created the run: kept in the database only (the run object is OpenAI's shape).
+          currentRequestId(),
+        ],
       );
       return true;
     } catch (error) {
