@@ -196,6 +196,35 @@ describe('the request id on the objects a request created', () => {
   });
 });
 
+describe('the request id of model calls made by background work', () => {
+  it('charges the model calls of a background response under the request that created it, not the node that ran it', async () => {
+    // A node that runs no background work yet: the response waits in the queue until the node starts,
+    // outside any request (as on a node that claims it later, or after a restart).
+    const node = await startFathom({
+      start: false,
+      env: { FATHOM_PROVIDERS: JSON.stringify({ fake: { type: 'openai', baseUrl: upstream.baseUrl } }) },
+    });
+    try {
+      const created = await node.client.responses.create(
+        { model: 'fake/gpt-test', input: 'work on this later', background: true },
+        { headers: { 'x-request-id': 'obs-background-1' } },
+      );
+      node.fathom.start();
+      let status = created.status;
+      const deadline = Date.now() + 15_000;
+      while (status === 'queued' || status === 'in_progress') {
+        if (Date.now() > deadline) throw new Error(`background response still ${status}`);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        status = (await node.client.responses.retrieve(created.id)).status;
+      }
+      expect(status).toBe('completed');
+      expect(await node.fathom.database.all('SELECT request_id FROM model_calls')).toEqual([{ request_id: 'obs-background-1' }]);
+    } finally {
+      await node.close();
+    }
+  });
+});
+
 describe('spans of background work, in the trace of the request that started it', () => {
   it('runs a data-tool job in a fathom.job span, child of the request that queued it', async () => {
     const { traceId, traceparent } = callerTrace();
