@@ -1,10 +1,12 @@
 /**
  * What observability costs a request. Processes: the fake upstream (answers at once), a local OTLP/HTTP
- * collector (accepts and drops), Fathom with tracing off, Fathom with tracing on to that collector, and
- * this load generator. Each Fathom serves 2,000 sequential non-streamed chat completions per round
- * (p50 latency as the client sees it) then 3,000 at 32 concurrent (CPU ms per request of that process,
- * from /proc), three rounds, alternating. Metrics are always recorded (there is no switch): their cost is
- * measured apart, in this process, as the time to record exactly the samples one chat request records
+ * collector (accepts and drops), three Fathom servers, and this load generator. The servers: metrics off
+ * and tracing off; metrics on (as shipped) and tracing off; metrics on and tracing on to that collector.
+ * Metrics have no switch in the product: "off" is this bench making every metric's `inc`/`observe`/`set`
+ * a no-op in that server's process. Each Fathom serves 2,000 sequential non-streamed chat completions per
+ * round (p50 latency as the client sees it) then 3,000 at 32 concurrent (CPU ms per request of that
+ * process, from /proc), three rounds, alternating; the added cost is the paired difference per round.
+ * Also measured apart, in this process: the time to record exactly the samples one chat request records
  * (HTTP counter and histogram, GenAI duration and token histograms), and the time of a scrape.
  */
 import { metrics } from '@fathom/core';
@@ -24,9 +26,14 @@ const CONCURRENT = Math.round(SEQUENTIAL * 1.5);
 const CONCURRENCY = 32;
 const ROUNDS = 3;
 
-/** A Fathom server in this process (a forked role), tracing to `collectorPort` when given. */
-async function runFathom(upstreamPort: string, collectorPort?: string): Promise<void> {
+/** A Fathom server in this process (a forked role), tracing to `collectorPort` when given, recording no metric when `metricsOff`. */
+async function runFathom(upstreamPort: string, collectorPort: string | undefined, metricsOff: boolean): Promise<void> {
   const { Fathom, silentLogger } = await import('@fathom/core');
+  if (metricsOff) {
+    const noop = () => {};
+    for (const metric of Object.values(metrics))
+      if (metric !== metrics.registry) Object.assign(metric, { inc: noop, observe: noop, set: noop });
+  }
   const { createServer: createFathomServer } = await import('../packages/http/src/server');
   const dataDir = mkdtempSync(join(tmpdir(), 'fathom-bench-'));
   const fathom = await Fathom.open({
@@ -128,11 +135,18 @@ async function metricsCost(): Promise<{ recordUs: number; scrapeMs: number }> {
 async function main(): Promise<void> {
   const upstream = await forkRole(script, ['upstream']);
   const collector = await forkRole(script, ['collector']);
-  const off = await forkRole(script, ['fathom', String(upstream.port)]);
-  const on = await forkRole(script, ['fathom', String(upstream.port), String(collector.port)]);
+  const bare = await forkRole(script, ['fathom', String(upstream.port), '-', 'metrics-off']);
+  const off = await forkRole(script, ['fathom', String(upstream.port), '-', 'metrics-on']);
+  const on = await forkRole(script, ['fathom', String(upstream.port), String(collector.port), 'metrics-on']);
+  const servers = [bare, off, on];
   const setups = [
-    { name: 'tracing off', pid: off.child.pid!, pool: new Pool(`http://127.0.0.1:${off.port}`, { connections: CONCURRENCY }) },
-    { name: 'tracing on (OTLP)', pid: on.child.pid!, pool: new Pool(`http://127.0.0.1:${on.port}`, { connections: CONCURRENCY }) },
+    {
+      name: 'metrics off, tracing off',
+      pid: bare.child.pid!,
+      pool: new Pool(`http://127.0.0.1:${bare.port}`, { connections: CONCURRENCY }),
+    },
+    { name: 'metrics on, tracing off', pid: off.child.pid!, pool: new Pool(`http://127.0.0.1:${off.port}`, { connections: CONCURRENCY }) },
+    { name: 'metrics on, tracing on', pid: on.child.pid!, pool: new Pool(`http://127.0.0.1:${on.port}`, { connections: CONCURRENCY }) },
   ];
   for (const setup of setups) {
     await p50(setup.pool);
@@ -149,35 +163,33 @@ async function main(): Promise<void> {
   console.log(
     `chat completions, upstream answers at once: ${SEQUENTIAL} sequential (p50) and ${CONCURRENT} at ${CONCURRENCY} concurrent (CPU), ${ROUNDS} rounds`,
   );
-  console.log('setup               p50 ms              CPU ms/request');
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const row = (name: string, p50s: number[], cpus: number[]) =>
+    console.log(
+      `${name.padEnd(26)} ${median(p50s).toFixed(3).padEnd(9)} ${range(p50s, 3).padEnd(19)} ${median(cpus).toFixed(3).padEnd(9)} ${range(cpus, 3)}`,
+    );
+  console.log(`${'setup'.padEnd(26)} ${'p50 ms'.padEnd(9)} ${'(rounds)'.padEnd(19)} ${'CPU ms'.padEnd(9)} (rounds)`);
   for (const setup of setups) {
     const figures = results.get(setup.name)!;
-    console.log(
-      `${setup.name.padEnd(19)} ${range(
-        figures.map((f) => f.p50),
-        3,
-      ).padEnd(19)} ${range(
-        figures.map((f) => f.cpu),
-        3,
-      )}`,
+    row(
+      setup.name,
+      figures.map((f) => f.p50),
+      figures.map((f) => f.cpu),
     );
   }
-  const offFigures = results.get('tracing off')!;
-  const onFigures = results.get('tracing on (OTLP)')!;
-  console.log(
-    `tracing adds       ${range(
-      onFigures.map((f, round) => f.p50 - offFigures[round]!.p50),
-      3,
-    ).padEnd(19)} ${range(
-      onFigures.map((f, round) => f.cpu - offFigures[round]!.cpu),
-      3,
-    )}`,
-  );
+  const paired = (from: string, to: string) => {
+    const a = results.get(from)!;
+    const b = results.get(to)!;
+    return { p50: b.map((f, round) => f.p50 - a[round]!.p50), cpu: b.map((f, round) => f.cpu - a[round]!.cpu) };
+  };
+  const metricsAdd = paired('metrics off, tracing off', 'metrics on, tracing off');
+  const tracingAdd = paired('metrics on, tracing off', 'metrics on, tracing on');
+  row('metrics add (paired)', metricsAdd.p50, metricsAdd.cpu);
+  row('tracing adds (paired)', tracingAdd.p50, tracingAdd.cpu);
   const { recordUs, scrapeMs } = await metricsCost();
   console.log(`metrics: recording one chat request's samples takes ${recordUs.toFixed(2)} µs; a scrape takes ${scrapeMs.toFixed(2)} ms`);
   for (const setup of setups) await setup.pool.close();
-  off.child.disconnect();
-  on.child.disconnect();
+  for (const server of servers) server.child.disconnect();
   collector.child.disconnect();
   upstream.child.kill();
 }
@@ -185,7 +197,8 @@ async function main(): Promise<void> {
 const role = process.argv[2];
 if (role === 'upstream') runUpstream();
 else if (role === 'collector') runCollector();
-else if (role === 'fathom') void runFathom(process.argv[3]!, process.argv[4]);
+else if (role === 'fathom')
+  void runFathom(process.argv[3]!, process.argv[4] === '-' ? undefined : process.argv[4], process.argv[5] === 'metrics-off');
 else
   main().catch((error) => {
     console.error(error);

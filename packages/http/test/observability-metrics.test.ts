@@ -6,7 +6,7 @@ import parsePrometheusTextFormat, { type PrometheusFamily, type PrometheusSample
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetricsServer } from '../src/metrics-server';
 import { ordersWorkflow, parseSse } from './agents-workflows';
-import { type AgentEnvelope, json, type StartedJobBody, startFathom, type TestFathom } from './harness';
+import { type AccountBody, type AgentEnvelope, json, type StartedJobBody, startFathom, type TestFathom } from './harness';
 import { createFakeOsm, pollJob } from './tools-fakes';
 
 /** Every metric the issue names (docs/operations.md): the contract dashboards are built on. */
@@ -231,6 +231,72 @@ describe('GET /metrics after a scripted workload', () => {
       expect(seriesValue(after, 'fathom_lease_queue_lag_seconds', { kind }), kind).toBe(0);
     }
     expect(seriesValue(after, 'fathom_ingestion_queue_depth', {})).toBe(0);
+  });
+
+  it('counts a credit, a Webhook call the egress guard refused, and work taken over from an expired lease', async () => {
+    const before = await scrape();
+    const delta = (after: Scrape, name: string, labels: Record<string, string>) =>
+      seriesValue(after, name, labels) - seriesValue(before, name, labels);
+
+    // A job left running by a node that stopped (its lease ran out), taken over by a node that starts on the same data.
+    const stopped = await startFathom({
+      start: false,
+      env: {
+        AGENT_EGRESS_ALLOW: '127.0.0.1',
+        FATHOM_TOOLS_NOMINATIM_URL: osm.url,
+        FATHOM_TOOLS_OVERPASS_URL: `${osm.url}/api/interpreter`,
+      },
+    });
+    try {
+      const started = await stopped.request('/v1/tools/maps', {
+        method: 'POST',
+        json: { query: 'bakeries', location: 'Berlin', limit: 2 },
+      });
+      const { job_id: jobId, poll_url: pollUrl } = (await json<StartedJobBody>(started)).data;
+      await stopped.fathom.database.run(
+        `UPDATE tool_jobs SET status = 'running', attempts = 1, lease_owner = 'gone', lease_until = 0 WHERE id = ?`,
+        [jobId],
+      );
+      stopped.fathom.start();
+      expect((await pollJob(stopped.request, pollUrl)).status).toBe('succeeded');
+    } finally {
+      await stopped.close();
+    }
+
+    // Its start credited the new node's account: the credit below is counted from here.
+    const beforeCredit = await scrape();
+
+    // An admin credit.
+    const account = await json<AccountBody>(await server.request('/v1/account'));
+    const credited = await server.request(`/v1/admin/accounts/${account.id}/credit`, {
+      method: 'POST',
+      apiKey: server.adminKey,
+      json: { amount: 1.25 },
+    });
+    expect(credited.status).toBe(200);
+
+    // An agent whose Webhook card points at a cloud metadata address: the guard refuses the call, the run goes on.
+    const created = await server.request('/v1/agents', {
+      method: 'POST',
+      json: { name: 'Blocked orders', workflow: ordersWorkflow({ baseUrl: 'http://169.254.169.254/api/', token: 'sk-orders' }) },
+    });
+    const agentId = (await json<AgentEnvelope>(created)).agent.id;
+    await server.request(`/v1/agents/${agentId}/publish`, { method: 'POST' });
+    const run = await server.request(`/v1/agents/${agentId}/run`, {
+      method: 'POST',
+      json: { message: 'Where is A-100?', variables: { customer_name: 'Ana' }, stream: true },
+    });
+    expect(parseSse(await run.text()).at(-1)?.event).toBe('run.completed');
+
+    const after = await scrape();
+    expect(
+      seriesValue(after, 'fathom_money_total', { kind: 'credit' }) - seriesValue(beforeCredit, 'fathom_money_total', { kind: 'credit' }),
+    ).toBeCloseTo(1.25, 6);
+    expect(delta(after, 'fathom_webhook_calls_total', { outcome: 'blocked' })).toBe(1);
+    expect(delta(after, 'fathom_webhook_calls_total', { outcome: 'success' })).toBe(0);
+    expect(delta(after, 'fathom_egress_blocked_total', {})).toBe(1);
+    expect(delta(after, 'fathom_leases_expired_total', { kind: 'jobs' })).toBe(1);
+    expect(delta(after, 'fathom_tool_jobs_total', { tool: 'maps', status: 'succeeded' })).toBe(1);
   });
 
   it('reads queue depth and lag from the database at scrape time, for work no process of this node holds', async () => {

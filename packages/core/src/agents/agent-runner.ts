@@ -1,6 +1,7 @@
 import type { Logger } from '../internal/logger';
 import { yieldToEventLoop } from '../internal/time-slices';
 import type { ChatAdapterContract } from '../models/types';
+import { inSpanSteps } from '../observability/tracing';
 import type { AgentWebhooks } from './agent-deps';
 import type { AgentRunEvent, NewAgentRunStep } from './agent-objects';
 import { agentTools, compiledCards } from './agent-tools';
@@ -91,19 +92,31 @@ export async function* runWorkflow(options: RunWorkflowOptions): AsyncGenerator<
         });
         // Building a large node's tools and serializing its model request are two steps, not one.
         await yieldToEventLoop();
-        const answer = yield* runAgentNode({
-          chat: options.chat,
-          nodeId: node.id,
-          model: node.data.model,
-          systemPrompt: renderVariables(node.data.system_prompt ?? '', variables, declared),
-          input: inputOf(node.id),
-          tools,
-          stream: options.stream,
-          maxToolRounds: options.maxToolRounds,
-          signal: options.signal,
-          accountId: options.accountId,
-          record: options.record,
-        });
+        // One span per node (GenAI `invoke_agent`); its model and tool calls are its children.
+        const nodeSpan = {
+          'fathom.agent.node.id': node.id,
+          'fathom.agent.node.type': node.type,
+          'fathom.agent_run_id': runId,
+          'gen_ai.operation.name': 'invoke_agent',
+          'gen_ai.agent.id': options.agentId,
+          'gen_ai.agent.name': node.data.name,
+          'gen_ai.request.model': node.data.model,
+        };
+        const answer = yield* inSpanSteps('fathom.agent.node', nodeSpan, () =>
+          runAgentNode({
+            chat: options.chat,
+            nodeId: node.id,
+            model: node.data.model,
+            systemPrompt: renderVariables(node.data.system_prompt ?? '', variables, declared),
+            input: inputOf(node.id),
+            tools,
+            stream: options.stream,
+            maxToolRounds: options.maxToolRounds,
+            signal: options.signal,
+            accountId: options.accountId,
+            record: options.record,
+          }),
+        );
         outputs.set(node.id, answer);
       } else if (node.type === 'end') {
         output = inputOf(node.id);

@@ -1,6 +1,7 @@
 import type { LeasedTask, LeaseQueue } from '../internal/leased-worker';
 import { newId, nowSeconds } from '../internal/ids';
 import type { ListPage, ListQuery } from '../internal/pagination';
+import { currentRequestId } from '../observability/request-context';
 import { paginate, placeholders, type Repository, type SqlClient, SqlLeaseQueue, toPage } from '../storage';
 import type { AgentRecord, NewAgentRunStep } from './agent-objects';
 import type { AgentVersion, AgentVersionWithWorkflow } from './wire/agents';
@@ -230,9 +231,21 @@ export class SqlAgentsRepository implements AgentsRepository {
   ): Promise<AgentRun> {
     const id = newId('agentrun_');
     await this.db.run(
-      `INSERT INTO agent_runs (id, agent_id, account_id, version, status, message, variables_json, created_at, lease_owner, lease_until, attempts, created_ms)
-       VALUES (?, ?, ?, ?, 'in_progress', ?, ?, ?, ?, ?, 1, ?)`,
-      [id, agent.id, agent.account_id, version, message, JSON.stringify(variables), nowSeconds(), lease.owner, lease.until, Date.now()],
+      `INSERT INTO agent_runs (id, agent_id, account_id, version, status, message, variables_json, created_at, lease_owner, lease_until, attempts, created_ms, request_id)
+       VALUES (?, ?, ?, ?, 'in_progress', ?, ?, ?, ?, ?, 1, ?, ?)`,
+      [
+        id,
+        agent.id,
+        agent.account_id,
+        version,
+        message,
+        JSON.stringify(variables),
+        nowSeconds(),
+        lease.owner,
+        lease.until,
+        Date.now(),
+        currentRequestId(),
+      ],
     );
     return (await this.getRun(agent.account_id, agent.id, id))!;
   }

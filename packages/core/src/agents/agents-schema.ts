@@ -1,5 +1,8 @@
 import type { Schema } from '../storage';
 
+/** The request that started an agent run (`req_…`, the `x-request-id` its client got): from a run to its log lines. */
+const requestIdsObsFinish = 'ALTER TABLE agent_runs ADD COLUMN request_id TEXT;';
+
 /**
  * Agents, their published snapshots, and runs with their steps. A run in progress is leased to the
  * process executing it (`lease_owner`, `lease_until` in ms, `attempts`); when the lease runs out
@@ -77,6 +80,7 @@ export const agentsSchema: Schema = {
     DROP TABLE agent_run_steps;
     ALTER TABLE agent_run_steps_next RENAME TO agent_run_steps;
     CREATE INDEX agent_run_steps_run ON agent_run_steps(run_id);`,
+    requestIdsObsFinish,
   ],
   postgres: [
     `CREATE TABLE agents (
@@ -134,5 +138,6 @@ export const agentsSchema: Schema = {
     // `tools_unavailable` steps (an MCP card whose server could not be reached).
     `ALTER TABLE agent_run_steps DROP CONSTRAINT agent_run_steps_type_check;
     ALTER TABLE agent_run_steps ADD CONSTRAINT agent_run_steps_type_check CHECK (type IN ('message', 'tool_call', 'tools_unavailable'));`,
+    requestIdsObsFinish,
   ],
 };

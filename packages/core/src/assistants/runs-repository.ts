@@ -1,5 +1,6 @@
 import type { LeasedTask, LeaseQueue } from '../internal/leased-worker';
 import type { ListPage, ListQuery } from '../internal/pagination';
+import { currentRequestId } from '../observability/request-context';
 import { isUniqueViolation, paginate, placeholders, type Repository, type SqlClient, SqlLeaseQueue } from '../storage';
 import type { RunState } from './run-state';
 import { ACTIVE_RUN_STATUSES } from './schema';
@@ -89,8 +90,8 @@ export class SqlRunsRepository implements RunsRepository {
   async insert(accountId: string, run: Run, state: RunState, lease: RunLease, keyId: string | null = null): Promise<boolean> {
     try {
       await this.db.run(
-        `INSERT INTO runs (id, account_id, thread_id, status, data, state, lease_owner, lease_until, attempts, created_ms, key_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+        `INSERT INTO runs (id, account_id, thread_id, status, data, state, lease_owner, lease_until, attempts, created_ms, key_id, request_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
         [
           run.id,
           accountId,
@@ -102,6 +103,8 @@ export class SqlRunsRepository implements RunsRepository {
           lease.until,
           Date.now(),
           keyId,
+          // The request that created the run: kept in the database only (the run object is OpenAI's shape).
+          currentRequestId(),
         ],
       );
       return true;

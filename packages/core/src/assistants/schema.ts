@@ -3,6 +3,9 @@ import type { Schema } from '../storage';
 /** Run statuses of work not finished yet; at most one run per thread is in one of them. */
 export const ACTIVE_RUN_STATUSES = ['queued', 'in_progress', 'requires_action', 'cancelling'] as const;
 
+/** The request that created a run (`req_…`, the `x-request-id` its client got): from a run to its log lines. */
+const requestIdsObsFinish = 'ALTER TABLE runs ADD COLUMN request_id TEXT;';
+
 /**
  * Tables of the assistants component. Each row keeps its public object as JSON in `data` (the wire
  * shape, so reading is a parse) plus the columns that queries filter on. `runs.state` holds what a
@@ -71,6 +74,7 @@ export const assistantsSchema: Schema = {
     CREATE INDEX thread_messages_run ON thread_messages (run_id);`,
     // The API key of the request that created a run: a process taking the run over charges that key.
     'ALTER TABLE runs ADD COLUMN key_id TEXT;',
+    requestIdsObsFinish,
   ],
   postgres: [
     `CREATE TABLE assistants (
@@ -124,5 +128,6 @@ export const assistantsSchema: Schema = {
     );
     CREATE INDEX run_steps_run ON run_steps (run_id, seq);`,
     'ALTER TABLE runs ADD COLUMN key_id TEXT;',
+    requestIdsObsFinish,
   ],
 };

@@ -8,6 +8,8 @@ import { ExtractionError } from './extract/extraction-error';
 import type { Ingestor } from './ingestor';
 import type { IngestOutcome, IngestTask, StoreFileRow } from './store-files-repository';
 import { metrics } from '../observability/metrics';
+import { withRequestId } from '../observability/request-context';
+import { contextOfTraceparent, inSpan } from '../observability/tracing';
 
 export interface IngestionQueueOptions {
   repos: DocumentsRepositories;
@@ -48,7 +50,20 @@ export class IngestionQueue {
     this.worker = new LeasedWorker<IngestTask>({
       name: 'ingestion',
       queue: options.repos.storeFiles.queue(),
-      run: (task, context) => this.track(task, () => this.run(task.row, context)),
+      // Each file's ingestion is the work of the request that queued it: its request id in log lines, its trace continued.
+      run: (task, context) =>
+        withRequestId(task.row.request_id, () =>
+          inSpan(
+            'fathom.ingest',
+            {
+              'fathom.vector_store_id': task.row.store_id,
+              'fathom.file_id': task.row.file_id,
+              'fathom.attempt': task.attempts,
+            },
+            () => this.track(task, () => this.run(task.row, context)),
+            contextOfTraceparent(task.row.traceparent),
+          ),
+        ),
       exhausted: (task, context) =>
         this.track(task, () =>
           this.end(task.row, context.owner, {

@@ -1,6 +1,13 @@
 import type { Schema } from '../storage';
 
 /**
+ * The request that queued a file's ingestion (`req_…`) and its W3C `traceparent`, so the `fathom.ingest`
+ * span continues that request's trace on whichever node ingests the file. A re-queue takes the new request's.
+ */
+const requestIdsObsFinish = `ALTER TABLE vector_store_files ADD COLUMN request_id TEXT;
+ALTER TABLE vector_store_files ADD COLUMN traceparent TEXT;`;
+
+/**
  * Documents tables. `vector_store_files` doubles as the durable ingestion queue: a row whose status is
  * `in_progress` is work to do, in `seq` order, claimed with a lease (`lease_owner`, `lease_until`,
  * `attempts`); `generation` counts (re)queues and `run_id` names the current one, so a stale run can
@@ -84,6 +91,7 @@ export const documentsSchema: Schema = {
       requested_at INTEGER NOT NULL,
       PRIMARY KEY (store_id, file_id)
     );`,
+    requestIdsObsFinish,
   ],
   postgres: [
     `CREATE TABLE files (
@@ -161,5 +169,6 @@ export const documentsSchema: Schema = {
       requested_at BIGINT NOT NULL,
       PRIMARY KEY (store_id, file_id)
     );`,
+    requestIdsObsFinish,
   ],
 };

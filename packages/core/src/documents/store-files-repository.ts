@@ -1,6 +1,8 @@
 import type { LeaseQueue, LeasedTask } from '../internal/leased-worker';
 import type { ListPage, ListQuery } from '../internal/pagination';
 import { placeholders, type Repository, type SqlClient, SqlLeaseQueue, toPage } from '../storage';
+import { currentRequestId } from '../observability/request-context';
+import { currentTraceparent } from '../observability/tracing';
 import type { StaticChunking } from './chunking';
 import type { WriteFence } from '../vector';
 import { emptyCounts, type FileCounts } from './vector-stores-repository';
@@ -27,6 +29,9 @@ export interface StoreFileRow {
   lease_owner: string | null;
   /** Lease identity of the current queue entry: new on every (re)queue. */
   run_id: string;
+  /** The request that queued the file (`req_…`), and its W3C `traceparent` the `fathom.ingest` span continues. */
+  request_id: string | null;
+  traceparent: string | null;
 }
 
 /** One file to ingest, as the lease queue hands it out: `id` is the row's `run_id`. */
@@ -110,12 +115,14 @@ export class SqlStoreFilesRepository implements StoreFilesRepository {
 
   async enqueue(input: EnqueueInput): Promise<StoreFileRow> {
     const row = await this.db.get<StoreFileRow>(
-      `INSERT INTO vector_store_files (store_id, file_id, account_id, status, attributes, chunk_max_tokens, chunk_overlap_tokens, created_at, run_id)
-       VALUES (?, ?, ?, 'in_progress', ?, ?, ?, ?, ?)
+      `INSERT INTO vector_store_files (store_id, file_id, account_id, status, attributes, chunk_max_tokens, chunk_overlap_tokens, created_at, run_id,
+         request_id, traceparent)
+       VALUES (?, ?, ?, 'in_progress', ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (store_id, file_id) DO UPDATE SET status = 'in_progress', attributes = excluded.attributes,
          chunk_max_tokens = excluded.chunk_max_tokens, chunk_overlap_tokens = excluded.chunk_overlap_tokens,
          last_error_code = NULL, last_error_message = NULL, usage_bytes = 0, chunk_count = 0, attempts = 0,
-         lease_owner = NULL, lease_until = NULL, generation = vector_store_files.generation + 1, run_id = excluded.run_id
+         lease_owner = NULL, lease_until = NULL, generation = vector_store_files.generation + 1, run_id = excluded.run_id,
+         request_id = excluded.request_id, traceparent = excluded.traceparent
        RETURNING *`,
       [
         input.storeId,
@@ -126,6 +133,9 @@ export class SqlStoreFilesRepository implements StoreFilesRepository {
         input.chunking.chunk_overlap_tokens,
         input.createdAt,
         input.runId,
+        // The request that queued the file, so its ingestion continues that request's log lines and trace.
+        currentRequestId(),
+        currentTraceparent(),
       ],
     );
     return row!;

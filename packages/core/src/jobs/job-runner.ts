@@ -8,6 +8,8 @@ import type { JobRow, JobsRepository } from './job-store';
 import type { ConfiguredSources } from './sources/create-tool-sources';
 import type { ToolOutput } from './types';
 import { metrics } from '../observability/metrics';
+import { withRequestId } from '../observability/request-context';
+import { contextOfTraceparent, inSpan } from '../observability/tracing';
 
 export interface JobRunnerOptions {
   db: SqlClient;
@@ -60,7 +62,21 @@ export class JobRunner {
     this.#worker = new LeasedWorker<JobRow>({
       name: 'jobs',
       queue: this.#jobs.queue(),
-      run: (row, context) => this.#run(row, context),
+      // Each job is the work of the request that started it: its request id in log lines, its trace continued.
+      run: (row, context) =>
+        withRequestId(row.request_id, () =>
+          inSpan(
+            'fathom.job',
+            {
+              'gen_ai.operation.name': 'execute_tool',
+              'gen_ai.tool.name': row.tool,
+              'fathom.job_id': row.id,
+              'fathom.attempt': row.attempts,
+            },
+            () => this.#run(row, context),
+            contextOfTraceparent(row.traceparent),
+          ),
+        ),
       exhausted: (row, context) =>
         this.#finishFailed(
           row,

@@ -1,6 +1,8 @@
 import { fromMicros, toMicros } from '../accounts/money';
 import type { LeaseQueue } from '../internal/leased-worker';
 import type { ListPage, ListQuery } from '../internal/pagination';
+import { currentRequestId } from '../observability/request-context';
+import { currentTraceparent } from '../observability/tracing';
 import { paginate, type Repository, type SqlClient, SqlLeaseQueue } from '../storage';
 import type { JobStatus, ToolJob } from './wire/data-tools';
 
@@ -23,6 +25,9 @@ export interface JobRow {
   finished_ms: number | null;
   lease_owner: string | null;
   follows: string | null;
+  /** The request that queued the job (`req_…`), and its W3C `traceparent` the job's span continues. */
+  request_id: string | null;
+  traceparent: string | null;
 }
 
 export function toToolJob(row: JobRow): ToolJob {
@@ -40,6 +45,7 @@ export function toToolJob(row: JobRow): ToolJob {
     poll_url: `/v1/tools/jobs/${row.id}`,
     created_at: Math.floor(row.created_ms / 1000),
     finished_at: row.finished_ms === null ? null : Math.floor(row.finished_ms / 1000),
+    request_id: row.request_id ?? null,
   };
 }
 
@@ -83,9 +89,20 @@ export class SqlJobsRepository implements JobsRepository {
 
   async insert(job: NewJob): Promise<void> {
     await this.db.run(
-      `INSERT INTO tool_jobs (id, account_id, tool, input, cache_key, status, ceiling_micros, created_ms)
-       VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)`,
-      [job.id, job.accountId, job.tool, JSON.stringify(job.input), job.cacheKey, toMicros(job.ceiling), Date.now()],
+      `INSERT INTO tool_jobs (id, account_id, tool, input, cache_key, status, ceiling_micros, created_ms, request_id, traceparent)
+       VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
+      [
+        job.id,
+        job.accountId,
+        job.tool,
+        JSON.stringify(job.input),
+        job.cacheKey,
+        toMicros(job.ceiling),
+        Date.now(),
+        // The request being served (the job's start), so the worker that runs it continues its log lines and trace.
+        currentRequestId(),
+        currentTraceparent(),
+      ],
     );
   }
 
@@ -136,7 +153,8 @@ export class SqlJobsRepository implements JobsRepository {
     return paginate<JobRow, ToolJob>(this.db, {
       table: 'tool_jobs',
       // Not `input` (up to the tools body limit each): the job object does not show it.
-      columns: 'id, tool, status, ceiling_micros, cost_micros, cached, result, error_code, error_message, created_ms, finished_ms',
+      columns:
+        'id, tool, status, ceiling_micros, cost_micros, cached, result, error_code, error_message, created_ms, finished_ms, request_id',
       where: tool ? 'account_id = ? AND tool = ?' : 'account_id = ?',
       params: tool ? [accountId, tool] : [accountId],
       query,

@@ -1,6 +1,13 @@
 import type { Schema } from '../storage';
 
 /**
+ * The request that queued a job (`req_…`, the `x-request-id` its client got) and that request's W3C
+ * `traceparent`, so a job's log lines and its `fathom.job` span lead back to it on whichever node runs it.
+ */
+const requestIdsObsFinish = `ALTER TABLE tool_jobs ADD COLUMN request_id TEXT;
+ALTER TABLE tool_jobs ADD COLUMN traceparent TEXT;`;
+
+/**
  * The durable job queue: one row per job, claimed with a lease (`lease_owner`, `lease_until` in ms), so
  * any number of processes on one database share it. The row is also the result cache
  * (`JobsRepository.findCached`); `follows` names the identical job whose provider call a job waits for.
@@ -35,6 +42,7 @@ export const jobsSchema: Schema = {
     ALTER TABLE tool_jobs ADD COLUMN follows TEXT;
     UPDATE tool_jobs SET lease_until = 0 WHERE status = 'running';
     CREATE INDEX tool_jobs_running_key ON tool_jobs(cache_key) WHERE status = 'running';`,
+    requestIdsObsFinish,
   ],
   postgres: [
     `CREATE TABLE tool_jobs (
@@ -63,5 +71,6 @@ export const jobsSchema: Schema = {
     CREATE INDEX tool_jobs_status ON tool_jobs(status, created_ms);
     CREATE INDEX tool_jobs_cache ON tool_jobs(cache_key, finished_ms) WHERE status = 'succeeded' AND cached = 0;
     CREATE INDEX tool_jobs_running_key ON tool_jobs(cache_key) WHERE status = 'running';`,
+    requestIdsObsFinish,
   ],
 };

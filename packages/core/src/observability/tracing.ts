@@ -111,3 +111,38 @@ export async function inSpan<T>(
     }
   });
 }
+
+/**
+ * `inSpan` for an async generator: the span `name` is active while `steps` runs (each step runs in its
+ * context, so model calls made by a step are its children) and ends when the generator ends, throws or
+ * is closed early. Without tracing, answers `steps()` itself.
+ */
+export async function* inSpanSteps<T, R>(
+  name: string,
+  attributes: Record<string, string | number | boolean>,
+  steps: () => AsyncGenerator<T, R>,
+): AsyncGenerator<T, R> {
+  if (!tracer.enabled) return yield* steps();
+  const span = tracer.get().startSpan(name, { attributes }, context.active());
+  const active = trace.setSpan(context.active(), span);
+  const iterator = context.with(active, steps);
+  let done = false;
+  try {
+    for (;;) {
+      const step = await context.with(active, () => iterator.next());
+      if (step.done) {
+        done = true;
+        return step.value;
+      }
+      yield step.value;
+    }
+  } catch (error) {
+    done = true;
+    span.setStatus({ code: 2, message: error instanceof Error ? error.message : String(error) });
+    throw error;
+  } finally {
+    // Closed early by its reader: the inner generator runs its own cleanup.
+    if (!done) await context.with(active, () => iterator.return(undefined as R));
+    span.end();
+  }
+}

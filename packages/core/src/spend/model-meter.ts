@@ -7,6 +7,7 @@ import { newId, nowSeconds } from '../internal/ids';
 import { type Logger, silentLogger } from '../internal/logger';
 import { metrics } from '../observability/metrics';
 import type { MeteredCall, MeteredCallEnd, MeteredCallStart, ModelCallMeter } from '../models/types';
+import { currentRequestId } from '../observability/request-context';
 import type { SqlClient } from '../storage';
 import { tokensOfBytes } from '../models/token-bounds';
 import { costMicros } from './model-costs';
@@ -66,7 +67,9 @@ export class SpendMeter implements ModelCallMeter {
       id,
       account_id: call.accountId,
       key_id: context?.keyId ?? null,
-      request_id: context?.requestId ?? newId('req_'),
+      // The request the running work serves: the request scope of observability, which background work
+      // restores from its row (a background response run later, on any node), then the edge's call context.
+      request_id: currentRequestId() ?? context?.requestId ?? newId('req_'),
       api: call.api ?? context?.api ?? 'chat.completions',
       model: call.modelId,
       created_at: this.#now(),

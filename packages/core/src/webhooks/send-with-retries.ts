@@ -2,7 +2,7 @@ import type { EgressGuardContract, EgressResponse } from '../egress/types';
 import { retryWithBackoff } from '../transport';
 
 /** What one route call came to after its attempts: an answer, or the error text for the model. */
-export type SendOutcome = { ok: true; response: EgressResponse } | { ok: false; error: string };
+export type SendOutcome = { ok: true; response: EgressResponse } | { ok: false; error: string; blocked?: true };
 
 export interface SendOptions {
   egress: EgressGuardContract;
@@ -64,7 +64,7 @@ export async function sendWithRetries(options: SendOptions): Promise<SendOutcome
     return { ok: true, response };
   } catch (error) {
     if (options.signal?.aborted) return { ok: false, error: 'Error: request cancelled' };
-    if (codeOf(error) === 'destination_not_allowed') return { ok: false, error: 'Error: destination not allowed' };
+    if (codeOf(error) === 'destination_not_allowed') return { ok: false, error: 'Error: destination not allowed', blocked: true };
     if (codeOf(error) === 'UND_ERR_INVALID_ARG') return { ok: false, error: `Error: Invalid request - ${(error as Error).message}` };
     if (codeOf(error) === 'egress_timeout') return { ok: false, error: 'Error: Timeout' };
     const detail =

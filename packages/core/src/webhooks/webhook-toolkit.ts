@@ -130,7 +130,10 @@ export class WebhookToolkit {
         signal: options.signal,
       }),
     );
-    metrics.webhookCalls.inc({ outcome: outcome.ok && outcome.response.status < 400 ? 'success' : 'error' });
+    // `blocked`: the egress guard refused the destination (the call never left).
+    metrics.webhookCalls.inc({
+      outcome: outcome.ok ? (outcome.response.status < 400 ? 'success' : 'error') : outcome.blocked ? 'blocked' : 'error',
+    });
     if (!outcome.ok) return outcome.error;
     return formatResponse(outcome.response.status, outcome.response.text(), route.responseMapping, {
       maxChars: this.options.maxResultChars ?? MAX_TOOL_RESULT_CHARS,

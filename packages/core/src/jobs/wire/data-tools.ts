@@ -83,6 +83,9 @@ export const ToolJob = Type.Object(
     poll_url: Type.String({ description: '`/v1/tools/jobs/<job_id>`.' }),
     created_at: Type.Integer(),
     finished_at: Nullable(Type.Integer()),
+    request_id: Nullable(
+      Type.String({ description: 'The `x-request-id` of the request that started the job: its log lines and trace carry the same id.' }),
+    ),
   },
   { title: 'ToolJob', additionalProperties: false },
 );
