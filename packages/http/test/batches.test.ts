@@ -14,6 +14,8 @@ let upstream: FakeUpstream;
 let server: TestFathom;
 /** Calls per prompt, so a prompt can fail once and then succeed. */
 const seen = new Map<string, number>();
+/** `lane …` requests being answered now, and the most seen at once. */
+const lanes = { now: 0, most: 0 };
 
 beforeAll(async () => {
   upstream = await createFakeOpenAIUpstream(
@@ -23,7 +25,13 @@ beforeAll(async () => {
       seen.set(prompt, count);
       if (prompt === 'refuse me') return { error: { status: 400, message: 'the upstream refuses this prompt' } };
       if (prompt === 'flaky' && count === 1) return { error: { status: 503, message: 'busy' } };
-      const delayMs = prompt.startsWith('slow') ? 150 : 0;
+      const delayMs = prompt.startsWith('slow') ? 150 : prompt.startsWith('lane') ? 100 : 0;
+      if (prompt.startsWith('lane')) {
+        lanes.now++;
+        lanes.most = Math.max(lanes.most, lanes.now);
+        // Fires just before the answer is written (same delay, set first).
+        setTimeout(() => lanes.now--, delayMs);
+      }
       return { content: `echo ${prompt}`, usage: { prompt_tokens: 10, completion_tokens: 4 }, delayMs };
     },
     { models: ['gpt-fake', 'embed-fake'], embeddingDimensions: 4 },
@@ -310,6 +318,25 @@ describe('validation', () => {
     const created = await server.client.batches.create({ input_file_id: input.id, endpoint: '/v1/embeddings', completion_window: '24h' });
     const batch = await waitFor(server.client, created.id, finished);
     expect(batch).toMatchObject({ status: 'failed', errors: { object: 'list', data: [{ code: 'empty_file', line: null }] } });
+  });
+});
+
+describe('concurrency', () => {
+  it('two batches to one upstream share its FATHOM_BATCH_CONCURRENCY slots instead of doubling the load', async () => {
+    const { client } = server;
+    const batches = await Promise.all(
+      ['a', 'b'].map(async (lane) => {
+        const input = await upload(
+          client,
+          Array.from({ length: 6 }, (_, index) => chatLine(`${lane}${index}`, `lane ${lane} ${index}`)),
+        );
+        return client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+      }),
+    );
+    const done = await Promise.all(batches.map((batch) => waitFor(client, batch.id, finished)));
+    for (const batch of done) expect(batch).toMatchObject({ status: 'completed', request_counts: { total: 6, completed: 6, failed: 0 } });
+    // FATHOM_BATCH_CONCURRENCY is 2: each batch alone may send 2 at once, both together still 2 (not 4).
+    expect(lanes.most).toBe(2);
   });
 });
 

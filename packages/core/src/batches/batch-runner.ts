@@ -11,6 +11,7 @@ import { type BatchesRepository, type BatchRow, type LineResult, NO_USAGE } from
 import { type BatchEndpointCalls, usageOf } from './endpoints';
 import { type BatchFiles, writeOutputFiles } from './output-files';
 import { type BatchBounds, type BatchLine, batchLines, validateInput } from './read-input';
+import { UpstreamSlots, upstreamOf } from './upstream-slots';
 import type { BatchEndpoint, BatchError } from './wire/batches';
 
 export interface BatchRunnerOptions {
@@ -69,9 +70,12 @@ type Outcome = 'done' | 'expired' | 'cancelled' | 'stopped' | 'file-gone';
 export class BatchRunner {
   readonly #options: BatchRunnerOptions;
   readonly #worker: LeasedWorker<BatchRow>;
+  /** Requests in flight per upstream across every batch of this process (a retry's wait holds no slot). */
+  readonly #slots: UpstreamSlots;
 
   constructor(options: BatchRunnerOptions) {
     this.#options = options;
+    this.#slots = new UpstreamSlots(options.settings.concurrency);
     this.#worker = new LeasedWorker<BatchRow>({
       name: 'batches',
       queue: options.repository.queue(),
@@ -258,10 +262,11 @@ export class BatchRunner {
     const call = endpoints[row.endpoint as BatchEndpoint];
     const output = { id: `batch_req_${randomToken(24)}`, custom_id: line.customId };
     const requestId = `req_${randomToken(24)}`;
+    const upstream = upstreamOf(line.body);
     let result: LineResult;
     try {
       const body = await billing.runLine(row, requestId, () =>
-        retryWithBackoff(() => call(row.account_id, line.body, signal), {
+        retryWithBackoff(() => this.#slots.run(upstream, signal, () => call(row.account_id, line.body, signal)), {
           maxRetries: settings.maxRetries,
           initialDelayMs: settings.retryDelayMs,
           signal,
