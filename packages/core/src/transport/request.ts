@@ -65,6 +65,21 @@ function timeoutError(code: 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT', 
   return Object.assign(new Error(`no answer for ${ms} ms`), { code });
 }
 
+/** A WHATWG body's chunks; leaving early cancels the body (closing its connection). */
+async function* chunksOf(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
+  if (!body) return;
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
 async function sendWithFetch(request: OutboundRequest, body: string | undefined, headers: Record<string, string>): Promise<RawResponse> {
   const timeout = request.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const controller = new AbortController();
@@ -81,7 +96,7 @@ async function sendWithFetch(request: OutboundRequest, body: string | undefined,
     return {
       status: response.status,
       headers: Object.fromEntries(response.headers.entries()),
-      chunks: (response.body ?? []) as AsyncIterable<Uint8Array>,
+      chunks: chunksOf(response.body),
       waiting: (armed) => (armed ? arm('UND_ERR_BODY_TIMEOUT') : clearTimeout(timer)),
     };
   } catch (error) {
