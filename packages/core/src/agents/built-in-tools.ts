@@ -1,4 +1,5 @@
 import type { ChatAdapterContract, ChatToolDefinition } from '../models/types';
+import { requestText } from '../transport';
 
 /** A tool the agent service provides itself (not from a Webhook card). */
 export interface BuiltInTool {
@@ -8,6 +9,16 @@ export interface BuiltInTool {
 
 /** Longest search answer handed back to the model (characters), like a non-JSON route response. */
 const MAX_SEARCH_TEXT = 5000;
+/** Most bytes of a search answer read (a longer one fails the call); the model sees at most `MAX_SEARCH_TEXT` of it. */
+export const MAX_SEARCH_BODY_BYTES = 1024 * 1024;
+/** Longest wait for the search service's headers, and longest silence in its body, ms. */
+export const SEARCH_TIMEOUT_MS = 20_000;
+
+/** How long and how much of the search service's answer is waited for and read. */
+export interface SearchLimits {
+  timeoutMs: number;
+  maxBodyBytes: number;
+}
 
 function summarizeTool(chat: ChatAdapterContract): BuiltInTool {
   return {
@@ -48,7 +59,7 @@ function summarizeTool(chat: ChatAdapterContract): BuiltInTool {
  * `<url>?q=<query>` with `Authorization: Bearer <FATHOM_WEB_SEARCH_KEY>` when a key is set. The search
  * source is an operator setting (trusted, like a model provider); its answer goes to the model as text.
  */
-function webSearchTool(url: string, key: string | undefined): BuiltInTool {
+function webSearchTool(url: string, key: string | undefined, limits: SearchLimits): BuiltInTool {
   return {
     definition: {
       type: 'function',
@@ -67,12 +78,15 @@ function webSearchTool(url: string, key: string | undefined): BuiltInTool {
       const target = new URL(url);
       target.searchParams.set('q', args.query);
       try {
-        const response = await fetch(target, {
-          signal,
+        const { text } = await requestText({
+          url: target.toString(),
           headers: { accept: 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+          signal,
+          what: 'The search service',
+          displayUrl: url,
+          timeoutMs: limits.timeoutMs,
+          maxBodyBytes: limits.maxBodyBytes,
         });
-        const text = await response.text();
-        if (!response.ok) return `Error: HTTP ${response.status} - ${text.slice(0, 500)}`;
         try {
           return JSON.stringify(JSON.parse(text), null, 2).slice(0, MAX_SEARCH_TEXT);
         } catch {
@@ -87,8 +101,12 @@ function webSearchTool(url: string, key: string | undefined): BuiltInTool {
 }
 
 /** The built-in tools of this installation: `summarize` always, `web_search` when a search service is configured. */
-export function builtInTools(chat: ChatAdapterContract, webSearch?: { url: string; key?: string }): BuiltInTool[] {
+export function builtInTools(
+  chat: ChatAdapterContract,
+  webSearch?: { url: string; key?: string },
+  limits: SearchLimits = { timeoutMs: SEARCH_TIMEOUT_MS, maxBodyBytes: MAX_SEARCH_BODY_BYTES },
+): BuiltInTool[] {
   const tools = [summarizeTool(chat)];
-  if (webSearch) tools.push(webSearchTool(webSearch.url, webSearch.key));
+  if (webSearch) tools.push(webSearchTool(webSearch.url, webSearch.key, limits));
   return tools;
 }

@@ -7,6 +7,8 @@ import { parseModelPrices, type ModelPriceConfig } from './model-prices';
 import { type DocumentsSettings, readDocumentsSettings } from './documents-settings';
 import { type McpServerConfig, parseMcpServers } from './mcp-servers';
 import { readVectorSettings, type VectorSettings } from './vector-settings';
+import { readToolSourcesSettings, type ToolSourcesSettings } from './tool-sources-settings';
+import { type EmbeddingApiSettings, type ModelCallSettings, readEmbeddingApiSettings, readModelCallSettings } from './upstream-settings';
 
 /** A configured model provider: `FATHOM_PROVIDERS` entries and the convenience variables. */
 export interface ProviderConfig {
@@ -76,7 +78,13 @@ export interface FathomConfig extends ModelAliasConfig, ModelPriceConfig {
   mcpServers: Record<string, McpServerConfig>;
   /** The SQLite vector index: HNSW memory budget, search beam, exact-scan size (`FATHOM_HNSW_*`, `FATHOM_EXACT_SEARCH_CHUNKS`). */
   vector: VectorSettings;
-  /** The environment the config was read from, for capability-specific settings (e.g. `FATHOM_TOOLS_MODEL`). */
+  /** Timeout and connections of model provider calls (`FATHOM_MODEL_TIMEOUT_MS`, `FATHOM_MODEL_CONNECTIONS`). */
+  modelCalls: ModelCallSettings;
+  /** The OpenAI-compatible embeddings service and the embedders' input window (`FATHOM_EMBEDDING_*`). */
+  embeddingApi: EmbeddingApiSettings;
+  /** Where each data tool gets its data (`FATHOM_TOOLS_<TOOL>_*`, Apify, crawler, maps, social, nl-data). */
+  toolSources: ToolSourcesSettings;
+  /** The environment the config was read from (diagnostics); capabilities read the typed settings above, never this. */
   env: Readonly<Record<string, string | undefined>>;
 }
 
@@ -188,6 +196,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     documents: readDocumentsSettings(env),
     mcpServers: parseMcpServers(env),
     vector: readVectorSettings(env),
+    modelCalls: readModelCallSettings(env),
+    embeddingApi: readEmbeddingApiSettings(env),
+    toolSources: readToolSourcesSettings(env),
     env: { ...env },
   };
   return { ...config, ...overrides, dataDir };

@@ -7,3 +7,5 @@ export type { DocumentsSettings } from './documents-settings';
 export { parseMcpServers, type McpServerConfig } from './mcp-servers';
 export { parseModelPrices, priceOf, type ModelPrice, type ModelPriceConfig } from './model-prices';
 export type { VectorSettings } from './vector-settings';
+export type { ToolSourceSetting, ToolSourcesSettings } from './tool-sources-settings';
+export type { EmbeddingApiSettings, ModelCallSettings } from './upstream-settings';

@@ -8,27 +8,17 @@ import { TransformersEmbedder } from './transformers-embedder';
 const DEFAULT_LOCAL_MODEL = 'Xenova/all-MiniLM-L6-v2';
 const DEFAULT_OPENAI_MODEL = 'text-embedding-3-small';
 
-function positiveInteger(value: string | undefined, name: string): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed <= 0) throw new Error(`${name} must be a positive integer, got '${value}'.`);
-  return parsed;
-}
-
 /**
- * Builds the OpenAI-compatible embedder from settings: `FATHOM_EMBEDDING_BASE_URL` (else
+ * Builds the OpenAI-compatible embedder from `config.embeddingApi`: `FATHOM_EMBEDDING_BASE_URL` (else
  * `OPENAI_BASE_URL`, else api.openai.com), `FATHOM_EMBEDDING_API_KEY` (else `OPENAI_API_KEY`),
  * `FATHOM_EMBEDDING_MODEL` (default `text-embedding-3-small` for this embedder),
  * `FATHOM_EMBEDDING_DIMENSIONS` (else probed with one request), `FATHOM_EMBEDDING_MAX_TOKENS`,
  * `FATHOM_EMBEDDING_BATCH_SIZE`.
  */
 export async function createOpenAICompatibleEmbedder(config: FathomConfig): Promise<OpenAICompatibleEmbedder> {
-  const env = config.env;
-  const baseURL = env.FATHOM_EMBEDDING_BASE_URL || env.OPENAI_BASE_URL || 'https://api.openai.com/v1';
-  const apiKey = env.FATHOM_EMBEDDING_API_KEY || env.OPENAI_API_KEY || undefined;
-  const model =
-    env.FATHOM_EMBEDDING_MODEL || (config.embeddingModel !== DEFAULT_LOCAL_MODEL ? config.embeddingModel : DEFAULT_OPENAI_MODEL);
-  let dimensions = positiveInteger(env.FATHOM_EMBEDDING_DIMENSIONS, 'FATHOM_EMBEDDING_DIMENSIONS');
+  const { baseUrl: baseURL, apiKey, maxInputTokens, batchSize } = config.embeddingApi;
+  const model = config.embeddingModel !== DEFAULT_LOCAL_MODEL ? config.embeddingModel : DEFAULT_OPENAI_MODEL;
+  let dimensions = config.embeddingApi.dimensions;
   if (dimensions === undefined) {
     const [probe] = await requestEmbeddings({ baseURL, apiKey, model }, ['dimension probe']);
     dimensions = probe!.length;
@@ -38,8 +28,8 @@ export async function createOpenAICompatibleEmbedder(config: FathomConfig): Prom
     apiKey,
     model,
     dimensions,
-    maxInputTokens: positiveInteger(env.FATHOM_EMBEDDING_MAX_TOKENS, 'FATHOM_EMBEDDING_MAX_TOKENS'),
-    batchSize: positiveInteger(env.FATHOM_EMBEDDING_BATCH_SIZE, 'FATHOM_EMBEDDING_BATCH_SIZE'),
+    maxInputTokens,
+    batchSize,
   });
 }
 
@@ -49,7 +39,7 @@ export function createTransformersEmbedder(config: FathomConfig): Promise<Transf
     modelId: config.embeddingModel,
     modelsDir: config.modelsDir,
     allowRemoteModels: config.allowRemoteModels,
-    maxInputTokens: positiveInteger(config.env.FATHOM_EMBEDDING_MAX_TOKENS, 'FATHOM_EMBEDDING_MAX_TOKENS'),
+    maxInputTokens: config.embeddingApi.maxInputTokens,
   });
 }
 

@@ -1,8 +1,11 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { UpstreamError } from '../errors';
-import { retryWithBackoff, statusError, transportError } from '../transport';
+import { requestText } from '../transport';
 import type { Embedder } from './embedder';
 import { approximateSubwordSpans, normalizeInPlace } from './text-tokens';
+
+/** Default bound of one embeddings answer. */
+const EMBEDDINGS_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface OpenAICompatibleEmbedderOptions {
   /** Base URL ending in `/v1`; `FATHOM_EMBEDDING_BASE_URL`, else `OPENAI_BASE_URL`, else `https://api.openai.com/v1`. */
@@ -23,6 +26,8 @@ export interface OpenAICompatibleEmbedderOptions {
   timeoutMs?: number;
   /** Attempts for retryable failures (429, 5xx, network); default 3. */
   maxAttempts?: number;
+  /** Most bytes of one answer; default 64 MiB (a batch of 64 vectors of 3072 floats is about 5 MB). Past it: 502. */
+  maxBodyBytes?: number;
   /** undici dispatcher (tests, proxies). */
   dispatcher?: Dispatcher;
 }
@@ -50,6 +55,7 @@ export class OpenAICompatibleEmbedder implements Embedder {
       headers: {},
       timeoutMs: 60_000,
       maxAttempts: 3,
+      maxBodyBytes: EMBEDDINGS_MAX_BODY_BYTES,
       batchSize: 64,
       maxInputTokens: 512,
       ...(Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as OpenAICompatibleEmbedderOptions),
@@ -88,7 +94,7 @@ export class OpenAICompatibleEmbedder implements Embedder {
 
 type RequestOptions = Pick<
   OpenAICompatibleEmbedderOptions,
-  'baseURL' | 'apiKey' | 'model' | 'headers' | 'timeoutMs' | 'maxAttempts' | 'dispatcher'
+  'baseURL' | 'apiKey' | 'model' | 'headers' | 'timeoutMs' | 'maxAttempts' | 'maxBodyBytes' | 'dispatcher'
 >;
 
 /**
@@ -98,36 +104,19 @@ type RequestOptions = Pick<
  */
 export async function requestEmbeddings(options: RequestOptions, input: string[], signal?: AbortSignal): Promise<Float32Array[]> {
   const url = `${options.baseURL.replace(/\/+$/, '')}/embeddings`;
-  const what = `The embedding service at ${url}`;
-  return retryWithBackoff(
-    async () => {
-      signal?.throwIfAborted();
-      let response: Dispatcher.ResponseData;
-      let text: string;
-      try {
-        response = await request(url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-            ...options.headers,
-          },
-          body: JSON.stringify({ model: options.model, input, encoding_format: 'float' }),
-          signal,
-          headersTimeout: options.timeoutMs ?? 60_000,
-          bodyTimeout: options.timeoutMs ?? 60_000,
-          dispatcher: options.dispatcher,
-        });
-        text = await response.body.text();
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        throw transportError(error, what, url);
-      }
-      if (response.statusCode >= 200 && response.statusCode < 300) return parseEmbeddings(text, input.length, url);
-      throw statusError(what, url, response.statusCode, text, response.headers);
-    },
-    { maxRetries: (options.maxAttempts ?? 3) - 1, initialDelayMs: 250, signal },
-  );
+  const { text } = await requestText({
+    url,
+    method: 'POST',
+    headers: { ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}), ...options.headers },
+    json: { model: options.model, input, encoding_format: 'float' },
+    signal,
+    what: `The embedding service at ${url}`,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    maxBodyBytes: options.maxBodyBytes ?? EMBEDDINGS_MAX_BODY_BYTES,
+    dispatcher: options.dispatcher,
+    retry: { maxRetries: (options.maxAttempts ?? 3) - 1, initialDelayMs: 250 },
+  });
+  return parseEmbeddings(text, input.length, url);
 }
 
 function parseEmbeddings(text: string, expected: number, url: string): Float32Array[] {

@@ -50,7 +50,12 @@ export interface DataToolsCapability {
  */
 export function createDataTools(options: DataToolsOptions): DataToolsCapability {
   const settings: JobSettings = { ...options.config.tools, ...options.settings };
-  const sources = createToolSources({ env: options.config.env, egress: options.egress, chat: options.chat, overrides: options.sources });
+  const sources = createToolSources({
+    settings: options.config.toolSources,
+    egress: options.egress,
+    chat: options.chat,
+    overrides: options.sources,
+  });
   const jobs = options.repository ?? new SqlJobsRepository(options.db);
   const runner = new JobRunner({
     db: options.db,

@@ -52,10 +52,7 @@ export class ChatAdapter implements ChatAdapterContract {
     this.config = options.config;
     this.meter = options.meter;
     this.usageStore = options.usage;
-    const limits = {
-      timeoutMs: Number(options.config.env?.FATHOM_MODEL_TIMEOUT_MS) || undefined,
-      connections: Number(options.config.env?.FATHOM_MODEL_CONNECTIONS) || undefined,
-    };
+    const limits = { timeoutMs: options.config.modelCalls.timeoutMs, connections: options.config.modelCalls.connections };
     if (options.providers) for (const provider of options.providers) this.providers.set(provider.vendor, provider);
     else {
       for (const [vendor, provider] of Object.entries(options.config.providers)) {

@@ -1,6 +1,6 @@
 import { Pool } from 'undici';
 import { UpstreamError } from '../errors';
-import { statusError, transportError } from '../transport';
+import { type OutboundBody, openRequest, transportError } from '../transport';
 import { injectTraceHeaders, tracer } from '../observability/tracing';
 
 /** Options of one provider's HTTP client. */
@@ -15,11 +15,16 @@ export interface UpstreamClientOptions {
   timeoutMs?: number;
   /** Most kept-alive connections per provider; default unlimited (`FATHOM_MODEL_CONNECTIONS`). */
   connections?: number;
+  /** Most bytes of one answer (a completion, a stream, an embeddings list); default 128 MiB. Past it: 502. */
+  maxBodyBytes?: number;
 }
+
+/** Default bound of one provider answer: far above any completion, and above 2048 embeddings of 3072 floats as JSON. */
+export const MODEL_MAX_BODY_BYTES = 128 * 1024 * 1024;
 
 export interface UpstreamResponse {
   statusCode: number;
-  body: AsyncIterable<Uint8Array> & { json(): Promise<unknown>; text(): Promise<string> };
+  body: OutboundBody;
 }
 
 /** The message an upstream error body carries. */
@@ -31,9 +36,10 @@ export function toUpstreamError(error: unknown, name: string, url: string): Erro
 }
 
 /**
- * One provider's HTTP client: a kept-alive undici Pool, JSON requests, upstream errors mapped to
- * UpstreamError (429 stays 429, 5xx -> 502, 401/403 -> 502, timeouts -> 504), and exactly one retry
- * for a network failure that happened before any response byte arrived.
+ * One provider's HTTP client over the one outbound request function (`transport/request.ts`): a
+ * kept-alive undici Pool, JSON requests, a bounded answer, upstream errors mapped to UpstreamError
+ * (429 stays 429, 5xx -> 502, 401/403 -> 502, timeouts -> 504), and exactly one retry for a network
+ * failure that happened before any response byte arrived (a model call is not repeated once answered).
  */
 export class UpstreamClient {
   readonly name: string;
@@ -41,6 +47,8 @@ export class UpstreamClient {
   private readonly basePath: string;
   private readonly origin: string;
   private readonly headers: Record<string, string>;
+  private readonly timeoutMs: number;
+  private readonly maxBodyBytes: number;
 
   constructor(options: UpstreamClientOptions) {
     const url = new URL(options.baseUrl);
@@ -49,6 +57,8 @@ export class UpstreamClient {
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.headers = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
     const timeout = options.timeoutMs ?? 120_000;
+    this.timeoutMs = timeout;
+    this.maxBodyBytes = options.maxBodyBytes ?? MODEL_MAX_BODY_BYTES;
     this.pool = new Pool(url.origin, {
       connections: options.connections ?? null,
       headersTimeout: timeout,
@@ -67,31 +77,29 @@ export class UpstreamClient {
 
   /** Sends a request and returns the response once its status is 2xx; throws UpstreamError otherwise. */
   async request(method: 'GET' | 'POST', path: string, body: unknown, signal?: AbortSignal): Promise<UpstreamResponse> {
-    const url = `${this.origin}${this.basePath}${path}`;
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    for (let attempt = 1; ; attempt++) {
-      let response: Awaited<ReturnType<Pool['request']>>;
-      try {
-        response = await this.pool.request({ method, path: `${this.basePath}${path}`, headers: this.#headers(), body: payload, signal });
-      } catch (error) {
-        const mapped = toUpstreamError(error, this.name, url);
-        if (attempt === 1 && mapped instanceof UpstreamError && mapped.isRetryable && !signal?.aborted) continue;
-        throw mapped;
-      }
-      if (response.statusCode >= 200 && response.statusCode < 300) return response as unknown as UpstreamResponse;
-      const text = await response.body.text().catch(() => '');
-      throw statusError(`Provider '${this.name}'`, url, response.statusCode, text, response.headers);
-    }
+    const response = await openRequest({
+      url: `${this.origin}${this.basePath}${path}`,
+      method,
+      headers: this.#headers(),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal,
+      what: `Provider '${this.name}'`,
+      timeoutMs: this.timeoutMs,
+      maxBodyBytes: this.maxBodyBytes,
+      dispatcher: this.pool,
+      retry: {
+        maxRetries: 1,
+        initialDelayMs: 0,
+        isRetryable: (error) => error instanceof UpstreamError && error.isRetryable && error.statusCode === undefined,
+      },
+    });
+    return { statusCode: response.status, body: response.body };
   }
 
   /** POST/GET returning the parsed JSON body. */
   async json<T>(method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
     const response = await this.request(method, path, body, signal);
-    try {
-      return (await response.body.json()) as T;
-    } catch (error) {
-      throw toUpstreamError(error, this.name, path);
-    }
+    return response.body.json<T>();
   }
 
   async close(): Promise<void> {

@@ -4,3 +4,13 @@
 export { delay } from './delay';
 export { retryWithBackoff, type RetryOptions } from './retry';
 export { isNetworkFailure, retryAfterMs, statusError, transportError, upstreamMessage } from './upstream-errors';
+export {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  openRequest,
+  type OutboundBody,
+  type OutboundRequest,
+  type OutboundResponse,
+  requestJson,
+  requestText,
+} from './request';

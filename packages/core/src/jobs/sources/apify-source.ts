@@ -45,7 +45,7 @@ export class ApifySource implements ToolSource {
     const { baseURL, token, pollMs, costMultiplier } = this.#options;
     const actor = this.#options.actors[tool];
     if (!actor) throw new UpstreamError(`No Apify actor is configured for '${tool}'.`, { code: 'tool_unavailable' });
-    const call = <T>(path: string, init: { method?: string; json?: unknown; signal?: AbortSignal } = {}) =>
+    const call = <T>(path: string, init: { method?: 'GET' | 'POST'; json?: unknown; signal?: AbortSignal } = {}) =>
       providerJson<T>(this.#options.fetch, `${baseURL}${path}`, {
         signal,
         ...init,
