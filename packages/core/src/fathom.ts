@@ -29,6 +29,7 @@ import {
   modelsSchema,
   storedCompletionsSchema,
   type Usage,
+  modelLatencySchema,
 } from './models';
 import { createModels, type ModelsCapability } from './models/create-models';
 import { PgVectorIndex, VectorIndex, type VectorIndexContract, vectorSchema } from './vector';
@@ -64,6 +65,7 @@ export const FATHOM_SCHEMAS = [
   storedCompletionsSchema,
   mcpServerSchema,
   batchesSchema,
+  modelLatencySchema,
 ];
 
 /**
