@@ -112,10 +112,10 @@ function stackedOrder(series: DaySeries[]): DaySeries[] {
   return [...series].reverse();
 }
 
-/** Each series' values raised by those of the series after it: the top of its part of the stack. */
+/** Each series' values raised by those of the series after it: the top of its part of the stack (no bar where 0). */
 function cumulative(series: DaySeries[]): Array<Array<number | null>> {
   return series.map((_, index) =>
-    series[0]!.values.map((__, day) => series.slice(index).reduce((sum, line) => sum + (line.values[day] ?? 0), 0)),
+    series[0]!.values.map((__, day) => series.slice(index).reduce((sum, line) => sum + (line.values[day] ?? 0), 0) || null),
   );
 }
 

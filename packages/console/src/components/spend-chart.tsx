@@ -77,15 +77,15 @@ export function SpendSection() {
             ))}
           </select>
         </span>
-        <fieldset>
-          <legend>Stack by</legend>
+        <div role="radiogroup" aria-labelledby="spend-stack-by" className="inline">
+          <span id="spend-stack-by">Stack by</span>
           <label>
             <input type="radio" name="stack-by" checked={stackBy === 'model'} onChange={() => setStackBy('model')} /> model
           </label>
           <label>
             <input type="radio" name="stack-by" checked={stackBy === 'key'} onChange={() => setStackBy('key')} /> key
           </label>
-        </fieldset>
+        </div>
         <span>
           <label htmlFor="spend-key">Key</label>{' '}
           <select id="spend-key" value={keyId} onChange={(event) => setKeyId(event.target.value)}>
