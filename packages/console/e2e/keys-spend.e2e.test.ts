@@ -64,6 +64,12 @@ describe('console: API keys, spend and latency', () => {
     await page.getByLabel('Budget').fill('0.05');
     await page.getByLabel('per', { exact: true }).selectOption({ label: 'day' });
     await page.getByLabel('Models').fill('fake/*');
+    // Restricted: chat (models: write) and reading its usage, nothing else.
+    await page.getByLabel('Restrict to the levels below').check();
+    for (const family of ['responses', 'assistants', 'files', 'vector_stores', 'embeddings', 'tools', 'agents', 'batches', 'keys']) {
+      await page.getByLabel(family, { exact: true }).selectOption('none');
+    }
+    await page.getByLabel('usage', { exact: true }).selectOption('read');
     await page.getByRole('button', { name: 'Create key' }).click();
 
     const dialog = page.getByRole('dialog', { name: 'Your new API key' });
@@ -80,6 +86,9 @@ describe('console: API keys, spend and latency', () => {
     const row = keys.getByRole('row').filter({ hasText: 'ci-runner' });
     await row.getByText(`fth_…${secret.slice(-4)}`).waitFor();
     expect(await row.innerText()).toContain('fake/*');
+    expect(await row.innerText()).toContain('models: write, usage: read');
+    // The key got exactly those rights.
+    expect((await server.request('/v1/files', { apiKey: secret })).status).toBe(403);
     expect(await row.innerText()).toMatch(/0\.00 \/ 0\.05 per 1d/);
   });
 
@@ -162,6 +171,17 @@ describe('console: API keys, spend and latency', () => {
     await keys.getByText('ci-runner').waitFor({ state: 'detached' });
     expect((await server.request('/v1/models', { apiKey: rotated })).status).toBe(401);
     expect(await pageText(page)).not.toContain(rotated);
+    expect(problems).toEqual([]);
+  });
+
+  it('tells a key without the keys permission that it cannot manage keys', async () => {
+    const created = await server.request('/v1/account/keys', { method: 'POST', json: { name: 'reader', permissions: { usage: 'read' } } });
+    const reader = ((await created.json()) as { value: string }).value;
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(page, server.url, reader);
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('alert').filter({ hasText: 'This key may not manage keys' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0);
     expect(problems).toEqual([]);
   });
 });

@@ -156,7 +156,7 @@ export function KeyForm({
             checked={draft.restricted}
             onChange={(event) => set('restricted', event.target.checked)}
           />
-          <span>Restrict to the levels below (otherwise everything the account may do)</span>
+          <label htmlFor={id('restricted')}>Restrict to the levels below (otherwise everything the account may do)</label>
         </span>
         {draft.restricted ? (
           <fieldset className="permissions">
