@@ -154,9 +154,23 @@ describe('console: API keys, spend and latency', () => {
     await screenshot(page, 'usage-latency');
   });
 
-  it('rotates and then revokes the key: the old secret stops working, then the key is gone', async () => {
+  it("edits the key's limits, then rotates and revokes it: the old secret stops working, then the key is gone", async () => {
     await page.getByRole('link', { name: 'Keys' }).click();
     const keys = page.getByRole('table', { name: 'API keys' });
+    await keys.getByRole('button', { name: 'Edit ci-runner' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit ci-runner' });
+    // The form holds the key's settings.
+    expect(await edit.getByLabel('Models', { exact: true }).inputValue()).toBe('fake/*');
+    expect(await edit.getByLabel('usage', { exact: true }).inputValue()).toBe('read');
+    await edit.getByLabel('Requests per minute').fill('120');
+    await screenshot(page, 'key-edit');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await edit.waitFor({ state: 'hidden' });
+    await keys.getByRole('row').filter({ hasText: 'ci-runner' }).getByText('120 rpm').waitFor();
+    const stored = (await (await server.request('/v1/account/keys')).json()) as {
+      data: Array<{ name: string; rpm_limit: number; models: string[] }>;
+    };
+    expect(stored.data.find((key) => key.name === 'ci-runner')).toMatchObject({ rpm_limit: 120, models: ['fake/*'] });
     await keys.getByRole('button', { name: 'Rotate ci-runner' }).click();
     await page.getByRole('dialog', { name: 'Rotate ci-runner' }).getByRole('button', { name: 'Rotate key' }).click();
     const dialog = page.getByRole('dialog', { name: 'Your new API key' });

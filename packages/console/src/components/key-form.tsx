@@ -149,7 +149,7 @@ export function KeyForm({
       <input id={id('expires')} type="date" value={draft.expires} onChange={(event) => set('expires', event.target.value)} />
       <label htmlFor={id('restricted')}>Permissions</label>
       <div className="field">
-        <span className="inline">
+        <span className="check-line">
           <input
             id={id('restricted')}
             type="checkbox"
