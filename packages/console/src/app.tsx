@@ -16,6 +16,8 @@ import { loadSession, saveSession, type Session } from './session';
 const AgentEditor = lazy(() => import('./agents/agent-editor'));
 // The usage page brings the chart library (uPlot): it loads when the page is opened.
 const UsagePage = lazy(() => import('./pages/usage'));
+// The keys page (forms, dialogs) loads when opened too.
+const KeysPage = lazy(() => import('./pages/keys').then((module) => ({ default: module.KeysPage })));
 
 const ACCOUNT_PAGES = [
   { path: 'agents', label: 'Agents' },
@@ -25,6 +27,7 @@ const ACCOUNT_PAGES = [
   { path: 'playground', label: 'Playground' },
   { path: 'tools', label: 'Data tools' },
   { path: 'usage', label: 'Usage' },
+  { path: 'keys', label: 'Keys' },
 ];
 const ADMIN_PAGES = [{ path: 'admin', label: 'Accounts' }];
 
@@ -92,6 +95,10 @@ export function App() {
           ) : page === 'usage' ? (
             <Suspense fallback={<p className="note">Loading…</p>}>
               <UsagePage />
+            </Suspense>
+          ) : page === 'keys' ? (
+            <Suspense fallback={<p className="note">Loading…</p>}>
+              <KeysPage sessionKey={session.key} />
             </Suspense>
           ) : (
             <AdminPage />

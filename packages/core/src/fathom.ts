@@ -29,6 +29,7 @@ import {
   modelsSchema,
   storedCompletionsSchema,
   type Usage,
+  modelLatencySchema,
 } from './models';
 import { createModels, type ModelsCapability } from './models/create-models';
 import { PgVectorIndex, VectorIndex, type VectorIndexContract, vectorSchema } from './vector';
@@ -65,6 +66,7 @@ export const FATHOM_SCHEMAS = [
   mcpServerSchema,
   batchesSchema,
   spendSchema,
+  modelLatencySchema,
 ];
 
 /**

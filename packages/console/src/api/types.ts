@@ -55,3 +55,7 @@ export type Job = ToolJob;
 
 /** An account as the admin list shows it, with its keys' hints. */
 export type AdminAccount = AccountWithKeys;
+
+// Keys as objects and the grouped usage (spend) and latency views, as core declares them: types only.
+export type { ApiKey, ApiKeyCreateParams, ApiKeyWithValue, ApiKeysPage, KeyPermissions, PermissionLevel } from '@fathom/core';
+export type { LatencyPage, LatencyRow, UsageGroup, UsageGroupsPage } from '@fathom/core';

@@ -17,6 +17,10 @@ export interface DayChartProps {
   /** How a value reads on the axis and in the legend (tokens, money, milliseconds). */
   format?: (value: number) => string;
   height?: number;
+  /** Draw `series` as bars stacked on each other (their sum is the bar's height) instead of lines. */
+  stacked?: boolean;
+  /** Dashed lines drawn over the series, never stacked (a budget, a limit). */
+  lines?: DaySeries[];
 }
 
 /** Colours that stay apart for the first series and on light and dark backgrounds. */
@@ -28,28 +32,64 @@ const dayToSeconds = (day: string): number => Date.parse(`${day}T00:00:00Z`) / 1
  * A small time chart of values per day (uPlot on a canvas): one line per series with points, the
  * legend showing the values under the cursor. It follows its container's width.
  */
-export function DayChart({ label, days, series, format = (value) => value.toLocaleString(), height = 220 }: DayChartProps) {
+export function DayChart({
+  label,
+  days,
+  series,
+  format = (value) => value.toLocaleString(),
+  height = 220,
+  stacked = false,
+  lines = [],
+}: DayChartProps) {
   const container = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const element = container.current;
     if (!element) return;
-    const data: uPlot.AlignedData = [days.map(dayToSeconds), ...series.map((line) => line.values)];
-    const formatValue = (_: uPlot, value: number | null) => (value === null || value === undefined ? '—' : format(value));
+    // Stacked: series i is drawn at the sum of series 0..i, the tallest first so each smaller one paints over it;
+    // the legend still reads each series' own value.
+    const drawn = stacked ? stackedOrder(series) : series;
+    const heights = stacked ? cumulative(drawn) : drawn.map((line) => line.values);
+    const data: uPlot.AlignedData = [days.map(dayToSeconds), ...heights, ...lines.map((line) => line.values)];
+    const own = [...drawn, ...lines];
+    const formatValue = (_: uPlot, _shown: number | null, seriesIndex: number, index: number | null) => {
+      const value = index === null ? null : own[seriesIndex - 1]?.values[index];
+      return value === null || value === undefined ? '—' : format(value);
+    };
+    const bars = uPlot.paths.bars?.({ size: [0.6, 48] });
     const chart = new uPlot(
       {
         width: Math.max(element.clientWidth, 320),
         height,
         // Days are UTC: label them as the table does.
         tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
-        scales: { x: { time: true }, y: { range: (_, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
+        scales: {
+          // Bars need half a day of room at both ends so the first and last are drawn whole.
+          x: stacked ? { time: true, range: (_, min, max) => [min - 43_200, max + 43_200] } : { time: true },
+          y: { range: (_, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] },
+        },
         axes: [{}, { values: (_, ticks) => ticks.map((tick) => format(tick)), size: 70 }],
         series: [
           { value: '{YYYY}-{MM}-{DD}' },
-          ...series.map((line, index) => ({
+          ...drawn.map((line) => {
+            const colour = PALETTE[series.indexOf(line) % PALETTE.length]!;
+            return stacked
+              ? {
+                  label: line.label,
+                  stroke: colour,
+                  fill: `${colour}cc`,
+                  width: 1,
+                  paths: bars,
+                  points: { show: false },
+                  value: formatValue,
+                }
+              : { label: line.label, stroke: colour, width: 2, points: { show: true, size: 6 }, value: formatValue };
+          }),
+          ...lines.map((line) => ({
             label: line.label,
-            stroke: PALETTE[index % PALETTE.length],
+            stroke: '#1d2430',
             width: 2,
-            points: { show: true, size: 6 },
+            dash: [6, 4],
+            points: { show: false },
             value: formatValue,
           })),
         ],
@@ -63,8 +103,20 @@ export function DayChart({ label, days, series, format = (value) => value.toLoca
       resize.disconnect();
       chart.destroy();
     };
-  }, [days, series, format, height]);
+  }, [days, series, format, height, stacked, lines]);
   return <div className="day-chart" ref={container} role="img" aria-label={label} />;
+}
+
+/** The series of a stack, the largest total first (drawn first, at the top of the stack). */
+function stackedOrder(series: DaySeries[]): DaySeries[] {
+  return [...series].reverse();
+}
+
+/** Each series' values raised by those of the series after it: the top of its part of the stack (no bar where 0). */
+function cumulative(series: DaySeries[]): Array<Array<number | null>> {
+  return series.map((_, index) =>
+    series[0]!.values.map((__, day) => series.slice(index).reduce((sum, line) => sum + (line.values[day] ?? 0), 0) || null),
+  );
 }
 
 /**

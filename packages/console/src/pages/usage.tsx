@@ -1,10 +1,12 @@
 import type { UsagePage as UsageList } from '../api/types';
 import { useMemo } from 'react';
 import { DayChart, seriesByDay } from '../components/day-chart';
+import { LatencySection } from '../components/latency-chart';
 import { BalanceAndLedger } from '../components/ledger';
+import { SpendSection } from '../components/spend-chart';
 import { Empty, ErrorMessage, Section, useApi, useLoad } from '../components/ui';
 
-/** Tokens per day and model (from `GET /v1/usage`), with the balance and ledger. */
+/** Tokens per day and model (from `GET /v1/usage`), spend per day, call latency, the balance and ledger. */
 export default function UsagePage() {
   const api = useApi();
   const usage = useLoad((signal) => api.get<UsageList>('/v1/usage', undefined, signal), []);
@@ -74,6 +76,8 @@ export default function UsagePage() {
           </table>
         ) : null}
       </Section>
+      <SpendSection />
+      <LatencySection />
       <BalanceAndLedger />
     </>
   );

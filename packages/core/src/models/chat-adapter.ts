@@ -17,6 +17,7 @@ import type {
   ModelCallMeter,
 } from './types';
 import type { UsageStore } from './usage-store';
+import type { LatencyStore } from './latency-store';
 
 export interface ChatAdapterOptions {
   config: FathomConfig;
@@ -26,6 +27,8 @@ export interface ChatAdapterOptions {
   providers?: ChatProvider[];
   /** Charges each call made for an account (hold, capture, release); none = calls are not charged. */
   meter?: ModelCallMeter;
+  /** Where each answered call's duration is recorded for the calling account (`GET /v1/usage/latency`). */
+  latency?: Pick<LatencyStore, 'record'>;
 }
 
 const NOT_METERED: MeteredCall = { finish: async () => undefined };
@@ -45,6 +48,7 @@ export class ChatAdapter implements ChatAdapterContract {
   private readonly staticModels = new Map<string, string[]>();
   private readonly usageStore: Pick<UsageStore, 'record'>;
   private readonly config: FathomConfig;
+  private readonly latency: Pick<LatencyStore, 'record'> | undefined;
   /** Set by the composition root once the meter exists (it needs the adapter's alias resolution). */
   meter: ModelCallMeter | undefined;
 
@@ -52,6 +56,7 @@ export class ChatAdapter implements ChatAdapterContract {
     this.config = options.config;
     this.meter = options.meter;
     this.usageStore = options.usage;
+    this.latency = options.latency;
     const limits = { timeoutMs: options.config.modelCalls.timeoutMs, connections: options.config.modelCalls.connections };
     if (options.providers) for (const provider of options.providers) this.providers.set(provider.vendor, provider);
     else {
@@ -115,6 +120,7 @@ export class ChatAdapter implements ChatAdapterContract {
     const metered = await this.meterCall(modelId, request, options);
     const call = startModelCall({ operation: 'chat', provider: provider.vendor, model: modelId, input: request.messages });
     let result: Omit<ChatResult, 'id' | 'model'>;
+    const started = performance.now();
     try {
       result = await call.run(() => provider.complete(upstreamModel, request, options.signal));
     } catch (error) {
@@ -124,6 +130,7 @@ export class ChatAdapter implements ChatAdapterContract {
     }
     call.end({ usage: result.usage, finishReason: result.finishReason, output: result.message });
     this.usageStore.record(options.accountId, modelId, result.usage.prompt_tokens, result.usage.completion_tokens);
+    this.latency?.record(options.accountId, modelId, performance.now() - started);
     await metered.finish({ answered: true, usage: result.usage });
     return { id: newId('chatcmpl-'), model: modelId, ...result };
   }
@@ -135,6 +142,7 @@ export class ChatAdapter implements ChatAdapterContract {
   stream(request: ChatRequest, options: ChatCallOptions = {}): AsyncIterable<ChatStreamPart> {
     const { provider, upstreamModel, modelId } = this.route(request.model);
     const usageStore = this.usageStore;
+    const latency = this.latency;
     const meterCall = () => this.meterCall(modelId, request, options);
     return (async function* () {
       let started = false;
@@ -144,6 +152,7 @@ export class ChatAdapter implements ChatAdapterContract {
       let settled = false;
       const call = startModelCall({ operation: 'chat', provider: provider.vendor, model: modelId, input: request.messages, stream: true });
       let text = '';
+      const sentAt = performance.now();
       const record = async (usage: ChatUsage | undefined, finishReason?: string) => {
         recorded = true;
         usageStore.record(options.accountId, modelId, usage?.prompt_tokens ?? 0, usage?.completion_tokens ?? 0);
@@ -176,7 +185,10 @@ export class ChatAdapter implements ChatAdapterContract {
             outputBytes += Buffer.byteLength(part.argumentsDelta ?? '') + Buffer.byteLength(part.name ?? '');
           }
           // Recorded (and charged) before the finish part leaves, so a caller reading usage or the balance right after sees it.
-          if (part.type === 'finish' && !recorded) await record(part.usage, part.finishReason);
+          if (part.type === 'finish' && !recorded) {
+            latency?.record(options.accountId, modelId, performance.now() - sentAt);
+            await record(part.usage, part.finishReason);
+          }
           yield part;
         }
       } catch (error) {

@@ -12,6 +12,7 @@ import { SqlStoredCompletionsRepository } from './stored-completions';
 import { Usage, type UsageGroups } from './usage';
 import type { ModelCallMeter } from './types';
 import { UsageStore } from './usage-store';
+import { LatencyStore } from './latency-store';
 
 export interface ModelsCapabilityOptions {
   /** The database of usage counts and stored completions (SQLite or PostgreSQL). */
@@ -44,15 +45,17 @@ export interface ModelsCapability {
 export function createModels(options: ModelsCapabilityOptions): ModelsCapability {
   const { db, config, log, embedder } = options;
   const usageStore = new UsageStore(db, { log });
-  const router = new ChatAdapter({ config, usage: usageStore, providers: options.providers, meter: options.meter });
+  const latencyStore = new LatencyStore(db, { log });
+  const router = new ChatAdapter({ config, usage: usageStore, providers: options.providers, meter: options.meter, latency: latencyStore });
   return {
     router,
     chat: new Chat(new ChatCompletions({ router, repository: new SqlStoredCompletionsRepository(db) })),
     embeddings: new Embeddings({ router, config, usage: usageStore, embedder, meter: options.meter }),
     models: new Models({ router, config, log }),
-    usage: new Usage(usageStore, options.usageGroups),
+    usage: new Usage(usageStore, options.usageGroups, latencyStore),
     async close() {
       await usageStore.close().catch((error: Error) => log.warn(`models: usage counts lost at close: ${error.message}`));
+      await latencyStore.close().catch((error: Error) => log.warn(`models: call latencies lost at close: ${error.message}`));
       await router.close();
     },
   };

@@ -10,6 +10,7 @@ export type { EmbeddingRequestOptions, Embeddings } from './embeddings';
 export type { Models } from './models';
 export type { Usage } from './usage';
 export { modelsSchema } from './usage-store';
+export { modelLatencySchema } from './latency-store';
 export { storedCompletionsSchema } from './stored-completions';
 export {
   ChatCompletionCreateParams,
@@ -40,3 +41,4 @@ export {
 export { CreateEmbeddingResponse, Embedding, EmbeddingCreateParams, MAX_EMBEDDING_INPUTS } from './wire/embeddings';
 export { Model, ModelsPage } from './wire/models';
 export { UsageGroup, UsageGroupsPage, UsageListParams, UsagePage, UsageRow } from './wire/usage';
+export { LatencyListParams, LatencyPage, LatencyRow } from './wire/latency';

@@ -1,4 +1,6 @@
+import type { LatencyStore } from './latency-store';
 import type { UsageStore } from './usage-store';
+import type { LatencyListParams, LatencyPage } from './wire/latency';
 import type { UsageGroupsPage, UsageListParams, UsagePage } from './wire/usage';
 
 /** The grouped view of an account's model calls (the spend capability's call log). */
@@ -11,10 +13,19 @@ export type UsageGroups = (accountId: string, params: UsageListParams) => Promis
 export class Usage {
   readonly #store: Pick<UsageStore, 'list'>;
   readonly #groups: UsageGroups | undefined;
+  readonly #latency: Pick<LatencyStore, 'list'> | undefined;
 
-  constructor(store: Pick<UsageStore, 'list'>, groups?: UsageGroups) {
+  constructor(store: Pick<UsageStore, 'list'>, groups?: UsageGroups, latency?: Pick<LatencyStore, 'list'>) {
     this.#store = store;
     this.#groups = groups;
+    this.#latency = latency;
+  }
+
+  /** `GET /v1/usage/latency`: how long the account's answered chat model calls took, p50 and p95 per UTC day and model. */
+  async latency(accountId: string, params: LatencyListParams = {}): Promise<LatencyPage> {
+    const data =
+      (await this.#latency?.list(accountId, { startDate: params.start_date, endDate: params.end_date, model: params.model })) ?? [];
+    return { object: 'list', data };
   }
 
   /** With `group_by`, `start_time` or `end_time`: the calls grouped by day, model, key and/or API with their cost. */

@@ -16,6 +16,8 @@ import {
   Model,
   ModelsPage,
   UsageListParams,
+  LatencyListParams,
+  LatencyPage,
   Type,
   UsageGroupsPage,
   UsagePage,
@@ -144,5 +146,14 @@ export const modelsRoutes: Route[] = [
     extension: true,
     schema: { querystring: UsageListParams, response: Type.Union([UsagePage, UsageGroupsPage]) },
     handler: ({ fathom, account, query }) => fathom.usage.list(account.id, query),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/usage/latency',
+    summary: "How long the account's answered chat model calls took: p50 and p95 per UTC day and model.",
+    operationId: 'listUsageLatency',
+    extension: true,
+    schema: { querystring: LatencyListParams, response: LatencyPage },
+    handler: ({ fathom, account, query }) => fathom.usage.latency(account.id, query),
   }),
 ];
