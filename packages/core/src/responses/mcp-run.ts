@@ -12,6 +12,7 @@ import {
 import type { McpServerConfig } from '../config/mcp-servers';
 import type { ChatToolCall, ChatToolDefinition } from '../models/types';
 import type { InputItem, StoredItem } from './items';
+import type { ApprovalClaim } from './mcp-approvals';
 import { isToolAllowed, type McpToolSettings, needsApproval } from './mcp-request';
 
 /** What the Responses `mcp` tool needs: the egress guard's fetch and the operator's servers. */
@@ -356,21 +357,27 @@ export interface ChatToolCallResult {
 /**
  * The request's `mcp_approval_response` items, checked: each names an `mcp_approval_request` of the
  * context that no earlier item answered (nor an earlier one of this input), of a server in `tools`.
+ * An answer followed in the context by the `mcp_call` it led to is history (a client sending the whole
+ * conversation back as input): it is not run again.
  */
 function checkApprovals(
   settings: McpToolSettings[],
   items: readonly StoredItem[],
   firstInput: number,
-): Array<{ request: StoredItem; approve: boolean }> {
+): Array<{ request: StoredItem; approve: boolean; param: string }> {
   const requests = new Map<string, StoredItem>();
   const answered = new Set<string>();
-  const out: Array<{ request: StoredItem; approve: boolean }> = [];
+  const lastCall = new Map<string, number>();
+  items.forEach((item, index) => {
+    if (item.type === 'mcp_call' && typeof item.approval_request_id === 'string') lastCall.set(item.approval_request_id, index);
+  });
+  const out: Array<{ request: StoredItem; approve: boolean; param: string }> = [];
   items.forEach((item, index) => {
     if (item.type === 'mcp_approval_request') requests.set(item.id, item);
     if (item.type === 'mcp_call' && typeof item.approval_request_id === 'string') answered.add(item.approval_request_id);
     if (item.type !== 'mcp_approval_response') return;
     const id = String(item.approval_request_id);
-    if (index < firstInput) {
+    if (index < firstInput || (lastCall.get(id) ?? -1) > index) {
       answered.add(id);
       return;
     }
@@ -390,17 +397,22 @@ function checkApprovals(
       );
     }
     answered.add(id);
-    out.push({ request, approve: item.approve === true });
+    out.push({ request, approve: item.approve === true, param });
   });
   return out;
 }
 
-/** Whether an input carries MCP approval answers (they are checked before a background response is queued). */
+/** Whether an input carries MCP approval answers (they are checked, and claimed, before a response runs). */
 export function hasApprovalResponses(input: readonly InputItem[]): boolean {
   return input.some((item) => item.type === 'mcp_approval_response');
 }
 
-/** Checks approvals without running anything (for background responses, before they are queued). */
-export function checkMcpApprovals(settings: McpToolSettings[], items: readonly StoredItem[], firstInput: number): void {
-  checkApprovals(settings, items, firstInput);
+/**
+ * Checks approvals without running anything; answers the approving ones to claim (`claimApprovals`)
+ * before the response runs, so two requests with the same answer cannot both run the call.
+ */
+export function checkMcpApprovals(settings: McpToolSettings[], items: readonly StoredItem[], firstInput: number): ApprovalClaim[] {
+  return checkApprovals(settings, items, firstInput)
+    .filter((answer) => answer.approve)
+    .map((answer) => ({ id: answer.request.id, param: answer.param }));
 }

@@ -13,6 +13,7 @@ import { checkOwnership } from './ownership';
 import { responseError } from './response-error';
 import { ResponseInputItems } from './input-items';
 import type { StoredItem } from './items';
+import { type ApprovalClaim, claimApprovals } from './mcp-approvals';
 import { checkMcpApprovals, hasApprovalResponses, type McpDeps } from './mcp-run';
 import type { McpToolSettings } from './mcp-request';
 import { type ResponseRequest, readResponseRequest, withoutMcpSecrets } from './read-request';
@@ -148,12 +149,15 @@ export class Responses {
     const response = this.#newResponse(request);
     if (request.background) {
       await checkContext(this.#sources, accountId, request);
+      let claims: ApprovalClaim[] = [];
       if (hasApprovalResponses(request.input)) {
         const built = await buildContext(this.#sources, accountId, request, this.#contextTokens);
-        checkMcpApprovals(request.mcp, built.items, built.firstInput);
+        claims = checkMcpApprovals(request.mcp, built.items, built.firstInput);
       }
       response.status = 'queued';
       await this.#db.transaction(async (tx) => {
+        // Queued only with its approvals claimed: a second request answering the same one gets a 400.
+        await claimApprovals(tx, accountId, response.id, claims);
         const repository = this.#repository.in(tx);
         await repository.insert(this.#row(accountId, request, response, 'queued', withoutMcpSecrets(request)));
         await repository.addItems(response.id, accountId, 'input', request.input);
@@ -164,6 +168,10 @@ export class Responses {
       return { events: asEvents(this.#events.follow(accountId, response.id, -1, options.signal)) };
     }
     const context = await buildContext(this.#sources, accountId, request, this.#contextTokens);
+    if (hasApprovalResponses(request.input)) {
+      // Claimed before anything runs: of two requests answering the same approval, one runs the call.
+      await claimApprovals(this.#db, accountId, response.id, checkMcpApprovals(request.mcp, context.items, context.firstInput));
+    }
     // Aborted when this process stops or loses the response's lease (stored responses), or the client goes.
     const stop = new AbortController();
     const events = runResponse({ chat: this.#chat, searcher: this.#searcher, mcp: this.#mcp }, request, context.messages, response, {
