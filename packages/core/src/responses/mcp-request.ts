@@ -25,6 +25,12 @@ export interface McpToolSettings {
   approval: { always?: McpToolFilter; never?: McpToolFilter };
 }
 
+/** `tool_choice: {type: "mcp", server_label, name?}` (OpenAI's `ToolChoiceMcp`): call that tool, or one of that server's tools. */
+export interface McpToolChoice {
+  serverLabel: string;
+  name?: string;
+}
+
 function fail(param: string, message: string, code = 'invalid_request_error'): never {
   throw new InvalidRequestError(message, param, code);
 }

@@ -10,10 +10,10 @@ import {
   operatorMcpServer,
 } from '../mcp';
 import type { McpServerConfig } from '../config/mcp-servers';
-import type { ChatToolCall, ChatToolDefinition } from '../models/types';
+import type { ChatToolCall, ChatToolChoice, ChatToolDefinition } from '../models/types';
 import type { InputItem, StoredItem } from './items';
 import type { ApprovalClaim } from './mcp-approvals';
-import { isToolAllowed, type McpToolSettings, needsApproval } from './mcp-request';
+import { isToolAllowed, type McpToolChoice, type McpToolSettings, needsApproval } from './mcp-request';
 
 /** What the Responses `mcp` tool needs: the egress guard's fetch and the operator's servers. */
 export interface McpDeps {
@@ -105,6 +105,7 @@ export class McpRun {
   readonly #approved: Approved[] = [];
   readonly #signal?: AbortSignal;
   #callsLeft: number;
+  #choice?: McpToolChoice;
 
   private constructor(deps: McpDeps, maxCalls: number, signal?: AbortSignal) {
     this.#deps = deps;
@@ -121,7 +122,7 @@ export class McpRun {
     deps: McpDeps | undefined,
     settings: McpToolSettings[],
     context: { items: readonly StoredItem[]; firstInput: number },
-    options: { maxCalls: number; signal?: AbortSignal; reservedNames: string[] },
+    options: { maxCalls: number; signal?: AbortSignal; reservedNames: string[]; toolChoice?: McpToolChoice },
   ): Promise<McpRun | undefined> {
     const answers = checkApprovals(settings, context.items, context.firstInput);
     if (!settings.length) return undefined;
@@ -129,6 +130,14 @@ export class McpRun {
     const run = new McpRun(deps, options.maxCalls, options.signal);
     await Promise.all(settings.map((each) => run.#addServer(each, context.items)));
     run.#declare(options.reservedNames);
+    if (options.toolChoice) {
+      try {
+        run.#checkChoice(options.toolChoice);
+      } catch (error) {
+        await run.close();
+        throw error;
+      }
+    }
     for (const { request } of answers.filter((answer) => answer.approve)) {
       const server = run.#servers.find((each) => each.settings.serverLabel === request.server_label)!;
       run.#approved.push({ request, server });
@@ -151,6 +160,22 @@ export class McpRun {
           : { type: 'object', properties: {} }) as Record<string, unknown>,
       },
     }));
+  }
+
+  /**
+   * What `tool_choice: {type: "mcp"}` makes of the first model turn: a named tool becomes a function choice
+   * under the name the model sees; a server alone becomes `required` with only that server's tools.
+   * Undefined without such a choice, or once no call is left.
+   */
+  get forced(): { choice: ChatToolChoice; tools?: ChatToolDefinition[] } | undefined {
+    const choice = this.#choice;
+    if (!choice) return undefined;
+    const names = [...this.#routes.entries()]
+      .filter(([, route]) => route.server.settings.serverLabel === choice.serverLabel && (!choice.name || route.tool.name === choice.name))
+      .map(([name]) => name);
+    const tools = this.functions.filter((tool) => names.includes(tool.function.name));
+    if (!tools.length) return undefined;
+    return choice.name ? { choice: { type: 'function', function: { name: names[0]! } } } : { choice: 'required', tools };
   }
 
   /** Whether a function name the model called is one of the servers' tools. */
@@ -330,6 +355,25 @@ export class McpRun {
       listed = item.tools as ListedTool[];
     }
     server.tools = listed.filter((tool) => isToolAllowed(settings, tool.name, isReadOnly(tool)));
+  }
+
+  /** `tool_choice: {type: "mcp"}` names a server with tools the model may call, and a tool it has (400 naming the field). */
+  #checkChoice(choice: McpToolChoice): void {
+    const server = this.#servers.find((each) => each.settings.serverLabel === choice.serverLabel)!;
+    const failed = server.listing?.error ? ` (listing its tools failed: ${String(server.listing.error)})` : '';
+    if (choice.name !== undefined && !server.tools.some((tool) => tool.name === choice.name)) {
+      throw new InvalidRequestError(
+        `Invalid 'tool_choice.name': MCP server '${choice.serverLabel}' has no tool '${choice.name}' the request allows${failed}.`,
+        'tool_choice.name',
+      );
+    }
+    if (!server.tools.length) {
+      throw new InvalidRequestError(
+        `Invalid 'tool_choice.server_label': MCP server '${choice.serverLabel}' has no tools the request allows${failed}.`,
+        'tool_choice.server_label',
+      );
+    }
+    this.#choice = choice;
   }
 
   /** Function names: a tool's own name when no other tool has it, else `<server_label>__<name>`. */
