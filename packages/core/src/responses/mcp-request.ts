@@ -19,6 +19,8 @@ export interface McpToolSettings {
   serverDescription?: string;
   /** `headers` plus `authorization` as `Authorization: Bearer …`. */
   headers: Record<string, string>;
+  /** On a stored copy (a background response's row): the request had headers, left out (`withoutMcpSecrets`). */
+  withheldHeaders?: boolean;
   /** Absent: every tool of the server. */
   allowedTools?: McpToolFilter;
   /** `always` / `never` as rules: a tool needs approval unless `never` matches it and `always` does not. */

@@ -283,8 +283,19 @@ function echoTools(tools: unknown): unknown {
   return tools.map((tool) => (isObject(tool) && tool.type === 'mcp' ? echoMcpTool(tool) : tool));
 }
 
-/** The request as a background response stores it: the `mcp` tools' headers left out (kept in memory only). */
+/**
+ * The request as a background response stores it: the `mcp` tools' headers left out (kept in memory
+ * only), each such tool marked `withheldHeaders` so a process without them knows not to call its server.
+ */
 export function withoutMcpSecrets(request: ResponseRequest): ResponseRequest {
   if (!request.mcp.length) return request;
-  return { ...request, mcp: request.mcp.map((tool) => ({ ...tool, headers: {} })) };
+  return {
+    ...request,
+    mcp: request.mcp.map((tool) => ({ ...tool, headers: {}, ...(hasMcpSecrets(tool) ? { withheldHeaders: true } : {}) })),
+  };
+}
+
+/** Whether an `mcp` tool of a request carries headers or `authorization` (secrets held in memory only). */
+export function hasMcpSecrets(tool: McpToolSettings): boolean {
+  return Object.keys(tool.headers).length > 0;
 }

@@ -16,7 +16,7 @@ import type { StoredItem } from './items';
 import { type ApprovalClaim, claimApprovals } from './mcp-approvals';
 import { checkMcpApprovals, hasApprovalResponses, type McpDeps } from './mcp-run';
 import type { McpToolSettings } from './mcp-request';
-import { type ResponseRequest, readResponseRequest, withoutMcpSecrets } from './read-request';
+import { hasMcpSecrets, type ResponseRequest, readResponseRequest, withoutMcpSecrets } from './read-request';
 import { type ResponsesRepository, type ResponseStatus, SqlResponsesRepository, type StoredResponse } from './responses-repository';
 import { type ResponseObject, type ResponsesEvent, runResponse, viewResponse } from './run-response';
 import { type OutcomeStore, storeOutcome } from './store-outcome';
@@ -155,15 +155,26 @@ export class Responses {
         claims = checkMcpApprovals(request.mcp, built.items, built.firstInput);
       }
       response.status = 'queued';
+      // mcp headers live only in this process's memory: it claims the response itself, so no other process
+      // takes it while this one lives (one that takes it over later ends it failed, saying why).
+      const held = request.mcp.some(hasMcpSecrets);
+      const row = held
+        ? {
+            ...this.#row(accountId, request, response, 'in_progress', withoutMcpSecrets(request)),
+            attempts: 1,
+            lease: this.#background.newLease(),
+          }
+        : this.#row(accountId, request, response, 'queued', withoutMcpSecrets(request));
       await this.#db.transaction(async (tx) => {
         // Queued only with its approvals claimed: a second request answering the same one gets a 400.
         await claimApprovals(tx, accountId, response.id, claims);
         const repository = this.#repository.in(tx);
-        await repository.insert(this.#row(accountId, request, response, 'queued', withoutMcpSecrets(request)));
+        await repository.insert(row);
         await repository.addItems(response.id, accountId, 'input', request.input);
       });
       if (request.mcp.length) this.#mcpSecrets.set(response.id, request.mcp);
-      this.#background.wake();
+      if (held) this.#background.adopt(row);
+      else this.#background.wake();
       if (!request.stream) return { response: asResponse(response) };
       return { events: asEvents(this.#events.follow(accountId, response.id, -1, options.signal)) };
     }
