@@ -2,9 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Accounts, accountsSchema } from '../accounts';
 import { closeTestPostgres, openTestDatabase, testBackends } from '../test/postgres';
 import type { StoredItem } from './items';
-import { claimApprovals, mcpApprovalsSchema } from './mcp-approvals';
+import { checkMcpApprovals, claimApprovals, mcpApprovalsSchema } from './mcp-approvals';
 import { readMcpTool } from './mcp-request';
-import { checkMcpApprovals } from './mcp-run';
 
 afterAll(closeTestPostgres);
 

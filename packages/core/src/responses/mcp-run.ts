@@ -11,8 +11,8 @@ import {
 } from '../mcp';
 import type { McpServerConfig } from '../config/mcp-servers';
 import type { ChatToolCall, ChatToolChoice, ChatToolDefinition } from '../models/types';
-import type { InputItem, StoredItem } from './items';
-import type { ApprovalClaim } from './mcp-approvals';
+import type { StoredItem } from './items';
+import { checkApprovals } from './mcp-approvals';
 import { isToolAllowed, type McpToolChoice, type McpToolSettings, needsApproval } from './mcp-request';
 
 /** What the Responses `mcp` tool needs: the egress guard's fetch and the operator's servers. */
@@ -396,67 +396,4 @@ export class McpRun {
 export interface ChatToolCallResult {
   call: ChatToolCall;
   content: string;
-}
-
-/**
- * The request's `mcp_approval_response` items, checked: each names an `mcp_approval_request` of the
- * context that no earlier item answered (nor an earlier one of this input), of a server in `tools`.
- * An answer followed in the context by the `mcp_call` it led to is history (a client sending the whole
- * conversation back as input): it is not run again.
- */
-function checkApprovals(
-  settings: McpToolSettings[],
-  items: readonly StoredItem[],
-  firstInput: number,
-): Array<{ request: StoredItem; approve: boolean; param: string }> {
-  const requests = new Map<string, StoredItem>();
-  const answered = new Set<string>();
-  const lastCall = new Map<string, number>();
-  items.forEach((item, index) => {
-    if (item.type === 'mcp_call' && typeof item.approval_request_id === 'string') lastCall.set(item.approval_request_id, index);
-  });
-  const out: Array<{ request: StoredItem; approve: boolean; param: string }> = [];
-  items.forEach((item, index) => {
-    if (item.type === 'mcp_approval_request') requests.set(item.id, item);
-    if (item.type === 'mcp_call' && typeof item.approval_request_id === 'string') answered.add(item.approval_request_id);
-    if (item.type !== 'mcp_approval_response') return;
-    const id = String(item.approval_request_id);
-    if (index < firstInput || (lastCall.get(id) ?? -1) > index) {
-      answered.add(id);
-      return;
-    }
-    const param = `input[${index - firstInput}].approval_request_id`;
-    const request = requests.get(id);
-    if (!request) {
-      throw new InvalidRequestError(
-        `Invalid '${param}': no mcp_approval_request '${id}' in this response's context (previous_response_id or conversation).`,
-        param,
-      );
-    }
-    if (answered.has(id)) throw new InvalidRequestError(`Invalid '${param}': mcp_approval_request '${id}' was already answered.`, param);
-    if (!settings.some((each) => each.serverLabel === request.server_label)) {
-      throw new InvalidRequestError(
-        `Invalid '${param}': the request has no mcp tool with server_label '${String(request.server_label)}' to run the approved call.`,
-        param,
-      );
-    }
-    answered.add(id);
-    out.push({ request, approve: item.approve === true, param });
-  });
-  return out;
-}
-
-/** Whether an input carries MCP approval answers (they are checked, and claimed, before a response runs). */
-export function hasApprovalResponses(input: readonly InputItem[]): boolean {
-  return input.some((item) => item.type === 'mcp_approval_response');
-}
-
-/**
- * Checks approvals without running anything; answers the approving ones to claim (`claimApprovals`)
- * before the response runs, so two requests with the same answer cannot both run the call.
- */
-export function checkMcpApprovals(settings: McpToolSettings[], items: readonly StoredItem[], firstInput: number): ApprovalClaim[] {
-  return checkApprovals(settings, items, firstInput)
-    .filter((answer) => answer.approve)
-    .map((answer) => ({ id: answer.request.id, param: answer.param }));
 }

@@ -12,9 +12,8 @@ import { type ForegroundLease, ForegroundLeases, STOPPED_ERROR } from './foregro
 import { checkOwnership } from './ownership';
 import { responseError } from './response-error';
 import { ResponseInputItems } from './input-items';
-import type { StoredItem } from './items';
-import { type ApprovalClaim, claimApprovals } from './mcp-approvals';
-import { checkMcpApprovals, hasApprovalResponses, type McpDeps } from './mcp-run';
+import { type ApprovalClaim, checkMcpApprovals, claimApprovals, hasApprovalResponses } from './mcp-approvals';
+import type { McpDeps } from './mcp-run';
 import type { McpToolSettings } from './mcp-request';
 import { hasMcpSecrets, type ResponseRequest, readResponseRequest, withoutMcpSecrets } from './read-request';
 import { type ResponsesRepository, type ResponseStatus, SqlResponsesRepository, type StoredResponse } from './responses-repository';
