@@ -20,6 +20,7 @@ import { createDataTools, type DataToolsCapability } from './jobs/create-data-to
 import { FathomMcpServer, mcpServerSchema, mcpSourcesOf } from './mcp-server';
 import { type FathomMetrics, metrics, readQueueGauges, tracer } from './observability';
 import { Conversations, type ResponseCreateParams, Responses, responsesSchema, SqlResponsesRepository } from './responses';
+import { mcpApprovalsSchema } from './responses/mcp-approvals';
 import {
   type Chat,
   type ChatCompletionCreateParamsNonStreaming,
@@ -62,6 +63,7 @@ export const FATHOM_SCHEMAS = [
   agentsSchema,
   webhooksSchema,
   responsesSchema,
+  mcpApprovalsSchema,
   storedCompletionsSchema,
   mcpServerSchema,
   batchesSchema,

@@ -1,4 +1,12 @@
-import { createFakeOpenAIUpstream, createTestServer, respond, type FakeUpstream, type TestServer } from '@fathom/core/test';
+import {
+  createFakeOpenAIUpstream,
+  createTestServer,
+  type FakeUpstream,
+  respond,
+  startEdgeMcpServer,
+  type TestMcpServer,
+  type TestServer,
+} from '@fathom/core/test';
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { toFile } from 'openai';
@@ -68,6 +76,7 @@ let upstream: FakeUpstream;
 let api: TestServer;
 let osm: TestServer;
 let metricsPort: FastifyInstance;
+let mcp: TestMcpServer;
 
 beforeAll(async () => {
   api = await createTestServer({
@@ -75,8 +84,19 @@ beforeAll(async () => {
   });
   osm = await createFakeOsm();
   // Every turn states its usage, so the token sums the metrics report can be checked exactly.
+  mcp = await startEdgeMcpServer();
   upstream = await createFakeOpenAIUpstream((request) => {
     const last = request.messages.at(-1);
+    // The MCP workload: one call that succeeds, one the server answers isError.
+    if (request.model === 'mcp-model') {
+      if (last.role === 'tool') return { content: 'Called both.' };
+      return {
+        toolCalls: [
+          { id: 'call_echo', name: 'echo', arguments: { text: 'hi' } },
+          { id: 'call_fail', name: 'fail', arguments: {} },
+        ],
+      };
+    }
     if (request.model === 'fake-model') {
       if (last.role === 'tool') return { content: 'Order A-100 has shipped.', usage: { prompt_tokens: 40, completion_tokens: 6 } };
       return {
@@ -107,6 +127,7 @@ afterAll(async () => {
   await upstream?.close();
   await api?.close();
   await osm?.close();
+  await mcp?.close();
 });
 
 async function scrape(): Promise<Scrape> {
@@ -297,6 +318,20 @@ describe('GET /metrics after a scripted workload', () => {
     expect(delta(after, 'fathom_egress_blocked_total', {})).toBe(1);
     expect(delta(after, 'fathom_leases_expired_total', { kind: 'jobs' })).toBe(1);
     expect(delta(after, 'fathom_tool_jobs_total', { tool: 'maps', status: 'succeeded' })).toBe(1);
+  });
+
+  it('counts calls to MCP servers by outcome (fathom_mcp_calls_total)', async () => {
+    const before = await scrape();
+    const response = await server.client.responses.create({
+      model: 'fake/mcp-model',
+      input: 'Call both tools.',
+      tools: [{ type: 'mcp', server_label: 'edge', server_url: mcp.url, require_approval: 'never' }],
+    });
+    expect(response.output.filter((item) => item.type === 'mcp_call').map((item) => item.status)).toEqual(['completed', 'failed']);
+    const after = await scrape();
+    const delta = (outcome: string) =>
+      seriesValue(after, 'fathom_mcp_calls_total', { outcome }) - seriesValue(before, 'fathom_mcp_calls_total', { outcome });
+    expect([delta('success'), delta('error')]).toEqual([1, 1]);
   });
 
   it('reads queue depth and lag from the database at scrape time, for work no process of this node holds', async () => {

@@ -1,6 +1,13 @@
 import { Agent, hostedMcpTool, run, setDefaultOpenAIClient, setTracingDisabled } from '@openai/agents';
 import OpenAIClient from 'openai';
-import { createFakeOpenAIUpstream, type FakeUpstream, startEverythingServer, type TestMcpServer } from '@fathom/core/test';
+import {
+  createFakeOpenAIUpstream,
+  type FakeUpstream,
+  startEdgeMcpServer,
+  startEverythingServer,
+  type TestMcpServer,
+} from '@fathom/core/test';
+import type { APIError } from 'openai';
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFathom, type TestFathom } from './harness';
@@ -11,21 +18,28 @@ const SECRET_HEADER = 'hdr-secret-91c2';
 let openai: FakeUpstream;
 let server: TestFathom;
 let everything: TestMcpServer;
+/** The SDK-built edge server: it records every tools/call it receives. */
+let edge: Awaited<ReturnType<typeof startEdgeMcpServer>>;
+
+const env = () => ({
+  FATHOM_PROVIDERS: JSON.stringify({ fake: { type: 'openai', baseUrl: openai.baseUrl } }),
+  AGENT_EGRESS_ALLOW: `127.0.0.1:${everything.port},127.0.0.1:${edge.port}`,
+});
 
 beforeAll(async () => {
-  [openai, everything] = await Promise.all([createFakeOpenAIUpstream([]), startEverythingServer('streamableHttp')]);
-  server = await startFathom({
-    env: {
-      FATHOM_PROVIDERS: JSON.stringify({ fake: { type: 'openai', baseUrl: openai.baseUrl } }),
-      AGENT_EGRESS_ALLOW: `127.0.0.1:${everything.port}`,
-    },
-  });
+  [openai, everything, edge] = await Promise.all([
+    createFakeOpenAIUpstream([]),
+    startEverythingServer('streamableHttp'),
+    startEdgeMcpServer(),
+  ]);
+  server = await startFathom({ env: env() });
 }, 120_000);
 
 afterAll(async () => {
   await server?.close({ keepData: false });
   await openai?.close();
   await everything?.close();
+  await edge?.close();
 });
 
 function mcpTool(extra: Record<string, unknown> = {}): OpenAI.Responses.Tool.Mcp {
@@ -222,6 +236,101 @@ describe('the Responses mcp tool against server-everything', () => {
       expect(answer.status).toBe(400);
       expect((await errorOf(answer)).param).toBe(param);
     }
+  });
+});
+
+describe('an approval answered by two requests at once', () => {
+  it('runs the call once: one request runs it, the other answers 400 naming the field', async () => {
+    const tool = { type: 'mcp', server_label: 'edge', server_url: edge.url } as OpenAI.Responses.Tool.Mcp;
+    openai.push({ toolCalls: [{ name: 'echo', arguments: { text: 'only once' } }] });
+    const first = await server.client.responses.create({ model: 'fake/gpt-test', input: 'Echo it.', tools: [tool] });
+    const pending = first.output.at(-1) as OpenAI.Responses.ResponseOutputItem.McpApprovalRequest;
+    expect(pending.type).toBe('mcp_approval_request');
+    openai.push({ content: 'Echoed once.' });
+    const before = edge.calls.length;
+    const answer = () =>
+      server.request('/v1/responses', {
+        method: 'POST',
+        json: {
+          model: 'fake/gpt-test',
+          previous_response_id: first.id,
+          input: [{ type: 'mcp_approval_response', approval_request_id: pending.id, approve: true }],
+          tools: [tool],
+        },
+      });
+    const answers = await Promise.all([answer(), answer()]);
+    expect(answers.map((each) => each.status).sort()).toEqual([200, 400]);
+    const refused = answers.find((each) => each.status === 400)!;
+    expect(await errorOf(refused)).toMatchObject({
+      param: 'input[0].approval_request_id',
+      message: expect.stringContaining('already answered'),
+    });
+    const ran = (await answers.find((each) => each.status === 200)!.json()) as OpenAI.Responses.Response;
+    expect(ran.output[0]).toMatchObject({ type: 'mcp_call', name: 'echo', approval_request_id: pending.id, output: 'only once' });
+    expect(edge.calls.slice(before)).toEqual(['echo']);
+  });
+});
+
+describe('tool_choice {type: "mcp"}', () => {
+  const tools = () => [
+    mcpTool({ require_approval: 'never' }),
+    { type: 'mcp', server_label: 'edge', server_url: edge.url, require_approval: 'never' } as OpenAI.Responses.Tool.Mcp,
+  ];
+  const functionNames = (request: { tools?: Array<{ function: { name: string } }> }) =>
+    (request.tools ?? []).map((tool) => tool.function.name);
+
+  it('makes the first turn call the named tool of that server, under the name the model sees', async () => {
+    openai.push({ toolCalls: [{ name: 'edge__echo', arguments: { text: 'forced' } }] }, { content: 'Forced it.' });
+    const response = await server.client.responses.create({
+      model: 'fake/gpt-test',
+      input: 'Say something.',
+      tools: tools(),
+      tool_choice: { type: 'mcp', server_label: 'edge', name: 'echo' },
+    });
+    // Both servers have an `echo`: the model sees them apart, and the choice names the edge server's.
+    const [first, second] = openai.requests.slice(-2);
+    expect(first.tool_choice).toEqual({ type: 'function', function: { name: 'edge__echo' } });
+    expect(functionNames(first)).toEqual(expect.arrayContaining(['edge__echo', 'everything__echo', 'get-sum']));
+    expect(second.tool_choice).toBe('auto');
+    expect(response.output.find((item) => item.type === 'mcp_call')).toMatchObject({
+      server_label: 'edge',
+      name: 'echo',
+      output: 'forced',
+    });
+    expect(response.tool_choice).toEqual({ type: 'mcp', server_label: 'edge', name: 'echo' });
+  });
+
+  it("without a name, requires a call and offers only that server's tools", async () => {
+    openai.push({ content: 'No call.' });
+    await server.client.responses.create({
+      model: 'fake/gpt-test',
+      input: 'Use the edge server.',
+      tools: tools(),
+      tool_choice: { type: 'mcp', server_label: 'edge' },
+    });
+    const sent = openai.requests.at(-1);
+    expect(sent.tool_choice).toBe('required');
+    expect(functionNames(sent).sort()).toEqual(['add_tool', 'edge__echo', 'fail', 'headers', 'huge', 'mixed', 'slow']);
+  });
+
+  it('answers 400 naming tool_choice.server_label or tool_choice.name when the server or the tool is not there', async () => {
+    const refused = async (tool_choice: OpenAI.Responses.ToolChoiceMcp) =>
+      server.client.responses.create({ model: 'fake/gpt-test', input: 'Hi', tools: tools(), tool_choice }).then(
+        () => undefined,
+        (error: APIError) => ({ status: error.status, param: error.param, message: error.message }),
+      );
+    const before = openai.requests.length;
+    expect(await refused({ type: 'mcp', server_label: 'nowhere' })).toMatchObject({
+      status: 400,
+      param: 'tool_choice.server_label',
+      message: expect.stringContaining("no mcp tool with server_label 'nowhere'"),
+    });
+    expect(await refused({ type: 'mcp', server_label: 'edge', name: 'get-sum' })).toMatchObject({
+      status: 400,
+      param: 'tool_choice.name',
+      message: expect.stringContaining("has no tool 'get-sum'"),
+    });
+    expect(openai.requests.length).toBe(before);
   });
 });
 

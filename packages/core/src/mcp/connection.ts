@@ -6,6 +6,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { MAX_TOOL_RESULT_CHARS } from '../internal/tool-result';
+import { metrics } from '../observability/metrics';
 import { mcpResultToText } from './content';
 import { McpClientError, toMcpClientError } from './errors';
 import type {
@@ -137,9 +138,13 @@ export class McpConnection {
       const result = await bounded(`MCP server ${this.server}: tools/call ${name}`, timeoutMs, options.signal, (signal) =>
         this.client.callTool({ name, arguments: args }, undefined, { signal, timeout: timeoutMs }),
       );
-      return mcpResultToText(result as Parameters<typeof mcpResultToText>[0], options.maxChars ?? MAX_TOOL_RESULT_CHARS);
+      const outcome = mcpResultToText(result as Parameters<typeof mcpResultToText>[0], options.maxChars ?? MAX_TOOL_RESULT_CHARS);
+      metrics.mcpCalls.inc({ outcome: outcome.isError ? 'error' : 'success' });
+      return outcome;
     } catch (error) {
+      // A call stopped by its caller (a cancelled run) has no outcome to count.
       if (options.signal?.aborted && error === options.signal.reason) throw error;
+      metrics.mcpCalls.inc({ outcome: 'error' });
       throw toMcpClientError(error, this.server, `tools/call ${name}`);
     }
   }

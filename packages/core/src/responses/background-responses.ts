@@ -1,3 +1,4 @@
+import { ServiceUnavailableError } from '../errors';
 import { LeasedWorker, type TaskContext, TaskStopped } from '../internal/leased-worker';
 import type { Logger } from '../internal/logger';
 import type { ChatAdapterContract } from '../models/types';
@@ -73,6 +74,19 @@ export class BackgroundResponses {
     this.#worker.start();
   }
 
+  /** A lease of this process for a row inserted already claimed (`adopt`). */
+  newLease(): { owner: string; until: number } {
+    return { owner: this.#worker.owner, until: Date.now() + (this.#options.leaseMs ?? 30_000) };
+  }
+
+  /**
+   * Runs here a response this process inserted already leased to itself (one whose `mcp` headers only
+   * this process holds): no other process claims it while this one lives. False when closing.
+   */
+  adopt(task: StoredResponse): boolean {
+    return this.#worker.adopt(task);
+  }
+
   /** Looks for work now (a response was queued). */
   wake(): void {
     this.#worker.wake();
@@ -103,6 +117,8 @@ export class BackgroundResponses {
     const log = events.writer(task.id, run, context.owner);
     let sequence = firstSequence;
     try {
+      const withheld = secrets ? [] : (stored.mcp ?? []).filter((tool) => tool.withheldHeaders);
+      if (withheld.length) throw new ServiceUnavailableError(credentialsGone(withheld.map((tool) => tool.serverLabel)));
       const built = await buildContext(sources, task.accountId, request, this.#options.contextTokens);
       await store.responses.update(task.id, 'in_progress', response, context.owner);
       const deps = { chat: this.#options.chat, searcher: this.#options.searcher, mcp: this.#options.mcp };
@@ -136,6 +152,7 @@ export class BackgroundResponses {
         return true;
       });
       if (stored) events.notify(task.id);
+      this.#options.mcpSecrets.delete(task.id);
     }
   }
 
@@ -145,4 +162,17 @@ export class BackgroundResponses {
     await this.#options.store.responses.update(task.id, 'failed', { ...task.body, status: 'failed', error });
     this.#options.events.notify(task.id);
   }
+}
+
+/**
+ * Why a response taken over from another process ends failed: its `mcp` headers and `authorization` lived
+ * only in the memory of the process that accepted it (they are never stored), so its servers are not
+ * called without them.
+ */
+export function credentialsGone(labels: string[]): string {
+  return (
+    `The headers and authorization of the mcp tools (server_label ${labels.map((label) => `'${label}'`).join(', ')}) were kept ` +
+    'only in the memory of the server that accepted this background response, and that server stopped before it finished; ' +
+    'they are never stored, so the response was not run again without them. Send the request again.'
+  );
 }

@@ -5,6 +5,7 @@ export { Conversations } from './conversations';
 export { ConversationItems } from './conversation-items';
 export * from './wire';
 export { responsesSchema } from './schema';
+export { mcpApprovalsSchema } from './mcp-approvals';
 export { readResponseRequest, FILE_SEARCH_MAX_RESULTS, type ResponseRequest, type FileSearchSettings } from './read-request';
 export {
   runResponse,

@@ -19,10 +19,18 @@ export interface McpToolSettings {
   serverDescription?: string;
   /** `headers` plus `authorization` as `Authorization: Bearer …`. */
   headers: Record<string, string>;
+  /** On a stored copy (a background response's row): the request had headers, left out (`withoutMcpSecrets`). */
+  withheldHeaders?: boolean;
   /** Absent: every tool of the server. */
   allowedTools?: McpToolFilter;
   /** `always` / `never` as rules: a tool needs approval unless `never` matches it and `always` does not. */
   approval: { always?: McpToolFilter; never?: McpToolFilter };
+}
+
+/** `tool_choice: {type: "mcp", server_label, name?}` (OpenAI's `ToolChoiceMcp`): call that tool, or one of that server's tools. */
+export interface McpToolChoice {
+  serverLabel: string;
+  name?: string;
 }
 
 function fail(param: string, message: string, code = 'invalid_request_error'): never {

@@ -10,9 +10,10 @@ import {
   operatorMcpServer,
 } from '../mcp';
 import type { McpServerConfig } from '../config/mcp-servers';
-import type { ChatToolCall, ChatToolDefinition } from '../models/types';
-import type { InputItem, StoredItem } from './items';
-import { isToolAllowed, type McpToolSettings, needsApproval } from './mcp-request';
+import type { ChatToolCall, ChatToolChoice, ChatToolDefinition } from '../models/types';
+import type { StoredItem } from './items';
+import { checkApprovals } from './mcp-approvals';
+import { isToolAllowed, type McpToolChoice, type McpToolSettings, needsApproval } from './mcp-request';
 
 /** What the Responses `mcp` tool needs: the egress guard's fetch and the operator's servers. */
 export interface McpDeps {
@@ -104,6 +105,7 @@ export class McpRun {
   readonly #approved: Approved[] = [];
   readonly #signal?: AbortSignal;
   #callsLeft: number;
+  #choice?: McpToolChoice;
 
   private constructor(deps: McpDeps, maxCalls: number, signal?: AbortSignal) {
     this.#deps = deps;
@@ -120,7 +122,7 @@ export class McpRun {
     deps: McpDeps | undefined,
     settings: McpToolSettings[],
     context: { items: readonly StoredItem[]; firstInput: number },
-    options: { maxCalls: number; signal?: AbortSignal; reservedNames: string[] },
+    options: { maxCalls: number; signal?: AbortSignal; reservedNames: string[]; toolChoice?: McpToolChoice },
   ): Promise<McpRun | undefined> {
     const answers = checkApprovals(settings, context.items, context.firstInput);
     if (!settings.length) return undefined;
@@ -128,6 +130,14 @@ export class McpRun {
     const run = new McpRun(deps, options.maxCalls, options.signal);
     await Promise.all(settings.map((each) => run.#addServer(each, context.items)));
     run.#declare(options.reservedNames);
+    if (options.toolChoice) {
+      try {
+        run.#checkChoice(options.toolChoice);
+      } catch (error) {
+        await run.close();
+        throw error;
+      }
+    }
     for (const { request } of answers.filter((answer) => answer.approve)) {
       const server = run.#servers.find((each) => each.settings.serverLabel === request.server_label)!;
       run.#approved.push({ request, server });
@@ -150,6 +160,22 @@ export class McpRun {
           : { type: 'object', properties: {} }) as Record<string, unknown>,
       },
     }));
+  }
+
+  /**
+   * What `tool_choice: {type: "mcp"}` makes of the first model turn: a named tool becomes a function choice
+   * under the name the model sees; a server alone becomes `required` with only that server's tools.
+   * Undefined without such a choice, or once no call is left.
+   */
+  get forced(): { choice: ChatToolChoice; tools?: ChatToolDefinition[] } | undefined {
+    const choice = this.#choice;
+    if (!choice) return undefined;
+    const names = [...this.#routes.entries()]
+      .filter(([, route]) => route.server.settings.serverLabel === choice.serverLabel && (!choice.name || route.tool.name === choice.name))
+      .map(([name]) => name);
+    const tools = this.functions.filter((tool) => names.includes(tool.function.name));
+    if (!tools.length) return undefined;
+    return choice.name ? { choice: { type: 'function', function: { name: names[0]! } } } : { choice: 'required', tools };
   }
 
   /** Whether a function name the model called is one of the servers' tools. */
@@ -331,6 +357,25 @@ export class McpRun {
     server.tools = listed.filter((tool) => isToolAllowed(settings, tool.name, isReadOnly(tool)));
   }
 
+  /** `tool_choice: {type: "mcp"}` names a server with tools the model may call, and a tool it has (400 naming the field). */
+  #checkChoice(choice: McpToolChoice): void {
+    const server = this.#servers.find((each) => each.settings.serverLabel === choice.serverLabel)!;
+    const failed = server.listing?.error ? ` (listing its tools failed: ${String(server.listing.error)})` : '';
+    if (choice.name !== undefined && !server.tools.some((tool) => tool.name === choice.name)) {
+      throw new InvalidRequestError(
+        `Invalid 'tool_choice.name': MCP server '${choice.serverLabel}' has no tool '${choice.name}' the request allows${failed}.`,
+        'tool_choice.name',
+      );
+    }
+    if (!server.tools.length) {
+      throw new InvalidRequestError(
+        `Invalid 'tool_choice.server_label': MCP server '${choice.serverLabel}' has no tools the request allows${failed}.`,
+        'tool_choice.server_label',
+      );
+    }
+    this.#choice = choice;
+  }
+
   /** Function names: a tool's own name when no other tool has it, else `<server_label>__<name>`. */
   #declare(reserved: string[]): void {
     const counts = new Map<string, number>();
@@ -351,56 +396,4 @@ export class McpRun {
 export interface ChatToolCallResult {
   call: ChatToolCall;
   content: string;
-}
-
-/**
- * The request's `mcp_approval_response` items, checked: each names an `mcp_approval_request` of the
- * context that no earlier item answered (nor an earlier one of this input), of a server in `tools`.
- */
-function checkApprovals(
-  settings: McpToolSettings[],
-  items: readonly StoredItem[],
-  firstInput: number,
-): Array<{ request: StoredItem; approve: boolean }> {
-  const requests = new Map<string, StoredItem>();
-  const answered = new Set<string>();
-  const out: Array<{ request: StoredItem; approve: boolean }> = [];
-  items.forEach((item, index) => {
-    if (item.type === 'mcp_approval_request') requests.set(item.id, item);
-    if (item.type === 'mcp_call' && typeof item.approval_request_id === 'string') answered.add(item.approval_request_id);
-    if (item.type !== 'mcp_approval_response') return;
-    const id = String(item.approval_request_id);
-    if (index < firstInput) {
-      answered.add(id);
-      return;
-    }
-    const param = `input[${index - firstInput}].approval_request_id`;
-    const request = requests.get(id);
-    if (!request) {
-      throw new InvalidRequestError(
-        `Invalid '${param}': no mcp_approval_request '${id}' in this response's context (previous_response_id or conversation).`,
-        param,
-      );
-    }
-    if (answered.has(id)) throw new InvalidRequestError(`Invalid '${param}': mcp_approval_request '${id}' was already answered.`, param);
-    if (!settings.some((each) => each.serverLabel === request.server_label)) {
-      throw new InvalidRequestError(
-        `Invalid '${param}': the request has no mcp tool with server_label '${String(request.server_label)}' to run the approved call.`,
-        param,
-      );
-    }
-    answered.add(id);
-    out.push({ request, approve: item.approve === true });
-  });
-  return out;
-}
-
-/** Whether an input carries MCP approval answers (they are checked before a background response is queued). */
-export function hasApprovalResponses(input: readonly InputItem[]): boolean {
-  return input.some((item) => item.type === 'mcp_approval_response');
-}
-
-/** Checks approvals without running anything (for background responses, before they are queued). */
-export function checkMcpApprovals(settings: McpToolSettings[], items: readonly StoredItem[], firstInput: number): void {
-  checkApprovals(settings, items, firstInput);
 }

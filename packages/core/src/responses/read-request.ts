@@ -2,7 +2,7 @@ import { InvalidRequestError } from '../errors';
 import type { ChatToolChoice, ChatToolDefinition } from '../models/types';
 import type { AttributeFilter, StoreSearchOptions } from '../vector';
 import { type InputItem, normalizeInput } from './items';
-import { echoMcpTool, MAX_MCP_SERVERS, type McpToolSettings, readMcpTool } from './mcp-request';
+import { echoMcpTool, MAX_MCP_SERVERS, type McpToolChoice, type McpToolSettings, readMcpTool } from './mcp-request';
 import type { ResponseCreateParams, ResponseIncludable } from './wire';
 
 /** The hosted `file_search` tool of a request, executed by Fathom's own search. */
@@ -25,6 +25,8 @@ export interface ResponseRequest {
   /** The `mcp` tools, one per `server_label` (their headers are secrets: see `withoutMcpSecrets`). */
   mcp: McpToolSettings[];
   toolChoice?: ChatToolChoice;
+  /** `tool_choice: {type: "mcp", server_label, name?}`: the first model turn must call that server's tool (`McpRun` maps it). */
+  mcpToolChoice?: McpToolChoice;
   temperature?: number;
   topP?: number;
   maxOutputTokens?: number;
@@ -133,15 +135,33 @@ function readTools(
   return { tools, fileSearch, mcp };
 }
 
-function readToolChoice(choice: ResponseCreateParams['tool_choice']): ChatToolChoice | undefined {
+function readToolChoice(
+  choice: ResponseCreateParams['tool_choice'],
+  mcp: readonly McpToolSettings[],
+): ChatToolChoice | McpToolChoice | undefined {
   if (choice === undefined || choice === null) return undefined;
   if (choice === 'auto' || choice === 'none' || choice === 'required') return choice;
   if (isObject(choice) && choice.type === 'function' && typeof choice.name === 'string')
     return { type: 'function', function: { name: choice.name } };
   if (isObject(choice) && choice.type === 'file_search') return { type: 'function', function: { name: 'file_search' } };
+  if (isObject(choice) && choice.type === 'mcp') {
+    const label = choice.server_label;
+    if (typeof label !== 'string' || !mcp.some((tool) => tool.serverLabel === label)) {
+      fail(
+        'tool_choice.server_label',
+        typeof label === 'string'
+          ? `Invalid 'tool_choice.server_label': no mcp tool with server_label '${label}' in 'tools'.`
+          : `Missing required parameter: 'tool_choice.server_label'.`,
+      );
+    }
+    const name = choice.name ?? undefined;
+    if (name !== undefined && (typeof name !== 'string' || !name))
+      fail('tool_choice.name', `Invalid 'tool_choice.name': expected a tool name.`);
+    return { serverLabel: label, ...(name !== undefined ? { name } : {}) };
+  }
   return fail(
     'tool_choice',
-    `Unsupported value for 'tool_choice': Fathom accepts auto, none, required, {type: "function", name} and {type: "file_search"}.`,
+    `Unsupported value for 'tool_choice': Fathom accepts auto, none, required, {type: "function", name}, {type: "file_search"} and {type: "mcp", server_label, name}.`,
     'unsupported_parameter',
   );
 }
@@ -204,6 +224,8 @@ export function readResponseRequest(body: ResponseCreateParams, options: { mcpSe
   const maxOutputTokens = body.max_output_tokens ?? undefined;
   const maxToolCalls = body.max_tool_calls ?? undefined;
   const parallelToolCalls = body.parallel_tool_calls ?? true;
+  const choice = readToolChoice(body.tool_choice, mcp);
+  const mcpToolChoice = typeof choice === 'object' && 'serverLabel' in choice ? choice : undefined;
   const user = body.user ?? body.safety_identifier ?? undefined;
   return {
     model: body.model,
@@ -212,7 +234,8 @@ export function readResponseRequest(body: ResponseCreateParams, options: { mcpSe
     tools,
     fileSearch,
     mcp,
-    toolChoice: readToolChoice(body.tool_choice),
+    toolChoice: mcpToolChoice ? undefined : (choice as ChatToolChoice | undefined),
+    ...(mcpToolChoice ? { mcpToolChoice } : {}),
     temperature,
     topP,
     maxOutputTokens,
@@ -260,8 +283,19 @@ function echoTools(tools: unknown): unknown {
   return tools.map((tool) => (isObject(tool) && tool.type === 'mcp' ? echoMcpTool(tool) : tool));
 }
 
-/** The request as a background response stores it: the `mcp` tools' headers left out (kept in memory only). */
+/**
+ * The request as a background response stores it: the `mcp` tools' headers left out (kept in memory
+ * only), each such tool marked `withheldHeaders` so a process without them knows not to call its server.
+ */
 export function withoutMcpSecrets(request: ResponseRequest): ResponseRequest {
   if (!request.mcp.length) return request;
-  return { ...request, mcp: request.mcp.map((tool) => ({ ...tool, headers: {} })) };
+  return {
+    ...request,
+    mcp: request.mcp.map((tool) => ({ ...tool, headers: {}, ...(hasMcpSecrets(tool) ? { withheldHeaders: true } : {}) })),
+  };
+}
+
+/** Whether an `mcp` tool of a request carries headers or `authorization` (secrets held in memory only). */
+export function hasMcpSecrets(tool: McpToolSettings): boolean {
+  return Object.keys(tool.headers).length > 0;
 }

@@ -12,10 +12,10 @@ import { type ForegroundLease, ForegroundLeases, STOPPED_ERROR } from './foregro
 import { checkOwnership } from './ownership';
 import { responseError } from './response-error';
 import { ResponseInputItems } from './input-items';
-import type { StoredItem } from './items';
-import { checkMcpApprovals, hasApprovalResponses, type McpDeps } from './mcp-run';
+import { type ApprovalClaim, checkMcpApprovals, claimApprovals, hasApprovalResponses } from './mcp-approvals';
+import type { McpDeps } from './mcp-run';
 import type { McpToolSettings } from './mcp-request';
-import { type ResponseRequest, readResponseRequest, withoutMcpSecrets } from './read-request';
+import { hasMcpSecrets, type ResponseRequest, readResponseRequest, withoutMcpSecrets } from './read-request';
 import { type ResponsesRepository, type ResponseStatus, SqlResponsesRepository, type StoredResponse } from './responses-repository';
 import { type ResponseObject, type ResponsesEvent, runResponse, viewResponse } from './run-response';
 import { type OutcomeStore, storeOutcome } from './store-outcome';
@@ -153,22 +153,40 @@ export class Responses {
     const response = this.#newResponse(request);
     if (request.background) {
       await checkContext(this.#sources, accountId, request);
+      let claims: ApprovalClaim[] = [];
       if (hasApprovalResponses(request.input)) {
         const built = await buildContext(this.#sources, accountId, request, this.#contextTokens);
-        checkMcpApprovals(request.mcp, built.items, built.firstInput);
+        claims = checkMcpApprovals(request.mcp, built.items, built.firstInput);
       }
       response.status = 'queued';
+      // mcp headers live only in this process's memory: it claims the response itself, so no other process
+      // takes it while this one lives (one that takes it over later ends it failed, saying why).
+      const held = request.mcp.some(hasMcpSecrets);
+      const row = held
+        ? {
+            ...this.#row(accountId, request, response, 'in_progress', withoutMcpSecrets(request)),
+            attempts: 1,
+            lease: this.#background.newLease(),
+          }
+        : this.#row(accountId, request, response, 'queued', withoutMcpSecrets(request));
       await this.#db.transaction(async (tx) => {
+        // Queued only with its approvals claimed: a second request answering the same one gets a 400.
+        await claimApprovals(tx, accountId, response.id, claims);
         const repository = this.#repository.in(tx);
-        await repository.insert(this.#row(accountId, request, response, 'queued', withoutMcpSecrets(request)));
+        await repository.insert(row);
         await repository.addItems(response.id, accountId, 'input', request.input);
       });
       if (request.mcp.length) this.#mcpSecrets.set(response.id, request.mcp);
-      this.#background.wake();
+      if (held) this.#background.adopt(row);
+      else this.#background.wake();
       if (!request.stream) return { response: asResponse(response) };
       return { events: asEvents(this.#events.follow(accountId, response.id, -1, options.signal)) };
     }
     const context = await buildContext(this.#sources, accountId, request, this.#contextTokens);
+    if (hasApprovalResponses(request.input)) {
+      // Claimed before anything runs: of two requests answering the same approval, one runs the call.
+      await claimApprovals(this.#db, accountId, response.id, checkMcpApprovals(request.mcp, context.items, context.firstInput));
+    }
     // Aborted when this process stops or loses the response's lease (stored responses), or the client goes.
     const stop = new AbortController();
     const events = runResponse({ chat: this.#chat, searcher: this.#searcher, mcp: this.#mcp }, request, context.messages, response, {

@@ -104,6 +104,7 @@ export async function* runResponse(
     maxCalls: Math.min(request.maxToolCalls ?? MAX_MCP_CALLS, MAX_MCP_CALLS),
     signal: options.signal,
     reservedNames: [...request.tools.map((tool) => tool.function.name), 'file_search'],
+    toolChoice: request.mcpToolChoice,
   });
   try {
     yield* runTurns(deps, request, messages, response, options, mcp);
@@ -155,12 +156,14 @@ async function* runTurns(
 
   for (let round = 0; ; round++) {
     const searching = fileSearch !== undefined && round < MAX_FILE_SEARCH_ROUNDS && searchesLeft > 0;
-    const tools = [...request.tools, ...(searching ? [FILE_SEARCH_FUNCTION] : []), ...(mcp?.functions ?? [])];
+    // tool_choice {type: "mcp"} forces the first turn only, as a function choice does.
+    const forced = round === 0 ? mcp?.forced : undefined;
+    const tools = forced?.tools ?? [...request.tools, ...(searching ? [FILE_SEARCH_FUNCTION] : []), ...(mcp?.functions ?? [])];
     const chatRequest: ChatRequest = {
       model: request.model,
       messages: context,
       ...(tools.length ? { tools } : {}),
-      tool_choice: round > 0 && request.toolChoice !== 'none' ? 'auto' : request.toolChoice,
+      tool_choice: forced?.choice ?? (round > 0 && request.toolChoice !== 'none' ? 'auto' : request.toolChoice),
       temperature: request.temperature,
       top_p: request.topP,
       max_tokens: request.maxOutputTokens,

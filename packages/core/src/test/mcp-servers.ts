@@ -96,7 +96,9 @@ const EDGE_TOOLS: Tool[] = [
  * tool that notices cancellation, a failing one, a huge answer, mixed content, a tool list that changes
  * (with `notifications/tools/list_changed`) and a paginated list. Stateful Streamable HTTP on 127.0.0.1.
  */
-export async function startEdgeMcpServer(options: EdgeMcpServerOptions = {}): Promise<TestMcpServer & { cancelled: string[] }> {
+export async function startEdgeMcpServer(
+  options: EdgeMcpServerOptions = {},
+): Promise<TestMcpServer & { cancelled: string[]; calls: string[] }> {
   const tools = [...EDGE_TOOLS];
   for (let index = 0; index < (options.extraTools ?? 0); index++) {
     tools.push({ name: `tool_${index}`, description: `Extra tool ${index}.`, inputSchema: { type: 'object' } });
@@ -104,6 +106,8 @@ export async function startEdgeMcpServer(options: EdgeMcpServerOptions = {}): Pr
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
   const requests: IncomingMessage['headers'][] = [];
   const cancelled: string[] = [];
+  /** The name of every `tools/call` the server received, in order. */
+  const calls: string[] = [];
   const PAGE = 50;
 
   function protocolServer(): Server {
@@ -115,6 +119,7 @@ export async function startEdgeMcpServer(options: EdgeMcpServerOptions = {}): Pr
     });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+      calls.push(request.params.name);
       switch (request.params.name) {
         case 'echo':
           return { content: [{ type: 'text', text: String(args.text ?? '') }] };
@@ -202,6 +207,7 @@ export async function startEdgeMcpServer(options: EdgeMcpServerOptions = {}): Pr
     port,
     requests,
     cancelled,
+    calls,
     close: async () => {
       for (const { server } of sessions.values()) await server.close().catch(() => undefined);
       for (const socket of sockets) socket.destroy();

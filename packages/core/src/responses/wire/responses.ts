@@ -25,9 +25,12 @@ export type ResponseIncludable = Static<typeof ResponseIncludable>;
  */
 export const ResponseToolParam = OpenObject({ type: Type.String() }, { title: 'ResponseToolParam' });
 
-/** `tool_choice`: `auto`, `none`, `required`, `{type: 'function', name}` or `{type: 'file_search'}`. */
+/** `tool_choice`: `auto`, `none`, `required`, `{type: 'function', name}`, `{type: 'file_search'}` or `{type: 'mcp', server_label, name?}`. */
 export const ResponseToolChoiceParam = Type.Union(
-  [StringEnum(['auto', 'none', 'required']), Type.Object({ type: Type.String(), name: Type.Optional(Type.String()) })],
+  [
+    StringEnum(['auto', 'none', 'required']),
+    Type.Object({ type: Type.String(), name: OptionalNullable(Type.String()), server_label: Type.Optional(Type.String()) }),
+  ],
   { title: 'ResponseToolChoiceParam' },
 );
 
