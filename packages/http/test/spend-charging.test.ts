@@ -8,6 +8,8 @@ const PRICES = {
   'fake/fake-model': { input_cost_per_token: 0.000001, output_cost_per_token: 0.000002, max_output_tokens: 1000, litellm_provider: 'x' },
   'fake-embed': { input_cost_per_token: 0.000001, output_cost_per_token: 0 },
   'fake-model-mini': { input_cost_per_token: 1.5e-7, output_cost_per_token: 6e-7 },
+  // Cached input at a quarter of a micro-unit a token.
+  'fake/cached-model': { input_cost_per_token: 0.000001, output_cost_per_token: 0.000002, cache_read_input_token_cost: 2.5e-7 },
   sample_spec: { max_tokens: 'set to max_output_tokens if provider specifies it' },
 };
 
@@ -15,7 +17,11 @@ let upstream: FakeUpstream;
 let server: TestFathom;
 
 beforeAll(async () => {
-  upstream = await createFakeOpenAIUpstream(() => ({ content: 'one two three', usage: { prompt_tokens: 100, completion_tokens: 20 } }));
+  upstream = await createFakeOpenAIUpstream((request) =>
+    request.model === 'cached-model'
+      ? { content: 'from the cache', usage: { prompt_tokens: 1000, completion_tokens: 100, prompt_tokens_details: { cached_tokens: 800 } } }
+      : { content: 'one two three', usage: { prompt_tokens: 100, completion_tokens: 20 } },
+  );
   server = await startFathom({
     env: {
       FATHOM_PROVIDERS: JSON.stringify({ fake: { type: 'openai', baseUrl: upstream.baseUrl, apiKey: 'sk-upstream' } }),
@@ -42,6 +48,18 @@ async function ledgerOf(apiKey: string) {
 }
 
 describe('model calls are charged with a hold', () => {
+  it('charges cached prompt tokens at cache_read_input_token_cost, streamed or not, and answers them in usage', async () => {
+    const account = await server.newAccount(1);
+    const request = { model: 'fake/cached-model', messages: [{ role: 'user' as const, content: 'hi' }] };
+    const completion = await account.client.chat.completions.create(request);
+    expect(completion.usage?.prompt_tokens_details?.cached_tokens).toBe(800);
+    // 200 × 1 + 800 × 0.25 + 100 × 2 micro-units, not 1000 × 1 + 100 × 2.
+    expect(await balanceOf(account.apiKey)).toBeCloseTo(1 - 0.0006, 9);
+    const stream = await account.client.chat.completions.create({ ...request, stream: true, stream_options: { include_usage: true } });
+    for await (const _chunk of stream);
+    expect(await balanceOf(account.apiKey)).toBeCloseTo(1 - 0.0012, 9);
+  });
+
   it('charges a chat completion exactly what the upstream usage says, with ledger rows naming the request and the model', async () => {
     const account = await server.newAccount(1);
     const completion = await account.client.chat.completions.create(

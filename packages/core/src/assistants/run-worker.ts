@@ -1,5 +1,4 @@
 import { LeasedWorker, type TaskContext } from '../internal/leased-worker';
-import { currentCallContext } from '../internal/call-context';
 import { RUN_WITHOUT_KEY, type RunAsOrigin } from '../spend';
 import type { RunDeps } from './run-context';
 import { cancelRunNow, failRun, RunInterrupted } from './run-lifecycle';
@@ -55,9 +54,10 @@ export class RunWorker {
 
   /** Executes a run this process just leased (`lease()`); when closing, gives the lease back for another process. */
   execute(runId: string): void {
+    // Adopted synchronously inside the request that created (or resumed) the run: its calls are charged in
+    // that request's context (its key, its request id), as the request's own calls are.
     const adopted = this.#worker.adopt({ id: runId, attempts: 1 }, (task, context) =>
-      // Adopted inside the request that created (or resumed) the run: its calls name that request.
-      this.#asOrigin(task.id, () => executeRun(this.#deps, task.id, context, { takeover: false }), currentCallContext()?.requestId),
+      executeRun(this.#deps, task.id, context, { takeover: false }),
     );
     if (!adopted) {
       void this.#deps.runs
@@ -72,11 +72,11 @@ export class RunWorker {
     return this.#worker.cancel(runId);
   }
 
-  /** Runs `fn` charged to the key that created the run, whichever process or request runs it. */
-  async #asOrigin(runId: string, fn: () => Promise<void>, requestId?: string): Promise<void> {
+  /** Runs `fn` (a run taken over outside any request) charged to the key that created the run. */
+  async #asOrigin(runId: string, fn: () => Promise<void>): Promise<void> {
     const stored = await this.#deps.runs.byId(runId);
     if (!stored) return fn();
-    return this.#runAsOrigin({ accountId: stored.accountId, keyId: stored.keyId ?? null, requestId, api: 'assistants' }, fn);
+    return this.#runAsOrigin({ accountId: stored.accountId, keyId: stored.keyId ?? null, api: 'assistants' }, fn);
   }
 
   /** Starts taking over runs whose process stopped. */

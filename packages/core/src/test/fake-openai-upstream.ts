@@ -13,7 +13,7 @@ export interface FakeTurn {
   /** Default: `tool_calls` when there are tool calls, else `stop`. */
   finishReason?: 'stop' | 'length' | 'tool_calls' | 'content_filter';
   /** Default: prompt = ceil(request JSON length / 4), completion = words of content + 10 per tool call. */
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  usage?: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens: number } };
   /** Answer with this HTTP error (in the provider's error shape) instead. */
   error?: { status: number; message?: string };
   /** Wait this long before answering, and between streamed chunks; ms. */
