@@ -26,7 +26,7 @@ const queries = new Ajv({ ...COMMON, coerceTypes: 'array' });
 /**
  * fastify's validator compiler: queries coerce, everything else is checked strictly. A route's validator
  * is compiled by its first request, not at start: compiling the schemas of every route took ~1.5 s of CPU
- * before a restarted server listened (docs/decisions/2026-11-26-lazy-route-validators.md).
+ * before a restarted server listened (docs/decisions/2026-11-25-fast-restart.md).
  */
 export const compileValidator: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   let compiled: ValidateFunction | undefined;
