@@ -4,6 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { processCpuMs } from '../peers/stats';
+import { compiledNode } from './build-node';
 import type { NodeCommand, NodeMessage } from './node';
 
 const script = fileURLToPath(new URL('./node.ts', import.meta.url));
@@ -23,10 +24,16 @@ export interface Node {
   kill(): Promise<void>;
 }
 
-/** Spawns a node over `env` (data dir, database) and waits until its HTTP server listens. */
-export function startNode(env: Record<string, string>, options: { echo?: (line: string) => void } = {}): Promise<Node> {
+/**
+ * Spawns a node over `env` (data dir, database) and waits until its HTTP server listens. The node runs
+ * compiled (`build-node.ts`; bundled before the clock starts), or under tsx with `SCALE_NODE=source`.
+ */
+export async function startNode(env: Record<string, string>, options: { echo?: (line: string) => void } = {}): Promise<Node> {
+  const entry = process.env.SCALE_NODE === 'source' ? ['--conditions=fathom-source', '--import', 'tsx', script] : [await compiledNode()];
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, ['--conditions=fathom-source', '--import', 'tsx', script], {
+  // SCALE_NODE_ARGS: extra node options for the node under test (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const extra = process.env.SCALE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...extra, ...entry], {
     env: { ...process.env, FATHOM_API_KEY: API_KEY, FATHOM_ALLOW_REMOTE_MODELS: 'false', ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -43,7 +50,7 @@ export function startNode(env: Record<string, string>, options: { echo?: (line: 
     if ('error' in message) waiting?.reject(new Error(message.error));
     if ('result' in message || 'error' in message) waiting = undefined;
   });
-  return new Promise((resolve, reject) => {
+  return new Promise<Node>((resolve, reject) => {
     const onExit = (code: number | null) => reject(new Error(`scale node exited with ${code} before it was ready`));
     child.once('exit', onExit);
     const ready = (message: NodeMessage) => {

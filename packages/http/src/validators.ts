@@ -23,9 +23,23 @@ const COMMON: Options = {
 const bodies = new Ajv({ ...COMMON, coerceTypes: false });
 const queries = new Ajv({ ...COMMON, coerceTypes: 'array' });
 
-/** fastify's validator compiler: queries coerce, everything else is checked strictly. */
-export const compileValidator: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'querystring' ? queries : bodies).compile(schema as object);
+/**
+ * fastify's validator compiler: queries coerce, everything else is checked strictly. A route's validator
+ * is compiled by its first request, not at start: compiling the schemas of every route took ~1.5 s of CPU
+ * before a restarted server listened (docs/decisions/2026-11-25-fast-restart.md).
+ */
+export const compileValidator: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  let compiled: ValidateFunction | undefined;
+  const validate = (data: unknown): boolean => {
+    compiled ??= (httpPart === 'querystring' ? queries : bodies).compile(schema as object);
+    const valid = compiled(data);
+    // fastify reads the errors of a failed validation from the function it was given.
+    validate.errors = compiled.errors;
+    return valid as boolean;
+  };
+  validate.errors = null as ValidateFunction['errors'];
+  return validate;
+};
 
 /** A strict validator for answers (the test suite's check of every answer against its route's schema). */
 export const answers = new Ajv({ ...COMMON, coerceTypes: false, useDefaults: false });

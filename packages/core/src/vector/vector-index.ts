@@ -5,63 +5,23 @@ import { InvalidRequestError } from '../errors';
 import type { Logger } from '../internal/logger';
 import { validateAttributeFilter, type Attributes } from './attribute-filter';
 import { ChunkWrites, type WriteStep } from './chunk-writes';
-import { BestCandidates } from './best-candidates';
-import { mergeRanges } from './id-ranges';
 import { type FileSelection, StoreFiles } from './store-files';
 import { type GraphRelease, StoreGraphs } from './store-graphs';
-import { VectorCandidates, type VectorScope } from './vector-candidates';
-import { KeywordIndex, keywordCoverage, type KeywordIndexOptions, type KeywordPlan } from './keyword-index';
-import type { FileChunksInput, IndexedChunk, SearchHit, StoreIndexInfo, StoreSearchOptions, VectorIndexContract } from './types';
+import { VectorCandidates } from './vector-candidates';
+import { KeywordIndex } from './keyword-index';
+import type { FileChunksInput, SearchHit, StoreIndexInfo, StoreSearchOptions, VectorIndexContract } from './types';
 import { readSearchOptions } from './search-options';
 import { embedderMismatch, QueryEmbedders, REINDEX_MARK } from './store-embedders';
-import { blobToVector, dot, vectorToBlob } from './vector-blob';
+import { vectorToBlob } from './vector-blob';
 import { graphParameters, searchBeam } from './graph-parameters';
 import { PROGRESS_INTERVAL_MS } from './graph-build';
+import type { VectorIndexOptions } from './vector-index-options';
+import type { MetaRow } from './vector-rows';
+import { ScopeSearch, type SearchScope } from './scope-search';
+import { StoreLocks } from './store-locks';
+import { type ExportedStore, exportStores } from './store-export';
 
-export interface VectorIndexOptions {
-  /** The SQLite database (its synchronous driver runs the index's statements; writes go through `immediate`). */
-  db: SqliteDatabase;
-  /** The current embedder: new chunks must come from it; queries of stores it built use it. */
-  embedder: Embedder;
-  /** HNSW files live under `<dataDir>/vector-index/`. */
-  dataDir: string;
-  log: Logger;
-  hnsw?: {
-    /** Graph degree; default: by store size (`graph-parameters.ts`). */
-    m?: number;
-    /** Build-time beam; default: by store size. */
-    efConstruction?: number;
-    /** Search-time beam (at least the candidate depth); default: follows the store size and the depth (`searchBeam`). */
-    efSearch?: number;
-    /** Bytes of graphs kept in memory (least recently used idle ones are unloaded beyond it); default 2 GiB (`FATHOM_HNSW_MEMORY_MB`). */
-    memoryBytes?: number;
-    /** How often a long rebuild or catch-up of a graph logs its progress; default 10,000 ms. */
-    progressIntervalMs?: number;
-  };
-  keyword?: KeywordIndexOptions;
-  /**
-   * A store of at most this many chunks, or the part of a store a filter leaves, is searched by an exact
-   * scan of its vectors instead of an HNSW graph (small stores then have no graph at all); default 512 (a scan reads ~5 µs per chunk).
-   */
-  exactSearchLimit?: number;
-}
-
-interface MetaRow {
-  store_id: string;
-  embedder_id: string;
-  dimensions: number;
-  generation: number;
-  chunk_count: number;
-}
-
-interface CandidateRow {
-  id: number;
-  store_id: string;
-  file_id: string;
-  text: string;
-  /** Absent when only the keyword side scores. */
-  vector?: Buffer;
-}
+export type { VectorIndexOptions } from './vector-index-options';
 
 /**
  * Hybrid search index: one HNSW graph per vector store (in a worker thread, persisted under the data
@@ -78,9 +38,10 @@ export class VectorIndex implements VectorIndexContract {
   private readonly files: StoreFiles;
   private readonly candidatesOf: VectorCandidates;
   private readonly exactSearchLimit: number;
-  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly locks = new StoreLocks();
   private readonly queryEmbedders: QueryEmbedders;
   private readonly sql;
+  private readonly scopeSearch: ScopeSearch;
   private readonly writes: ChunkWrites;
 
   constructor(options: VectorIndexOptions) {
@@ -101,17 +62,14 @@ export class VectorIndex implements VectorIndexContract {
       meta: db.prepare<[string], MetaRow>('SELECT * FROM vector_index_meta WHERE store_id = ?'),
       upsertMeta: db.prepare(
         `INSERT INTO vector_index_meta (store_id, embedder_id, dimensions, generation, chunk_count) VALUES (?, ?, ?, ?, 0)
-         ON CONFLICT (store_id) DO UPDATE SET embedder_id = excluded.embedder_id, dimensions = excluded.dimensions`,
+           ON CONFLICT (store_id) DO UPDATE SET embedder_id = excluded.embedder_id, dimensions = excluded.dimensions`,
       ),
       upsertFile: db.prepare(
         `INSERT INTO vector_files (store_id, file_id, filename, attributes) VALUES (?, ?, ?, ?)
-         ON CONFLICT (store_id, file_id) DO UPDATE SET filename = excluded.filename, attributes = excluded.attributes`,
+           ON CONFLICT (store_id, file_id) DO UPDATE SET filename = excluded.filename, attributes = excluded.attributes`,
       ),
       deleteFile: db.prepare('DELETE FROM vector_files WHERE store_id = ? AND file_id = ?'),
       setAttributes: db.prepare('UPDATE vector_files SET attributes = ? WHERE store_id = ? AND file_id = ?'),
-      file: db.prepare<[string, string], { filename: string; attributes: string | null }>(
-        'SELECT filename, attributes FROM vector_files WHERE store_id = ? AND file_id = ?',
-      ),
       chunkTexts: db.prepare<[string, string], { text: string }>(
         'SELECT text FROM vector_chunks WHERE store_id = ? AND file_id = ? ORDER BY chunk_index',
       ),
@@ -126,12 +84,6 @@ export class VectorIndex implements VectorIndexContract {
         'SELECT id, vector FROM vector_chunks WHERE id IN (SELECT value FROM json_each(?))',
       ),
       setVector: db.prepare('UPDATE vector_chunks SET vector = ? WHERE id = ?'),
-      candidates: db.prepare<[string], CandidateRow>(
-        'SELECT id, store_id, file_id, text, vector FROM vector_chunks WHERE id IN (SELECT value FROM json_each(?))',
-      ),
-      candidateTexts: db.prepare<[string], CandidateRow>(
-        'SELECT id, store_id, file_id, text FROM vector_chunks WHERE id IN (SELECT value FROM json_each(?))',
-      ),
       deleteStoreChunks: db.prepare('DELETE FROM vector_chunks WHERE store_id = ?'),
       deleteStoreFiles: db.prepare('DELETE FROM vector_files WHERE store_id = ?'),
       deleteStoreRanges: db.prepare('DELETE FROM vector_file_ranges WHERE store_id = ?'),
@@ -162,6 +114,12 @@ export class VectorIndex implements VectorIndexContract {
       exactSearchLimit: this.exactSearchLimit,
       ef: (chunks, k) => (efSearch ? Math.max(efSearch, k) : searchBeam(chunks, k)),
     });
+    this.scopeSearch = new ScopeSearch(this.db, {
+      files: this.files,
+      keywords: this.keywords,
+      candidates: this.candidatesOf,
+      writes: this.writes,
+    });
   }
 
   /** Stores whose chunks were embedded by another embedder than `embedderId` (`fathom reindex --all`). */
@@ -180,7 +138,7 @@ export class VectorIndex implements VectorIndexContract {
 
   async addFileChunks(input: FileChunksInput): Promise<boolean> {
     const { storeId, fileId, chunks, fence } = input;
-    return this.exclusive(storeId, async () => {
+    return this.locks.exclusive(storeId, async () => {
       await this.adoptEmbedder(storeId);
       const meta = this.sql.meta.get(storeId)!;
       for (const chunk of chunks) {
@@ -222,7 +180,7 @@ export class VectorIndex implements VectorIndexContract {
   }
 
   async removeFile(storeId: string, fileId: string): Promise<void> {
-    await this.exclusive(storeId, async () => {
+    await this.locks.exclusive(storeId, async () => {
       const meta = this.sql.meta.get(storeId);
       if (!meta) {
         await this.database.immediate(() => this.sql.deleteFile.run(storeId, fileId));
@@ -249,7 +207,7 @@ export class VectorIndex implements VectorIndexContract {
   }
 
   async removeStore(storeId: string): Promise<void> {
-    await this.exclusive(storeId, async () => {
+    await this.locks.exclusive(storeId, async () => {
       await this.graphs.drop(storeId);
       await this.database.immediate(() => {
         this.sql.deleteStoreChunks.run(storeId);
@@ -271,33 +229,8 @@ export class VectorIndex implements VectorIndexContract {
    * Every indexed file of every store with its chunks and vectors, store by store (`fathom migrate-data`
    * copies them to PostgreSQL without re-embedding). Reads one file at a time.
    */
-  async *exportStores(): AsyncGenerator<{
-    storeId: string;
-    embedderId: string;
-    dimensions: number;
-    files: AsyncGenerator<{ fileId: string; filename: string; attributes: Attributes; chunks: IndexedChunk[] }>;
-  }> {
-    const stores = this.db.prepare('SELECT store_id, embedder_id, dimensions FROM vector_index_meta ORDER BY store_id').all() as Array<{
-      store_id: string;
-      embedder_id: string;
-      dimensions: number;
-    }>;
-    const filesOf = this.db.prepare('SELECT file_id, filename, attributes FROM vector_files WHERE store_id = ? ORDER BY file_id');
-    const chunksOf = this.db.prepare(
-      'SELECT chunk_index, text, tokens, vector FROM vector_chunks WHERE store_id = ? AND file_id = ? ORDER BY chunk_index',
-    );
-    for (const store of stores) {
-      const files = async function* () {
-        const rows = filesOf.all(store.store_id) as Array<{ file_id: string; filename: string; attributes: string | null }>;
-        for (const file of rows) {
-          const chunks = (
-            chunksOf.all(store.store_id, file.file_id) as Array<{ chunk_index: number; text: string; tokens: number; vector: Buffer }>
-          ).map((row) => ({ index: row.chunk_index, text: row.text, tokens: row.tokens, vector: blobToVector(row.vector) }));
-          yield { fileId: file.file_id, filename: file.filename, attributes: file.attributes ? JSON.parse(file.attributes) : null, chunks };
-        }
-      };
-      yield { storeId: store.store_id, embedderId: store.embedder_id, dimensions: store.dimensions, files: files() };
-    }
+  exportStores(): AsyncGenerator<ExportedStore> {
+    return exportStores(this.db);
   }
 
   async fileChunks(storeId: string, fileId: string): Promise<string[]> {
@@ -310,7 +243,7 @@ export class VectorIndex implements VectorIndexContract {
     if (filters) validateAttributeFilter(filters);
     const depth = Math.max(40, limit * 2);
     const all: FileSelection = { kind: 'all' };
-    const scopes = [...new Set(storeIds)]
+    const scopes: SearchScope[] = [...new Set(storeIds)]
       .map((id) => this.sql.meta.get(id))
       .filter((meta): meta is MetaRow => !!meta && meta.chunk_count > 0)
       .map((meta) => ({ meta, selection: filters ? this.files.select(meta.store_id, meta.generation, filters) : all }))
@@ -332,95 +265,14 @@ export class VectorIndex implements VectorIndexContract {
         for (const { meta, selection } of scopes) {
           if (this.candidatesOf.isExact(this.candidatesOf.scopeSize({ chunks: meta.chunk_count, selection }))) continue;
           // While this process writes the store, its graph follows those writes: nothing to catch up.
-          const release = await this.graphs.hold(meta.store_id, 'search', !this.locks.has(meta.store_id));
+          const release = await this.graphs.hold(meta.store_id, 'search', !this.locks.isBusy(meta.store_id));
           if (release) releases.push(release);
         }
       }
-      return await this.searchScopes(scopes, queries, vectors, { mode, depth, limit, threshold, hybridWeights: options.hybridWeights });
+      return await this.scopeSearch.run(scopes, queries, vectors, { mode, depth, limit, threshold, hybridWeights: options.hybridWeights });
     } finally {
       for (const release of releases) release();
     }
-  }
-
-  private async searchScopes(
-    scopes: Array<{ meta: MetaRow; selection: FileSelection }>,
-    queries: string[],
-    queryVectors: Map<string, Map<string, Float32Array>>,
-    options: {
-      mode: 'hybrid' | 'vector' | 'keyword';
-      depth: number;
-      limit: number;
-      threshold: number;
-      hybridWeights: StoreSearchOptions['hybridWeights'];
-    },
-  ): Promise<SearchHit[]> {
-    const { mode, depth } = options;
-    const best = new BestCandidates<CandidateRow>({ mode, depth, hybridWeights: options.hybridWeights });
-    const storeIds = scopes.map((scope) => scope.meta.store_id);
-    const searchedChunks = scopes.reduce((sum, scope) => sum + scope.meta.chunk_count, 0);
-    const selections = new Map(scopes.map((scope) => [scope.meta.store_id, scope.selection]));
-    // Keywords are narrowed in FTS5 when a filter narrows every store: the chunk ids the filter leaves.
-    const narrowed = scopes.every((scope) => scope.selection.kind === 'some')
-      ? mergeRanges(
-          scopes.flatMap(({ selection }) => {
-            const ranges = selection.kind === 'some' ? selection.ranges : new Float64Array(0);
-            return Array.from({ length: ranges.length / 2 }, (_, i): [number, number] => [ranges[2 * i]!, ranges[2 * i + 1]!]);
-          }),
-        )
-      : undefined;
-    // The first and last chunk id of the stores searched, so FTS5 skips the postings of other stores' chunks outside them.
-    let bounds: [number, number] | undefined;
-    for (const { meta } of scopes) {
-      const own = this.files.bounds(meta.store_id, meta.generation);
-      if (own) bounds = bounds ? [Math.min(bounds[0], own[0]), Math.max(bounds[1], own[1])] : own;
-    }
-    for (const query of queries) {
-      const vectors = queryVectors.get(query) ?? new Map<string, Float32Array>();
-      // The HNSW searches are posted to the worker first, so they run while FTS5 works on this thread.
-      const vectorPending =
-        mode === 'keyword'
-          ? Promise.resolve([])
-          : this.candidatesOf.find(
-              scopes.map(
-                ({ meta, selection }): VectorScope => ({
-                  storeId: meta.store_id,
-                  chunks: meta.chunk_count,
-                  query: vectors.get(meta.store_id)!,
-                  selection,
-                }),
-              ),
-              depth,
-            );
-      const plan: KeywordPlan = mode === 'vector' ? { groups: [], match: null, total: 0 } : this.keywords.plan(query);
-      const keywordList =
-        mode === 'vector' ? [] : this.keywords.search(plan, storeIds, depth, narrowed, searchedChunks >= plan.total, bounds);
-      const vectorList = await vectorPending;
-      const keywordIds = keywordList.map((hit) => hit.id);
-      const ids = [...new Set([...vectorList, ...keywordIds])];
-      if (ids.length === 0) continue;
-      // Filters apply to the rows themselves; ranks are counted among the rows that pass.
-      const passes = (row: CandidateRow) => {
-        if (this.writes.isBusy(row.store_id, row.file_id)) return false;
-        const selection = selections.get(row.store_id);
-        return selection !== undefined && (selection.kind === 'all' || (selection.kind === 'some' && selection.files.has(row.file_id)));
-      };
-      // Keyword-only scores need no vectors: their rows are read without the 1.5 KB blob.
-      const rows = new Map(
-        (mode === 'keyword' ? this.sql.candidateTexts : this.sql.candidates)
-          .all(JSON.stringify(ids))
-          .filter(passes)
-          .map((row) => [row.id, row]),
-      );
-      best.addQuery({
-        rows,
-        vectorList,
-        keywordList: keywordIds,
-        keywordActive: plan.groups.length > 0,
-        similarity: (row) => (row.vector ? dot(vectors.get(row.store_id) ?? new Float32Array(0), blobToVector(row.vector)) : 0),
-        coverage: (row) => keywordCoverage(plan, row.text),
-      });
-    }
-    return best.top(options.threshold, options.limit).map(({ score, row }) => this.toHit(row, score));
   }
 
   /**
@@ -428,7 +280,7 @@ export class VectorIndex implements VectorIndexContract {
    * While it runs (or if it was interrupted) queries of the store fail with a message to run it again.
    */
   async reindex(storeId: string, onProgress?: (done: number, total: number) => void): Promise<{ chunks: number }> {
-    return this.exclusive(storeId, async () => {
+    return this.locks.exclusive(storeId, async () => {
       const meta = this.sql.meta.get(storeId);
       if (!meta) return { chunks: 0 };
       await this.database.immediate(() => this.sql.markMeta.run(`${REINDEX_MARK}${this.embedder.id}`, this.embedder.dimensions, storeId));
@@ -453,7 +305,7 @@ export class VectorIndex implements VectorIndexContract {
 
   /** Drops a store's HNSW file and rebuilds it from the vectors in SQLite (stores scanned exactly have none). */
   async rebuild(storeId: string): Promise<void> {
-    await this.exclusive(storeId, async () => {
+    await this.locks.exclusive(storeId, async () => {
       await this.graphs.drop(storeId);
       (await this.holdGraphForWrite(storeId, this.sql.meta.get(storeId)?.chunk_count ?? 0))?.();
       await this.graphs.flush();
@@ -471,7 +323,7 @@ export class VectorIndex implements VectorIndexContract {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([...this.locks.values()]);
+    await this.locks.settled();
     this.keywords.close();
     // The HNSW files are a cache: one that could not be saved (a full disk) is rebuilt from SQLite when next used.
     await this.graphs.close().catch((error: Error) => {
@@ -480,18 +332,6 @@ export class VectorIndex implements VectorIndexContract {
   }
 
   // ---- internals -------------------------------------------------------------------------------
-
-  /** Runs `task` after every earlier mutation of the same store (mutations of one store never interleave). */
-  private exclusive<T>(storeId: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(storeId) ?? Promise.resolve();
-    const run = previous.catch(() => undefined).then(task);
-    const settled = run.catch(() => undefined);
-    this.locks.set(storeId, settled);
-    void settled.then(() => {
-      if (this.locks.get(storeId) === settled) this.locks.delete(storeId);
-    });
-    return run;
-  }
 
   /** Binds an empty store to the current embedder; refuses to mix vectors of two embedders in one store. */
   private async adoptEmbedder(storeId: string): Promise<void> {
@@ -512,16 +352,5 @@ export class VectorIndex implements VectorIndexContract {
   private async holdGraphForWrite(storeId: string, chunks: number): Promise<GraphRelease | undefined> {
     if (!this.graphs.isOpen(storeId) && this.candidatesOf.isExact(chunks)) return undefined;
     return this.graphs.hold(storeId, 'write');
-  }
-
-  private toHit(row: CandidateRow, score: number): SearchHit {
-    const file = this.sql.file.get(row.store_id, row.file_id);
-    return {
-      file_id: row.file_id,
-      filename: file?.filename ?? row.file_id,
-      score: Math.round(score * 1e6) / 1e6,
-      attributes: file?.attributes ? JSON.parse(file.attributes) : null,
-      content: [{ type: 'text', text: row.text }],
-    };
   }
 }

@@ -1,0 +1,32 @@
+import type { SqliteDatabase } from '../storage';
+import type { Embedder } from '../embeddings';
+import type { Logger } from '../internal/logger';
+import type { KeywordIndexOptions } from './keyword-index';
+
+export interface VectorIndexOptions {
+  /** The SQLite database (its synchronous driver runs the index's statements; writes go through `immediate`). */
+  db: SqliteDatabase;
+  /** The current embedder: new chunks must come from it; queries of stores it built use it. */
+  embedder: Embedder;
+  /** HNSW files live under `<dataDir>/vector-index/`. */
+  dataDir: string;
+  log: Logger;
+  hnsw?: {
+    /** Graph degree; default: by store size (`graph-parameters.ts`). */
+    m?: number;
+    /** Build-time beam; default: by store size. */
+    efConstruction?: number;
+    /** Search-time beam (at least the candidate depth); default: follows the store size and the depth (`searchBeam`). */
+    efSearch?: number;
+    /** Bytes of graphs kept in memory (least recently used idle ones are unloaded beyond it); default 2 GiB (`FATHOM_HNSW_MEMORY_MB`). */
+    memoryBytes?: number;
+    /** How often a long rebuild or catch-up of a graph logs its progress; default 10,000 ms. */
+    progressIntervalMs?: number;
+  };
+  keyword?: KeywordIndexOptions;
+  /**
+   * A store of at most this many chunks, or the part of a store a filter leaves, is searched by an exact
+   * scan of its vectors instead of an HNSW graph (small stores then have no graph at all); default 512 (a scan reads ~5 µs per chunk).
+   */
+  exactSearchLimit?: number;
+}
