@@ -1,5 +1,13 @@
 import { tracer } from '@fathom/core';
-import { createFakeOpenAIUpstream, createTestServer, respond, type FakeUpstream, type TestServer } from '@fathom/core/test';
+import {
+  createFakeOpenAIUpstream,
+  createTestServer,
+  respond,
+  startEdgeMcpServer,
+  type FakeUpstream,
+  type TestMcpServer,
+  type TestServer,
+} from '@fathom/core/test';
 import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ordersWorkflow, parseSse } from './agents-workflows';
@@ -89,8 +97,10 @@ let upstream: FakeUpstream;
 let api: TestServer;
 let osm: TestServer;
 let server: TestFathom;
+let mcp: TestMcpServer;
 
 beforeAll(async () => {
+  mcp = await startEdgeMcpServer();
   collector = await createTestServer({ 'POST /v1/traces': (_request, response) => respond.json(response, 200, {}) });
   api = await createTestServer({
     'GET /api/orders/A-100': (_request, response) => respond.json(response, 200, { id: 'A-100', status: 'shipped' }),
@@ -98,6 +108,10 @@ beforeAll(async () => {
   osm = await createFakeOsm();
   upstream = await createFakeOpenAIUpstream((request) => {
     const last = request.messages.at(-1);
+    if (request.model === 'mcp-model') {
+      if (last.role === 'tool') return { content: 'Echoed.' };
+      return { toolCalls: [{ id: 'call_echo', name: 'echo', arguments: { text: 'hi' } }] };
+    }
     if (request.model === 'fake-model' && last.role !== 'tool') {
       return {
         toolCalls: [{ id: 'call_1', name: 'get_order', arguments: { order_id: 'A-100' } }],
@@ -123,6 +137,7 @@ afterAll(async () => {
   await api?.close();
   await osm?.close();
   await collector?.close();
+  await mcp?.close();
 });
 
 /** Starts a maps job as request `requestId` (in the caller's trace when given); answers its poll url. */
@@ -280,5 +295,33 @@ describe('spans of background work, in the trace of the request that started it'
     const children = spans.filter((span) => span.parentSpanId === node.spanId).map((span) => span.name);
     expect(children.filter((name) => name === 'chat fake/fake-model')).toHaveLength(2);
     expect(children).toContain('webhook get_order');
+  });
+
+  it('gives an MCP tool call an execute_tool span under the request, naming the server host and tool but not the arguments or headers', async () => {
+    const { traceId, traceparent } = callerTrace();
+    const response = await server.client.responses.create(
+      {
+        model: 'fake/mcp-model',
+        input: 'Echo hi.',
+        tools: [
+          { type: 'mcp', server_label: 'edge', server_url: mcp.url, require_approval: 'never', headers: { 'x-secret': 'sk-mcp-secret' } },
+        ],
+      },
+      { headers: { traceparent } },
+    );
+    expect(response.output.some((item) => item.type === 'mcp_call' && item.status === 'completed')).toBe(true);
+    const spans = await waitForSpans((all) => all.some((span) => span.name === 'execute_tool echo' && span.traceId === traceId));
+    const call = spans.find((span) => span.name === 'execute_tool echo' && span.traceId === traceId)!;
+    expect(call.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'echo',
+      'fathom.mcp.server': new URL(mcp.url).host,
+    });
+    expect(JSON.stringify(spans.filter((span) => span.traceId === traceId))).not.toContain('sk-mcp-secret');
+    // Its ancestors lead to the request's server span.
+    const byId = new Map(spans.map((span) => [span.spanId, span]));
+    let ancestor = call.parentSpanId ? byId.get(call.parentSpanId) : undefined;
+    while (ancestor?.parentSpanId && ancestor.kind !== 2) ancestor = byId.get(ancestor.parentSpanId);
+    expect(ancestor?.attributes['http.route']).toBe('/v1/responses');
   });
 });

@@ -7,6 +7,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { MAX_TOOL_RESULT_CHARS } from '../internal/tool-result';
 import { metrics } from '../observability/metrics';
+import { inSpan } from '../observability/tracing';
 import { mcpResultToText } from './content';
 import { McpClientError, toMcpClientError } from './errors';
 import type {
@@ -135,8 +136,12 @@ export class McpConnection {
   async callTool(name: string, args: Record<string, unknown>, options: McpCallToolOptions = {}): Promise<McpToolOutcome> {
     const timeoutMs = options.timeoutMs ?? MCP_CALL_TIMEOUT_MS;
     try {
-      const result = await bounded(`MCP server ${this.server}: tools/call ${name}`, timeoutMs, options.signal, (signal) =>
-        this.client.callTool({ name, arguments: args }, undefined, { signal, timeout: timeoutMs }),
+      // GenAI conventions: a tool execution span (the server's host and the tool name only, never arguments, headers or the URL's path and query).
+      const span = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'fathom.mcp.server': this.server };
+      const result = await inSpan(`execute_tool ${name}`, span, () =>
+        bounded(`MCP server ${this.server}: tools/call ${name}`, timeoutMs, options.signal, (signal) =>
+          this.client.callTool({ name, arguments: args }, undefined, { signal, timeout: timeoutMs }),
+        ),
       );
       const outcome = mcpResultToText(result as Parameters<typeof mcpResultToText>[0], options.maxChars ?? MAX_TOOL_RESULT_CHARS);
       metrics.mcpCalls.inc({ outcome: outcome.isError ? 'error' : 'success' });
