@@ -59,7 +59,10 @@ export class UpstreamSlots {
     const next = queue?.shift();
     if (queue && queue.length === 0) this.#waiting.delete(upstream);
     // The slot passes straight to the next waiter: the count stays the same.
-    if (next) return next();
+    if (next) {
+      next();
+      return;
+    }
     const busy = (this.#busy.get(upstream) ?? 1) - 1;
     if (busy > 0) this.#busy.set(upstream, busy);
     else this.#busy.delete(upstream);
