@@ -45,6 +45,9 @@ const fast = process.env.FATHOM_TEST_FAST === '1';
 // One project per package (test.projects replaces the deprecated vitest.workspace.ts).
 export default defineConfig({
   test: {
+    // Two test files at a time (vitest's default on 2 cores is one): most files wait on servers, processes
+    // and timers they start, so the second file uses the time the first one waits.
+    maxWorkers: 2,
     projects: [
       {
         resolve,
