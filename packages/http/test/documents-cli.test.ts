@@ -43,7 +43,7 @@ describe('fathom ingest and fathom search (embedded, no server)', () => {
     expect(found).toContain('waggle dance');
 
     const again = await capture(() => ingest(embedded, [join(root, 'docs', 'tides.txt')], { store: 'notes' }));
-    expect(again).toMatch(/Adding to vector store vs_\w+ \(notes\); 1 files/);
+    expect(again).toMatch(/Adding to vector store vs_\w+ \(notes\); 1 file;/);
   });
 
   it('refuses a bad option before uploading anything, naming it', async () => {
