@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { builtinModules } from 'node:module';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,14 @@ beforeAll(async () => {
     const target = join(app, 'node_modules', '@fathom', name);
     mkdirSync(target, { recursive: true });
     await run('tar', ['-xzf', tarballs[name], '-C', target, '--strip-components=1']);
+    // A dependency the workspace could not hoist (another version sits at the root, e.g. commander 4 for a
+    // tool, 14 for the CLI) lives in the package's own node_modules: npm would install it there for a user.
+    const nested = join(packages[name], 'node_modules');
+    if (!existsSync(nested)) continue;
+    mkdirSync(join(target, 'node_modules'), { recursive: true });
+    for (const dependency of readdirSync(nested)) {
+      if (!dependency.startsWith('.')) symlinkSync(join(nested, dependency), join(target, 'node_modules', dependency));
+    }
   }
 }, 400_000);
 
