@@ -126,6 +126,9 @@ describe('console: agent canvas', () => {
     expect(events.find((text) => text.startsWith('tool_use'))).toMatch(/get_order[\s\S]*"order_id": "A-100"/);
     expect(events.find((text) => text.startsWith('tool_result'))).toMatch(/get_order[\s\S]*"status": "shipped"/);
     expect(events.at(-1)).toContain('Your order is shipped.');
+    // Each step says when it came, and a tool result how long its call took.
+    for (const text of events) expect(text).toMatch(/\+\d+(\.\d+)? m?s/);
+    expect(events.find((text) => text.startsWith('tool_result'))).toMatch(/took \d+(\.\d+)? m?s/);
     expect(upstream.requests[0].messages[0]).toEqual({ role: 'system', content: 'You help Ann with orders.' });
     await screenshot(page, 'agent-run');
 

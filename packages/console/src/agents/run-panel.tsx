@@ -1,15 +1,20 @@
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import type { AgentRun, AgentRunSummary, List } from '../api/types';
 import { Empty, ErrorMessage, formatDate, useApi, useLoad } from '../components/ui';
 import type { Workflow } from './workflow-model';
 
-/** One line of the live timeline. */
-type TimelineEntry =
+/** One line of the live timeline, as its event arrived. */
+type TimelineEvent =
   | { kind: 'run.started'; text: string }
   | { kind: 'message'; node: string; text: string }
   | { kind: 'tool_use'; node: string; tool: string; input: unknown }
   | { kind: 'tool_result'; node: string; tool: string; output: string }
   | { kind: 'run.completed' | 'run.failed' | 'tools_unavailable'; text: string };
+
+/** An event with when it arrived (ms since the run was started) and, for a tool result, how long the call took. */
+type TimelineEntry = TimelineEvent & { at: number; took?: number };
+
+const milliseconds = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`);
 
 /**
  * Runs the published version with a message and the start node's variables, streaming its events
@@ -30,12 +35,20 @@ export function RunPanel({ agentId, workflow, published }: { agentId: string; wo
   );
   const [openRun, setOpenRun] = useState<string | undefined>();
 
-  const push = (entry: TimelineEntry) =>
+  // When the current run was started (a ref: the stream's callbacks read it, no render needs it).
+  const began = useRef(0);
+  const push = (event: TimelineEvent) =>
     setTimeline((list) => {
+      const at = performance.now() - began.current;
       const last = list[list.length - 1];
       // Deltas of one node's answer join into one message line.
-      if (entry.kind === 'message' && last?.kind === 'message' && last.node === entry.node) {
-        return [...list.slice(0, -1), { ...last, text: last.text + entry.text }];
+      if (event.kind === 'message' && last?.kind === 'message' && last.node === event.node) {
+        return [...list.slice(0, -1), { ...last, text: last.text + event.text }];
+      }
+      const entry: TimelineEntry = { ...event, at };
+      if (event.kind === 'tool_result') {
+        const call = list.findLast((item) => item.kind === 'tool_use' && item.tool === event.tool && item.node === event.node);
+        if (call) entry.took = at - call.at;
       }
       return [...list, entry];
     });
@@ -43,6 +56,7 @@ export function RunPanel({ agentId, workflow, published }: { agentId: string; wo
   const start = async (event: FormEvent) => {
     event.preventDefault();
     setTimeline([]);
+    began.current = performance.now();
     setError(undefined);
     setRunning(true);
     try {
@@ -113,7 +127,11 @@ export function RunPanel({ agentId, workflow, published }: { agentId: string; wo
                 </>
               ) : (
                 <span>{entry.text}</span>
-              )}
+              )}{' '}
+              <small className="event-time" title="since the run was started">
+                +{milliseconds(entry.at)}
+                {entry.took !== undefined ? `, took ${milliseconds(entry.took)}` : ''}
+              </small>
             </li>
           ))}
         </ol>
