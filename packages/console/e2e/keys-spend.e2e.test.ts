@@ -160,7 +160,7 @@ describe('console: API keys, spend and latency', () => {
   });
 
   it('draws tokens per day stacked by key and ranks the keys by spend, naming them without their secrets', async () => {
-    const keys = page.getByRole('region', { name: 'Keys' });
+    const keys = page.getByRole('region', { name: 'Usage by key' });
     const sessionHint = `fth_…${server.apiKey.slice(-4)}`;
     // ci-runner: 3 calls of 1,000 + 500 tokens (0.006); the session's key: 2 calls (0.0004).
     const top = keys.getByRole('table', { name: 'Top keys by spend' });

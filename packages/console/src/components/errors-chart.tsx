@@ -67,8 +67,8 @@ export function ErrorsSection() {
         />
       ) : null}
       <p className="note">
-        Requests made with this account's keys and answered 400–599 (a wrong key belongs to no account; an error inside a stream that began
-        with 200 is not counted).
+        Requests made with this account's keys and answered 400–599 (a refused key belongs to no account; an error inside a stream that
+        began with 200 is not counted).
       </p>
     </Section>
   );

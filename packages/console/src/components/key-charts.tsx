@@ -55,7 +55,7 @@ export function KeysSection() {
   const what = measure === 'total' ? 'Tokens' : measure === 'input' ? 'Input tokens' : 'Output tokens';
 
   return (
-    <Section title="Keys">
+    <Section title="Usage by key">
       <div className="chart-controls">
         <RangeSelect id="keys-range" value={range} onChange={setRange} />
         <div role="radiogroup" aria-labelledby="keys-measure" className="inline">
