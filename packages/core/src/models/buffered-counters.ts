@@ -97,7 +97,7 @@ export class BufferedCounters<Key extends string, Count extends string> {
   }
 
   #merge(row: CounterRow<Key, Count>): void {
-    const name = this.#table.keys.map((key) => row[key]).join('\u0000');
+    const name = JSON.stringify(this.#table.keys.map((key) => row[key]));
     const entry = this.#pending.get(name);
     if (!entry) {
       this.#pending.set(name, { ...row });
