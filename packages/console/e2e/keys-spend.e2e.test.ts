@@ -23,7 +23,7 @@ async function pixelsOf(chart: Locator, rgb: [number, number, number]): Promise<
   }, rgb);
 }
 
-/** The keys page, the spend chart (stacked by model or key, with a key's budget line) and the latency chart. */
+/** The keys page, the spend chart (stacked by model or key, with a key's budget line), tokens per key, top keys, latency and errors. */
 describe('console: API keys, spend and latency', () => {
   let server: TestFathom;
   let upstream: FakeUpstream;
@@ -34,14 +34,19 @@ describe('console: API keys, spend and latency', () => {
 
   beforeAll(async () => {
     // The mini model answers after 150 ms, the other at once: two latencies far apart.
-    upstream = await createFakeOpenAIUpstream((request) => ({
-      content: 'priced answer',
-      usage: { prompt_tokens: 1000, completion_tokens: 500 },
-      delayMs: request.model === 'fake-model-mini' ? 150 : 0,
-    }));
+    // `broken-model` fails upstream (Fathom answers 502).
+    upstream = await createFakeOpenAIUpstream((request) =>
+      request.model === 'broken-model'
+        ? { error: { status: 500 } }
+        : {
+            content: 'priced answer',
+            usage: { prompt_tokens: 1000, completion_tokens: 500 },
+            delayMs: request.model === 'fake-model-mini' ? 150 : 0,
+          },
+    );
     server = await startConsoleServer({
       env: {
-        FATHOM_PROVIDERS: JSON.stringify({ fake: { type: 'openai', baseUrl: upstream.baseUrl } }),
+        FATHOM_PROVIDERS: JSON.stringify({ fake: { type: 'openai', baseUrl: upstream.baseUrl, maxRetries: 0 } }),
         FATHOM_MODEL_PRICES: JSON.stringify(PRICES),
       },
     });
@@ -152,6 +157,70 @@ describe('console: API keys, spend and latency', () => {
     expect(await pixelsOf(chart, [37, 99, 235])).toBeGreaterThan(5);
     await latency.scrollIntoViewIfNeeded();
     await screenshot(page, 'usage-latency');
+  });
+
+  it('draws tokens per day stacked by key and ranks the keys by spend, naming them without their secrets', async () => {
+    const keys = page.getByRole('region', { name: 'Usage by key' });
+    const sessionHint = `fth_…${server.apiKey.slice(-4)}`;
+    // ci-runner: 3 calls of 1,000 + 500 tokens (0.006); the session's key: 2 calls (0.0004).
+    const top = keys.getByRole('table', { name: 'Top keys by spend' });
+    await top.getByRole('row').filter({ hasText: 'ci-runner' }).waitFor();
+    const ranked = (await top.getByRole('row').allInnerTexts()).slice(1).map((row) => row.split('\t'));
+    expect(ranked).toEqual([
+      ['1', 'ci-runner', `fth_…${secret.slice(-4)}`, '0.006', '4500', '3'],
+      ['2', expect.stringMatching(/\S/), sessionHint, '0.0004', '3000', '2'],
+    ]);
+    const perDay = keys.getByRole('table', { name: 'Tokens per day and key' });
+    const ci = perDay.getByRole('row').filter({ hasText: 'ci-runner' });
+    expect((await ci.getByRole('cell').allInnerTexts()).slice(2)).toEqual(['3000', '1500']);
+    const chart = keys.getByRole('img', { name: 'Tokens per day, by key' });
+    await chart.locator('canvas').waitFor();
+    expect(await chart.locator('.u-legend').innerText()).toContain('ci-runner');
+    // Both keys' bars are painted: the larger (ci-runner, blue) and the smaller (red).
+    expect(await pixelsOf(chart, [37, 99, 235])).toBeGreaterThan(50);
+    expect(await pixelsOf(chart, [220, 38, 38])).toBeGreaterThan(5);
+    await keys.getByLabel('output', { exact: true }).check();
+    await keys.getByRole('img', { name: 'Output tokens per day, by key' }).locator('canvas').waitFor();
+    expect(await pageText(page)).not.toContain(secret);
+    await keys.scrollIntoViewIfNeeded();
+    await screenshot(page, 'usage-keys');
+  });
+
+  it('counts the requests answered with an error per day, by 4xx/5xx and by code', async () => {
+    // Scripted: two 400s (a bad parameter) and one 502 (the upstream fails); the first test's 403 (the restricted key on /v1/files) counts too.
+    for (let i = 0; i < 2; i++) {
+      await expect(
+        server.client.chat.completions.create({ model: 'fake/fake-model', messages: [{ role: 'user', content: 'hi' }], temperature: 9 }),
+      ).rejects.toThrow();
+    }
+    await expect(
+      server.client.chat.completions.create({ model: 'fake/broken-model', messages: [{ role: 'user', content: 'hi' }] }),
+    ).rejects.toThrow();
+    await page.reload();
+    const errors = page.getByRole('region', { name: 'Errors' });
+    const table = errors.getByRole('table', { name: 'Errors per day, status and code' });
+    await table.getByRole('row').filter({ hasText: '502' }).waitFor();
+    const rows = (await table.getByRole('row').allInnerTexts()).slice(1).map((row) => row.split('\t').slice(1));
+    expect(rows).toEqual([
+      ['400', 'invalid_value', '2'],
+      ['403', 'permission_denied', '1'],
+      ['502', 'upstream_error', '1'],
+    ]);
+    expect(await errors.getByText('Total:').innerText()).toContain('4');
+    const chart = errors.getByRole('img', { name: 'Errors per day, by status class' });
+    await chart.locator('canvas').waitFor();
+    const legend = await chart.locator('.u-legend').innerText();
+    expect(legend).toContain('4xx');
+    expect(legend).toContain('5xx');
+    expect(await pixelsOf(chart, [37, 99, 235])).toBeGreaterThan(50);
+    expect(await pixelsOf(chart, [220, 38, 38])).toBeGreaterThan(5);
+    await errors.getByLabel('code', { exact: true }).check();
+    const byCode = errors.getByRole('img', { name: 'Errors per day, by status and code' });
+    await byCode.locator('canvas').waitFor();
+    expect(await byCode.locator('.u-legend').innerText()).toContain('502 upstream_error');
+    await errors.scrollIntoViewIfNeeded();
+    await screenshot(page, 'usage-errors');
+    expect(problems).toEqual([]);
   });
 
   it("edits the key's limits, then rotates and revokes it: the old secret stops working, then the key is gone", async () => {

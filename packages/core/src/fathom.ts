@@ -31,6 +31,7 @@ import {
   storedCompletionsSchema,
   type Usage,
   modelLatencySchema,
+  requestErrorsSchema,
 } from './models';
 import { createModels, type ModelsCapability } from './models/create-models';
 import { PgVectorIndex, VectorIndex, type VectorIndexContract, vectorSchema } from './vector';
@@ -69,6 +70,7 @@ export const FATHOM_SCHEMAS = [
   batchesSchema,
   spendSchema,
   modelLatencySchema,
+  requestErrorsSchema,
 ];
 
 /**
@@ -170,6 +172,7 @@ export class Fathom {
       embedder,
       meter: spend,
       usageGroups: (accountId, params) => spend.usage(accountId, params),
+      keyLabels: (accountId, ids) => this.accounts.keys.labels(accountId, ids),
     });
     this.#modelsCapability = models;
     // The model router every capability calls; not a property of its own (`fathom.chat` is the chat completions).

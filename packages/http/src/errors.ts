@@ -98,18 +98,18 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
     if (error.status >= 500) request.log.warn({ err: error }, error.message);
     const { status, error: body } = errorObjectOf(error);
     if (error.headers) reply.headers(error.headers);
-    reply.status(status).send({ error: body });
+    sendError(request, reply, status, body);
     return;
   }
   const fastifyError = error as FastifyError & { validation?: SchemaIssue[] };
   if (fastifyError.validation) {
     const { message, param, code } = describeSchemaIssues(fastifyError.validation);
-    reply.status(400).send(openAiError(message, code, param));
+    sendError(request, reply, 400, openAiError(message, code, param).error);
     return;
   }
   const known = describeFrameworkError(fastifyError, request);
   if (known) {
-    reply.status(known.status).send(openAiError(known.message, known.code));
+    sendError(request, reply, known.status, openAiError(known.message, known.code).error);
     return;
   }
   const status = fastifyError.statusCode;
@@ -118,16 +118,34 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
       fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
         ? `We could not parse the JSON body of your request: ${error.message}`
         : error.message;
-    reply.status(status).send(openAiError(message, 'invalid_request_error'));
+    sendError(request, reply, status, openAiError(message, 'invalid_request_error').error);
     return;
   }
   const internal = errorObjectOf(error);
   if (internal.status === 507) request.log.warn({ err: error }, 'storage full');
   else request.log.error({ err: error }, 'unhandled error');
-  reply.status(internal.status).send({ error: internal.error });
+  sendError(request, reply, internal.status, internal.error);
 }
 
 export function handleNotFound(request: FastifyRequest, reply: FastifyReply): void {
   discardUnreadBody(request, reply);
-  reply.status(404).send(openAiError(`Invalid URL (${request.method} ${request.url.split('?')[0]!.slice(0, 200)})`, 'not_found'));
+  sendError(
+    request,
+    reply,
+    404,
+    openAiError(`Invalid URL (${request.method} ${request.url.split('?')[0]!.slice(0, 200)})`, 'not_found').error,
+  );
+}
+
+/** The `code` of the error each request was answered with, for the account's error counts (`GET /v1/usage/errors`). */
+const answeredCodes = new WeakMap<FastifyRequest, string>();
+
+/** The `code` of the error envelope `request` was answered with; undefined when it got none from the error handler. */
+export function answeredErrorCode(request: FastifyRequest): string | undefined {
+  return answeredCodes.get(request);
+}
+
+function sendError(request: FastifyRequest, reply: FastifyReply, status: number, error: OpenAiErrorObject): void {
+  answeredCodes.set(request, error.code);
+  reply.status(status).send({ error });
 }

@@ -1,6 +1,7 @@
 import { type Fathom, tracer, withRequestId } from '@fathom/core';
 import { context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { answeredErrorCode } from './errors';
 import { REQUEST_ID_HEADER } from './request-id';
 
 /** The route label of a request no route matched (a 404), so a scan of random URLs makes one series, not one per URL. */
@@ -17,7 +18,8 @@ export function routeOf(request: FastifyRequest): string {
  * server-sent events and hijacked replies carry it too), and every finished request is counted in
  * `fathom_http_requests_total` / `fathom_http_request_duration_seconds` and logged as one line: request
  * id (pino's `request_id` binding), method, route template, status, duration, account and key id. Bodies are
- * logged only with `FATHOM_LOG_BODIES`; headers (the bearer key) never are.
+ * logged only with `FATHOM_LOG_BODIES`; headers (the bearer key) never are. An error answer to an account's
+ * key is counted for that account by day, status and code (`GET /v1/usage/errors`).
  */
 export function observeRequests(app: FastifyInstance, fathom: Fathom): void {
   const { metrics } = fathom;
@@ -32,6 +34,8 @@ export function observeRequests(app: FastifyInstance, fathom: Fathom): void {
     const status = reply.statusCode;
     metrics.httpRequests.inc({ method: request.method, route, status: String(status) });
     metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    // The account's error counts (the console's errors chart): answers to a known key only.
+    if (status >= 400 && request.account) fathom.usage.recordError(request.account.id, status, answeredErrorCode(request) ?? null);
     request.log.info(requestLine(request, reply, route, logBodies), 'request');
     done();
   });

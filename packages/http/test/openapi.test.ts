@@ -182,6 +182,10 @@ describe('GET /v1/openapi.json', () => {
       expect.arrayContaining(['model', 'metadata', 'limit', 'order', 'after']),
     );
     expect(document.paths['/v1/usage']!.get).toMatchObject({ operationId: 'listUsage', 'x-fathom-extension': true });
+    expect(document.paths['/v1/usage/errors']!.get).toMatchObject({ operationId: 'listUsageErrors', 'x-fathom-extension': true });
+    expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['UsageErrorsPage', 'UsageErrorRow', 'UsageGroup']));
+    const group = document.components.schemas.UsageGroup as { properties: Record<string, unknown> };
+    expect(Object.keys(group.properties)).toEqual(expect.arrayContaining(['key_id', 'key_name', 'key_redacted_value']));
     expect(document.paths['/v1/models']!.get).not.toHaveProperty('x-fathom-extension');
   });
 

@@ -56,6 +56,7 @@ export type Job = ToolJob;
 /** An account as the admin list shows it, with its keys' hints. */
 export type AdminAccount = AccountWithKeys;
 
-// Keys as objects and the grouped usage (spend) and latency views, as core declares them: types only.
+// Keys as objects (and their resource families) and the grouped usage (spend), latency and error views, as core declares them: types only.
 export type { ApiKey, ApiKeyCreateParams, ApiKeyWithValue, ApiKeysPage, KeyPermissions, PermissionLevel } from '@fathom/core';
-export type { LatencyPage, LatencyRow, UsageGroup, UsageGroupsPage } from '@fathom/core';
+export type { LatencyPage, LatencyRow, UsageErrorRow, UsageErrorsPage, UsageGroup, UsageGroupsPage } from '@fathom/core';
+export type { ResourceFamily } from '@fathom/core';

@@ -1,7 +1,11 @@
 import { useState, type FormEvent } from 'react';
-import type { ApiKey, ApiKeyCreateParams, KeyPermissions, PermissionLevel } from '../api/types';
+import type { ApiKey, ApiKeyCreateParams, PermissionLevel, ResourceFamily } from '../api/types';
 
-/** The resource families a key's permissions name (core's `RESOURCE_FAMILIES`; a value, so not imported). */
+/**
+ * The resource families a key's permissions name, in the form's order. Core's `RESOURCE_FAMILIES` is a value
+ * (importing it would bundle core), so the list is checked against its type at compile time instead: each
+ * entry is a `ResourceFamily` (`satisfies`), and every `ResourceFamily` is an entry (below).
+ */
 export const FAMILIES = [
   'models',
   'responses',
@@ -14,14 +18,17 @@ export const FAMILIES = [
   'batches',
   'usage',
   'keys',
-] as const;
+] as const satisfies readonly ResourceFamily[];
+
+/** Compiles only when no family of core is missing from `FAMILIES` (the error names the missing one). */
+const _everyFamilyListed: Record<Exclude<ResourceFamily, (typeof FAMILIES)[number]>, never> = {};
 
 type Duration = '' | '1d' | '7d' | '30d';
 
 interface Draft {
   name: string;
   restricted: boolean;
-  permissions: Record<string, PermissionLevel>;
+  permissions: Record<ResourceFamily, PermissionLevel>;
   models: string;
   maxBudget: string;
   duration: Duration;
@@ -34,8 +41,9 @@ interface Draft {
 const numberOrNull = (text: string): number | null => (text.trim() === '' ? null : Number(text));
 
 function draftOf(key: ApiKey | undefined): Draft {
-  const permissions: Record<string, PermissionLevel> = {};
-  for (const family of FAMILIES) permissions[family] = key?.permissions ? (key.permissions[family] ?? 'none') : 'write';
+  const permissions = Object.fromEntries(
+    FAMILIES.map((family) => [family, key?.permissions ? (key.permissions[family] ?? 'none') : 'write']),
+  ) as Record<ResourceFamily, PermissionLevel>;
   return {
     name: key?.name ?? '',
     restricted: Boolean(key?.permissions),
@@ -57,7 +65,7 @@ function paramsOf(draft: Draft): ApiKeyCreateParams {
     .filter(Boolean);
   return {
     name: draft.name.trim() || null,
-    permissions: draft.restricted ? (draft.permissions as KeyPermissions) : null,
+    permissions: draft.restricted ? draft.permissions : null,
     models: models.length > 0 ? models : null,
     max_budget: numberOrNull(draft.maxBudget),
     budget_duration: draft.duration || null,

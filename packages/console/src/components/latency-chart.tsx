@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import type { LatencyPage } from '../api/types';
+import { FiguresTable, RangeSelect, rangeStartDay } from './chart-parts';
 import { DayChart, type DaySeries, seriesByDay } from './day-chart';
-import { RANGES, rangeStart } from './spend-chart';
 import { Empty, ErrorMessage, Section, useApi, useLoad } from './ui';
 
 const formatMs = (value: number): string =>
@@ -12,11 +12,7 @@ export function LatencySection() {
   const api = useApi();
   const [range, setRange] = useState<number>(30);
   const [picked, setPicked] = useState('');
-  const latency = useLoad(
-    (signal) =>
-      api.get<LatencyPage>('/v1/usage/latency', { start_date: new Date(rangeStart(range) * 1000).toISOString().slice(0, 10) }, signal),
-    [range],
-  );
+  const latency = useLoad((signal) => api.get<LatencyPage>('/v1/usage/latency', { start_date: rangeStartDay(range) }, signal), [range]);
   const all = useMemo(() => latency.data?.data ?? [], [latency.data]);
   const models = useMemo(() => {
     const calls = new Map<string, number>();
@@ -55,16 +51,7 @@ export function LatencySection() {
   return (
     <Section title="Latency">
       <div className="chart-controls">
-        <span>
-          <label htmlFor="latency-range">Range</label>{' '}
-          <select id="latency-range" value={range} onChange={(event) => setRange(Number(event.target.value))}>
-            {RANGES.map((days) => (
-              <option key={days} value={days}>
-                last {days} days
-              </option>
-            ))}
-          </select>
-        </span>
+        <RangeSelect id="latency-range" value={range} onChange={setRange} />
         <span>
           <label htmlFor="latency-model">Model</label>{' '}
           <select id="latency-model" value={model} onChange={(event) => setPicked(event.target.value)}>
@@ -85,28 +72,18 @@ export function LatencySection() {
         </figure>
       ) : null}
       {all.length > 0 ? (
-        <table aria-label="Latency per day and model">
-          <thead>
-            <tr>
-              <th scope="col">Day</th>
-              <th scope="col">Model</th>
-              <th scope="col">Calls</th>
-              <th scope="col">p50</th>
-              <th scope="col">p95</th>
-            </tr>
-          </thead>
-          <tbody>
-            {all.map((row) => (
-              <tr key={`${row.date}-${row.model}`}>
-                <td>{row.date}</td>
-                <td>{row.model}</td>
-                <td className="number">{row.requests}</td>
-                <td className="number">{formatMs(row.p50_ms)}</td>
-                <td className="number">{formatMs(row.p95_ms)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <FiguresTable
+          label="Latency per day and model"
+          rows={all}
+          rowKey={(row) => `${row.date}-${row.model}`}
+          columns={[
+            { header: 'Day', cell: (row) => row.date },
+            { header: 'Model', cell: (row) => row.model },
+            { header: 'Calls', cell: (row) => row.requests, numeric: true },
+            { header: 'p50', cell: (row) => formatMs(row.p50_ms), numeric: true },
+            { header: 'p95', cell: (row) => formatMs(row.p95_ms), numeric: true },
+          ]}
+        />
       ) : null}
       <p className="note">Time from the request to the model's last token, for answered calls; percentiles within 5%.</p>
     </Section>

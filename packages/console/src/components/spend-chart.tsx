@@ -1,19 +1,8 @@
 import { useCallback, useMemo, useState } from 'react';
 import type { ApiKey, ApiKeysPage, UsageGroupsPage } from '../api/types';
+import { FiguresTable, formatCost, keyLabel, RangeSelect, rangeStart } from './chart-parts';
 import { DayChart, type DaySeries, seriesByDay } from './day-chart';
 import { Empty, ErrorMessage, Section, useApi, useLoad } from './ui';
-
-export const RANGES = [7, 14, 30, 90] as const;
-
-/** Money as the chart and table read it: cents when there are some, else the few digits that matter. */
-export const formatCost = (value: number): string =>
-  value === 0 ? '0' : Math.abs(value) >= 0.01 ? value.toFixed(2) : Number(value.toPrecision(2)).toString();
-
-/** Unix seconds of 00:00 UTC `days - 1` days ago: the first day of a range ending today. */
-export const rangeStart = (days: number): number => {
-  const today = Date.parse(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`) / 1000;
-  return today - (days - 1) * 86_400;
-};
 
 /** How many days a budget window lasts (the budget line is the window's budget spread over its days). */
 const WINDOW_DAYS: Record<string, number> = { '1d': 1, '7d': 7, '30d': 30 };
@@ -31,13 +20,15 @@ export function SpendSection() {
     (signal) => api.get<UsageGroupsPage>('/v1/usage', { group_by: 'day,model,key', start_time: rangeStart(range) }, signal),
     [range],
   );
-  // Names and budgets of the keys; a key without the `keys` permission still sees its spend by key id.
+  // Budgets of the keys (a key without the `keys` permission sees no budget line); the usage answer names its keys.
   const keys = useLoad((signal) => api.get<ApiKeysPage>('/v1/account/keys', { limit: 100 }, signal).catch(() => undefined), []);
   const byId = useMemo(() => new Map<string, ApiKey>((keys.data?.data ?? []).map((key) => [key.id, key])), [keys.data]);
-  const keyLabel = useCallback(
-    (id: string | null | undefined) => (id ? (byId.get(id)?.name ?? byId.get(id)?.redacted_value ?? id) : 'background work (no key)'),
-    [byId],
-  );
+  const labels = useMemo(() => {
+    const known = new Map<string, string>([...byId.values()].map((key) => [key.id, key.name ?? key.redacted_value]));
+    for (const row of usage.data?.data ?? []) if (row.key_id) known.set(row.key_id, keyLabel(row));
+    return known;
+  }, [byId, usage.data]);
+  const labelOf = useCallback((id: string | null | undefined) => (id ? (labels.get(id) ?? id) : keyLabel({ key_id: null })), [labels]);
 
   const rows = useMemo(
     () => (usage.data?.data ?? []).filter((row) => !keyId || row.key_id === keyId).map((row) => ({ ...row, date: row.day ?? '' })),
@@ -47,12 +38,12 @@ export function SpendSection() {
     () =>
       seriesByDay(
         rows,
-        (row) => (stackBy === 'model' ? (row.model ?? '') : keyLabel(row.key_id)),
+        (row) => (stackBy === 'model' ? (row.model ?? '') : labelOf(row.key_id)),
         (row) => row.cost,
         6,
         range,
       ),
-    [rows, stackBy, range, keyLabel],
+    [rows, stackBy, range, labelOf],
   );
   const chosen = keyId ? byId.get(keyId) : undefined;
   const lines = useMemo<DaySeries[]>(() => {
@@ -61,22 +52,12 @@ export function SpendSection() {
     const perDay = chosen.max_budget / days;
     return [{ label: days === 1 ? 'Budget per day' : `Budget ÷ ${days} days`, values: chart.days.map(() => perDay) }];
   }, [chosen, chart.days]);
-  const keyIds = [...new Set((usage.data?.data ?? []).map((row) => row.key_id ?? ''))].filter(Boolean);
   const total = rows.reduce((sum, row) => sum + row.cost, 0);
 
   return (
     <Section title="Spend">
       <div className="chart-controls">
-        <span>
-          <label htmlFor="spend-range">Range</label>{' '}
-          <select id="spend-range" value={range} onChange={(event) => setRange(Number(event.target.value))}>
-            {RANGES.map((days) => (
-              <option key={days} value={days}>
-                last {days} days
-              </option>
-            ))}
-          </select>
-        </span>
+        <RangeSelect id="spend-range" value={range} onChange={setRange} />
         <div role="radiogroup" aria-labelledby="spend-stack-by" className="inline">
           <span id="spend-stack-by">Stack by</span>
           <label>
@@ -90,9 +71,9 @@ export function SpendSection() {
           <label htmlFor="spend-key">Key</label>{' '}
           <select id="spend-key" value={keyId} onChange={(event) => setKeyId(event.target.value)}>
             <option value="">all keys</option>
-            {[...new Set([...byId.keys(), ...keyIds])].map((id) => (
+            {[...labels.keys()].map((id) => (
               <option key={id} value={id}>
-                {keyLabel(id)}
+                {labelOf(id)}
               </option>
             ))}
           </select>
@@ -120,30 +101,19 @@ export function SpendSection() {
         </figure>
       ) : null}
       {rows.length > 0 ? (
-        <table aria-label="Cost per day, model and key">
-          <thead>
-            <tr>
-              <th scope="col">Day</th>
-              <th scope="col">Model</th>
-              <th scope="col">Key</th>
-              <th scope="col">Requests</th>
-              <th scope="col">Tokens</th>
-              <th scope="col">Cost</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={`${row.day}-${row.model}-${row.key_id}`}>
-                <td>{row.day}</td>
-                <td>{row.model}</td>
-                <td>{keyLabel(row.key_id)}</td>
-                <td className="number">{row.requests}</td>
-                <td className="number">{row.total_tokens}</td>
-                <td className="number">{formatCost(row.cost)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <FiguresTable
+          label="Cost per day, model and key"
+          rows={rows}
+          rowKey={(row) => `${row.day}-${row.model}-${row.key_id}`}
+          columns={[
+            { header: 'Day', cell: (row) => row.day },
+            { header: 'Model', cell: (row) => row.model },
+            { header: 'Key', cell: (row) => labelOf(row.key_id) },
+            { header: 'Requests', cell: (row) => row.requests, numeric: true },
+            { header: 'Tokens', cell: (row) => row.total_tokens, numeric: true },
+            { header: 'Cost', cell: (row) => formatCost(row.cost), numeric: true },
+          ]}
+        />
       ) : null}
     </Section>
   );

@@ -1,12 +1,14 @@
 import type { UsagePage as UsageList } from '../api/types';
 import { useMemo } from 'react';
 import { DayChart, seriesByDay } from '../components/day-chart';
+import { ErrorsSection } from '../components/errors-chart';
+import { KeysSection } from '../components/key-charts';
 import { LatencySection } from '../components/latency-chart';
 import { BalanceAndLedger } from '../components/ledger';
 import { SpendSection } from '../components/spend-chart';
 import { Empty, ErrorMessage, Section, useApi, useLoad } from '../components/ui';
 
-/** Tokens per day and model (from `GET /v1/usage`), spend per day, call latency, the balance and ledger. */
+/** Tokens per day and model (from `GET /v1/usage`), spend per day, tokens and spend per key, call latency, errors, the balance and ledger. */
 export default function UsagePage() {
   const api = useApi();
   const usage = useLoad((signal) => api.get<UsageList>('/v1/usage', undefined, signal), []);
@@ -77,7 +79,9 @@ export default function UsagePage() {
         ) : null}
       </Section>
       <SpendSection />
+      <KeysSection />
       <LatencySection />
+      <ErrorsSection />
       <BalanceAndLedger />
     </>
   );

@@ -75,6 +75,12 @@ export class ApiKeys {
     return toApiKey(row, this.#now());
   }
 
+  /** The name and redacted value of the account's keys among `ids` (revoked keys, and other accounts' keys, are left out). */
+  async labels(accountId: string, ids: readonly string[]): Promise<Map<string, { name: string | null; redacted_value: string }>> {
+    const rows = await this.#repository.labels(accountId, ids);
+    return new Map(rows.map((row) => [row.id, { name: row.name, redacted_value: redactedValue(row.key_hint) }]));
+  }
+
   async list(accountId: string, query: ListQuery = {}): Promise<ApiKeysPage> {
     await this.#accountExists(accountId);
     const page = await this.#repository.page(accountId, query);
@@ -185,7 +191,7 @@ export function toApiKey(row: KeyRow, now: number): ApiKey {
     id: row.id,
     object: 'api_key',
     name: row.name,
-    redacted_value: `fth_…${row.key_hint}`,
+    redacted_value: redactedValue(row.key_hint),
     created_at: row.created_at,
     last_used_at: row.last_used_at,
     expires_at: row.expires_at,
@@ -198,4 +204,9 @@ export function toApiKey(row: KeyRow, now: number): ApiKey {
     rpm_limit: row.rpm_limit,
     tpm_limit: row.tpm_limit,
   };
+}
+
+/** What a key shows of its secret: `fth_…` and the last four characters. */
+function redactedValue(hint: string): string {
+  return `fth_…${hint}`;
 }

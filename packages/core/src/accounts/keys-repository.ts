@@ -47,6 +47,8 @@ export interface KeysRepository extends Repository<KeysRepository> {
   byHash(keyHash: string, now: number): Promise<{ key: KeyRow; account: AccountRow } | undefined>;
   get(accountId: string, id: string): Promise<KeyRow | undefined>;
   page(accountId: string, query: ListQuery): Promise<ListPage<KeyRow>>;
+  /** The name and hint of the account's keys among `ids` (a usage answer's labels). */
+  labels(accountId: string, ids: readonly string[]): Promise<Array<Pick<KeyRow, 'id' | 'name' | 'key_hint'>>>;
   update(accountId: string, id: string, settings: Partial<KeySettings> & { spend_micros?: number }): Promise<boolean>;
   /** Gives the key a new secret; the old one works until `previousExpiresAt`. */
   rotate(
@@ -122,6 +124,21 @@ export class SqlKeysRepository implements KeysRepository {
 
   get(accountId: string, id: string): Promise<KeyRow | undefined> {
     return this.db.get<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = ? AND id = ?`, [accountId, id]);
+  }
+
+  async labels(accountId: string, ids: readonly string[]): Promise<Array<Pick<KeyRow, 'id' | 'name' | 'key_hint'>>> {
+    const rows: Array<Pick<KeyRow, 'id' | 'name' | 'key_hint'>> = [];
+    // In slices, well under every driver's limit of bound parameters.
+    for (let start = 0; start < ids.length; start += 500) {
+      const slice = ids.slice(start, start + 500);
+      rows.push(
+        ...(await this.db.all<Pick<KeyRow, 'id' | 'name' | 'key_hint'>>(
+          `SELECT id, name, key_hint FROM api_keys WHERE account_id = ? AND id IN (${slice.map(() => '?').join(', ')})`,
+          [accountId, ...slice],
+        )),
+      );
+    }
+    return rows;
   }
 
   page(accountId: string, query: ListQuery): Promise<ListPage<KeyRow>> {

@@ -9,10 +9,11 @@ import { Embeddings } from './embeddings';
 import { Models } from './models';
 import type { ChatProvider } from './providers/chat-provider';
 import { SqlStoredCompletionsRepository } from './stored-completions';
-import { Usage, type UsageGroups } from './usage';
+import { type KeyLabels, Usage, type UsageGroups } from './usage';
 import type { ModelCallMeter } from './types';
 import { UsageStore } from './usage-store';
 import { LatencyStore } from './latency-store';
+import { ErrorStore } from './error-store';
 
 export interface ModelsCapabilityOptions {
   /** The database of usage counts and stored completions (SQLite or PostgreSQL). */
@@ -27,6 +28,8 @@ export interface ModelsCapabilityOptions {
   meter?: ModelCallMeter;
   /** The grouped usage view (`group_by`), from the spend capability's call log. */
   usageGroups?: UsageGroups;
+  /** Names the keys of grouped usage answers (the accounts capability's keys). */
+  keyLabels?: KeyLabels;
 }
 
 /** The models capability as the composition root wires it: the sub-resources, and the router other capabilities call. */
@@ -46,16 +49,24 @@ export function createModels(options: ModelsCapabilityOptions): ModelsCapability
   const { db, config, log, embedder } = options;
   const usageStore = new UsageStore(db, { log });
   const latencyStore = new LatencyStore(db, { log });
+  const errorStore = new ErrorStore(db, { log });
   const router = new ChatAdapter({ config, usage: usageStore, providers: options.providers, meter: options.meter, latency: latencyStore });
   return {
     router,
     chat: new Chat(new ChatCompletions({ router, repository: new SqlStoredCompletionsRepository(db) })),
     embeddings: new Embeddings({ router, config, usage: usageStore, embedder, meter: options.meter }),
     models: new Models({ router, config, log }),
-    usage: new Usage(usageStore, options.usageGroups, latencyStore),
+    usage: new Usage({
+      store: usageStore,
+      groups: options.usageGroups,
+      latency: latencyStore,
+      errors: errorStore,
+      keyLabels: options.keyLabels,
+    }),
     async close() {
       await usageStore.close().catch((error: Error) => log.warn(`models: usage counts lost at close: ${error.message}`));
       await latencyStore.close().catch((error: Error) => log.warn(`models: call latencies lost at close: ${error.message}`));
+      await errorStore.close().catch((error: Error) => log.warn(`models: error counts lost at close: ${error.message}`));
       await router.close();
     },
   };

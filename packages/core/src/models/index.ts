@@ -8,9 +8,10 @@ export type { ChatCompletionMessages } from './chat-completion-messages';
 export { ChatCompletionStream } from './chat-completion-stream';
 export type { EmbeddingRequestOptions, Embeddings } from './embeddings';
 export type { Models } from './models';
-export type { Usage } from './usage';
+export type { KeyLabel, KeyLabels, Usage } from './usage';
 export { modelsSchema } from './usage-store';
 export { modelLatencySchema } from './latency-store';
+export { requestErrorsSchema } from './error-store';
 export { storedCompletionsSchema } from './stored-completions';
 export {
   ChatCompletionCreateParams,
@@ -42,3 +43,4 @@ export { CreateEmbeddingResponse, Embedding, EmbeddingCreateParams, MAX_EMBEDDIN
 export { Model, ModelsPage } from './wire/models';
 export { UsageGroup, UsageGroupsPage, UsageListParams, UsagePage, UsageRow } from './wire/usage';
 export { LatencyListParams, LatencyPage, LatencyRow } from './wire/latency';
+export { UsageErrorListParams, UsageErrorsPage, UsageErrorRow } from './wire/errors';

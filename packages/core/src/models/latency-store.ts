@@ -1,5 +1,6 @@
-import { silentLogger, type Logger } from '../internal/logger';
+import type { Logger } from '../internal/logger';
 import type { Schema, SqlClient } from '../storage';
+import { BufferedCounters, type CounterTable } from './buffered-counters';
 import type { LatencyRow } from './wire/latency';
 
 /**
@@ -68,63 +69,44 @@ export interface LatencyQuery {
   model?: string;
 }
 
-interface LatencyIncrement {
-  accountId: string;
-  day: string;
-  model: string;
-  bucket: number;
-  calls: number;
-}
+/** The counters of `model_latency`: calls per (account, day, model, bucket). */
+const LATENCY_COUNTERS: CounterTable<'account_id' | 'day' | 'model' | 'bucket', 'calls'> = {
+  table: 'model_latency',
+  keys: ['account_id', 'day', 'model', 'bucket'],
+  counts: ['calls'],
+};
 
 const round = (ms: number): number => Math.round(ms * 10) / 10;
 
 /**
  * Records how long each answered model call of an account took (request sent to last token) and answers
  * p50/p95 per day and model. Like `UsageStore`, calls are counted in memory and written as increments at
- * most every `flushIntervalMs`; a failed write keeps them for the next; reads flush this process's first.
+ * most every `flushIntervalMs` (`BufferedCounters`); a failed write keeps them for the next; reads flush
+ * this process's first.
  */
 export class LatencyStore {
   private readonly db: SqlClient;
-  private readonly pending = new Map<string, LatencyIncrement>();
-  private readonly flushIntervalMs: number;
-  private readonly log: Logger;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly counters: BufferedCounters<'account_id' | 'day' | 'model' | 'bucket', 'calls'>;
 
   constructor(db: SqlClient, options: { flushIntervalMs?: number; log?: Logger } = {}) {
     this.db = db;
-    this.flushIntervalMs = options.flushIntervalMs ?? 1000;
-    this.log = options.log ?? silentLogger;
+    this.counters = new BufferedCounters(LATENCY_COUNTERS, db, { ...options, what: 'call latencies' });
   }
 
   /** One call of `ms` milliseconds; calls made for no account are not kept. */
   record(accountId: string | undefined, model: string, ms: number, at = new Date()): void {
     if (accountId === undefined || !Number.isFinite(ms)) return;
-    const increment = { accountId, day: at.toISOString().slice(0, 10), model, bucket: latencyBucket(Math.max(0, ms)), calls: 1 };
-    this.merge(increment);
-    this.schedule();
+    this.counters.add({
+      account_id: accountId,
+      day: at.toISOString().slice(0, 10),
+      model,
+      bucket: latencyBucket(Math.max(0, ms)),
+      calls: 1,
+    });
   }
 
-  async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.pending.size === 0) return;
-    const entries = [...this.pending.values()];
-    this.pending.clear();
-    try {
-      await this.db.transaction(async (tx) => {
-        for (const entry of entries) {
-          await tx.run(
-            `INSERT INTO model_latency (account_id, day, model, bucket, calls) VALUES (?, ?, ?, ?, ?)
-             ON CONFLICT (account_id, day, model, bucket) DO UPDATE SET calls = model_latency.calls + excluded.calls`,
-            [entry.accountId, entry.day, entry.model, entry.bucket, entry.calls],
-          );
-        }
-      });
-    } catch (error) {
-      for (const entry of entries) this.merge(entry);
-      this.schedule();
-      throw error;
-    }
+  flush(): Promise<void> {
+    return this.counters.flush();
   }
 
   /** p50 and p95 per day and model, oldest day first. */
@@ -154,25 +136,6 @@ export class LatencyStore {
   }
 
   close(): Promise<void> {
-    return this.flush();
-  }
-
-  private merge(increment: LatencyIncrement): void {
-    const key = `${increment.accountId}\u0000${increment.day}\u0000${increment.model}\u0000${increment.bucket}`;
-    const entry = this.pending.get(key);
-    if (entry) entry.calls += increment.calls;
-    else this.pending.set(key, { ...increment });
-  }
-
-  private schedule(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(
-      () =>
-        void this.flush().catch((error: Error) =>
-          this.log.warn(`models: could not write call latencies (kept for the next write): ${error.message}`),
-        ),
-      this.flushIntervalMs,
-    );
-    this.timer.unref();
+    return this.counters.close();
   }
 }

@@ -1,5 +1,6 @@
-import { silentLogger, type Logger } from '../internal/logger';
+import type { Logger } from '../internal/logger';
 import type { Schema, SqlClient } from '../storage';
+import { addCounters, BufferedCounters, type CounterRow, type CounterTable } from './buffered-counters';
 import type { UsageRow } from './wire/usage';
 
 /** Token usage per account, UTC day and model (one upserted row per combination). */
@@ -37,15 +38,15 @@ export interface UsageQuery {
   model?: string;
 }
 
+/** The counters of `model_usage`: calls and tokens per (account, day, model). */
+export const USAGE_COUNTERS: CounterTable<'account_id' | 'day' | 'model', 'requests' | 'prompt_tokens' | 'completion_tokens'> = {
+  table: 'model_usage',
+  keys: ['account_id', 'day', 'model'],
+  counts: ['requests', 'prompt_tokens', 'completion_tokens'],
+};
+
 /** Calls and tokens to add to one (account, day, model) row. */
-export interface UsageIncrement {
-  accountId: string;
-  day: string;
-  model: string;
-  requests: number;
-  prompt: number;
-  completion: number;
-}
+export type UsageIncrement = CounterRow<(typeof USAGE_COUNTERS.keys)[number], (typeof USAGE_COUNTERS.counts)[number]>;
 
 /** Storage of usage counts: increments add up (several processes may add to one row at once). */
 export interface UsageRepository {
@@ -57,19 +58,8 @@ export interface UsageRepository {
 export class SqlUsageRepository implements UsageRepository {
   constructor(private readonly db: SqlClient) {}
 
-  async add(increments: readonly UsageIncrement[]): Promise<void> {
-    if (increments.length === 0) return;
-    await this.db.transaction(async (tx) => {
-      for (const entry of increments) {
-        await tx.run(
-          `INSERT INTO model_usage (account_id, day, model, requests, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?, ?)
-           ON CONFLICT (account_id, day, model) DO UPDATE SET requests = model_usage.requests + excluded.requests,
-             prompt_tokens = model_usage.prompt_tokens + excluded.prompt_tokens,
-             completion_tokens = model_usage.completion_tokens + excluded.completion_tokens`,
-          [entry.accountId, entry.day, entry.model, entry.requests, entry.prompt, entry.completion],
-        );
-      }
-    });
+  add(increments: readonly UsageIncrement[]): Promise<void> {
+    return addCounters(this.db, USAGE_COUNTERS, increments);
   }
 
   async list(accountId: string, query: UsageQuery): Promise<UsageRow[]> {
@@ -93,51 +83,35 @@ export interface UsageStoreOptions {
 
 /**
  * Records every model call's tokens for the calling account (calls with no account are kept under '').
- * Calls are summed in memory and written as increments at most every `flushIntervalMs`, so a busy
- * gateway does one write per second per (account, day, model) instead of one per call, and processes
- * sharing a database add up instead of overwriting each other. A failed write keeps its increments for
- * the next one. Reads flush this process's calls first (other processes' last second may not be in yet);
- * `close()` flushes what is left.
+ * Calls are summed in memory and written as increments at most every `flushIntervalMs` (`BufferedCounters`),
+ * so a busy gateway does one write per second per (account, day, model) instead of one per call, and
+ * processes sharing a database add up instead of overwriting each other. Reads flush this process's calls
+ * first; `close()` flushes what is left.
  */
 export class UsageStore {
   private readonly repository: UsageRepository;
-  private readonly pending = new Map<string, UsageIncrement>();
-  private readonly flushIntervalMs: number;
-  private readonly log: Logger;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly counters: BufferedCounters<'account_id' | 'day' | 'model', 'requests' | 'prompt_tokens' | 'completion_tokens'>;
 
   constructor(db: SqlClient | UsageRepository, options: UsageStoreOptions = {}) {
-    this.repository = 'add' in db ? db : new SqlUsageRepository(db);
-    this.flushIntervalMs = options.flushIntervalMs ?? 1000;
-    this.log = options.log ?? silentLogger;
+    const repository = 'add' in db ? db : new SqlUsageRepository(db);
+    this.repository = repository;
+    this.counters = new BufferedCounters(USAGE_COUNTERS, (rows) => repository.add(rows), { ...options, what: 'usage counts' });
   }
 
   record(accountId: string | undefined, model: string, promptTokens: number, completionTokens: number, at = new Date()): void {
-    this.merge({
-      accountId: accountId ?? '',
+    this.counters.add({
+      account_id: accountId ?? '',
       day: at.toISOString().slice(0, 10),
       model,
       requests: 1,
-      prompt: Math.max(0, Math.round(promptTokens) || 0),
-      completion: Math.max(0, Math.round(completionTokens) || 0),
+      prompt_tokens: Math.max(0, Math.round(promptTokens) || 0),
+      completion_tokens: Math.max(0, Math.round(completionTokens) || 0),
     });
-    this.schedule();
   }
 
   /** Writes the calls recorded in memory; on failure they stay pending for the next flush. */
-  async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.pending.size === 0) return;
-    const entries = [...this.pending.values()];
-    this.pending.clear();
-    try {
-      await this.repository.add(entries);
-    } catch (error) {
-      for (const entry of entries) this.merge(entry);
-      this.schedule();
-      throw error;
-    }
+  flush(): Promise<void> {
+    return this.counters.flush();
   }
 
   async list(accountId: string, query: UsageQuery = {}): Promise<UsageRow[]> {
@@ -146,30 +120,6 @@ export class UsageStore {
   }
 
   close(): Promise<void> {
-    return this.flush();
-  }
-
-  private merge(increment: UsageIncrement): void {
-    const key = `${increment.accountId}\u0000${increment.day}\u0000${increment.model}`;
-    const entry = this.pending.get(key);
-    if (!entry) {
-      this.pending.set(key, { ...increment });
-      return;
-    }
-    entry.requests += increment.requests;
-    entry.prompt += increment.prompt;
-    entry.completion += increment.completion;
-  }
-
-  private schedule(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(
-      () =>
-        void this.flush().catch((error: Error) =>
-          this.log.warn(`models: could not write usage counts (kept for the next write): ${error.message}`),
-        ),
-      this.flushIntervalMs,
-    );
-    this.timer.unref();
+    return this.counters.close();
   }
 }

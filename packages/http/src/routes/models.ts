@@ -21,6 +21,8 @@ import {
   Type,
   UsageGroupsPage,
   UsagePage,
+  UsageErrorListParams,
+  UsageErrorsPage,
 } from '@fathom/core';
 import type { FastifyReply } from 'fastify';
 import { BODY_LIMITS } from '../body-limits';
@@ -155,5 +157,14 @@ export const modelsRoutes: Route[] = [
     extension: true,
     schema: { querystring: LatencyListParams, response: LatencyPage },
     handler: ({ fathom, account, query }) => fathom.usage.latency(account.id, query),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/usage/errors',
+    summary: "The account's requests answered with an error: how many per UTC day, status and error code.",
+    operationId: 'listUsageErrors',
+    extension: true,
+    schema: { querystring: UsageErrorListParams, response: UsageErrorsPage },
+    handler: ({ fathom, account, query }) => fathom.usage.errors(account.id, query),
   }),
 ];

@@ -49,6 +49,14 @@ export const UsageGroup = Type.Object(
     day: Type.Optional(Type.String({ description: '`YYYY-MM-DD`, UTC.' })),
     model: Type.Optional(Type.String()),
     key_id: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'null: calls made by background work of no key.' })),
+    key_name: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], { description: "Grouped by key: the key's name (null: none, or the key was revoked)." }),
+    ),
+    key_redacted_value: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: "Grouped by key: `fth_…` and the key's last four characters, never the secret (null: no key, or revoked).",
+      }),
+    ),
     api: Type.Optional(Type.String({ description: 'The resource family the calls came through (`models`, `responses`, `assistants`…).' })),
     requests: Type.Integer(),
     prompt_tokens: Type.Integer(),
