@@ -104,7 +104,7 @@ export interface ToolLoopOptions<E> {
   stopWhen?(step: ModelStep): boolean;
   /** A `run` that throws becomes this text for the model (`error: true` on its finish event); without it the error ends the loop. */
   toolError?(error: unknown, call: ChatToolCall): string;
-  /** Checked before every model turn and tool call, and after each turn: an abort throws its reason. */
+  /** Checked before every model turn, round and tool call, and after each turn: an abort throws its reason. */
   signal?: AbortSignal;
   /** Rounds already done by earlier attempts (a run resumed from storage). */
   toolRoundsDone?: number;
@@ -149,6 +149,7 @@ export async function* runToolLoop<E>(options: ToolLoopOptions<E>): AsyncGenerat
     if (step.toolCalls.length === 0) return end('done');
     if (toolRounds >= maxToolRounds) return end('max-tool-rounds');
 
+    signal?.throwIfAborted();
     const planned = yield* events(options.tools(step));
     const results: ChatToolCallResult[] = [];
     const pending: ChatToolCall[] = [];
