@@ -111,7 +111,8 @@ async function runTurns(context: RunContext): Promise<void> {
     else if (event.type === 'part' && event.part.type === 'text-delta') await message!.text(event.part.text);
     // Counted as soon as the model answers, recorded or not (a cancel right after it keeps it).
     else if (event.type === 'part' && event.part.type === 'finish') addUsage(run, event.part.usage);
-    else if (event.type === 'turn-finish') await recordTurn(context, message!.finish(event.step)); else if (event.type === 'round-finish') await recordToolRound(context, round!, event.toolRounds, event.pending);
+    else if (event.type === 'turn-finish') await recordTurn(context, message!.finish(event.step));
+    else if (event.type === 'round-finish') await recordToolRound(context, round!, event.toolRounds, event.pending);
   }
 }
 
