@@ -1,7 +1,8 @@
 import { nowSeconds } from '../internal/ids';
 import { type TaskContext, TaskStopped } from '../internal/leased-worker';
-import { buildChatRequest } from './build-conversation';
-import { type ModelTurn, runModelTurn } from './model-turn';
+import { type ModelStep, runToolLoop } from '../turns';
+import { type BudgetExhausted, buildChatRequest } from './build-conversation';
+import { type ModelTurn, runModel, TurnMessage } from './model-turn';
 import { emitStep, type RunContext, type RunDeps } from './run-context';
 import {
   addUsage,
@@ -11,13 +12,14 @@ import {
   failRun,
   incompleteRun,
   markInProgress,
+  RunFailure,
   RunInterrupted,
   type RunWrites,
   saveProgress,
   toLastError,
   whileHolding,
 } from './run-lifecycle';
-import { runToolRound } from './tool-round';
+import { planToolRound, recordToolRound, type ToolRound } from './tool-round';
 
 export interface ExecuteOptions {
   /**
@@ -59,32 +61,71 @@ export async function executeRun(deps: RunDeps, runId: string, task: TaskContext
       await discardInterruptedWork(context);
     }
     await markInProgress(context);
-    while (true) {
-      if (task.signal.aborted) throw task.signal.reason;
-      if (state.turn) {
-        if ((await runToolRound(context)) === 'paused') return;
-        continue;
-      }
-      const request = buildChatRequest(run, await deps.threads.allMessages(run.thread_id), state);
-      if ('exhausted' in request) {
-        await incompleteRun(context, request.exhausted);
-        return;
-      }
-      const turn = await runModelTurn(context, request);
-      addUsage(run, turn.usage);
-      if (task.signal.aborted) throw task.signal.reason;
-      if ((await recordTurn(context, turn)) === 'done') return;
-    }
+    await runTurns(context);
   } catch (error) {
     await settleError(context, error);
   }
 }
 
+/**
+ * The run's turns on the one tool loop (`turns/`), from where its stored state stands: a recorded turn
+ * whose tools did not run starts with them; each model turn is recorded before its tools run, each
+ * round of tools at its end.
+ */
+async function runTurns(context: RunContext): Promise<void> {
+  const { deps, run, state } = context;
+  let exhausted: BudgetExhausted | undefined;
+  let message: TurnMessage | undefined;
+  let round: ToolRound | undefined;
+  const loop = runToolLoop<never>({
+    messages: state.transcript,
+    request: async () => {
+      const request = buildChatRequest(run, await deps.threads.allMessages(run.thread_id), state);
+      if ('exhausted' in request) exhausted = request;
+      return request;
+    },
+    model: (request) => runModel(context, request),
+    tools: async (step) => {
+      const plan = await planToolRound(context, step);
+      round = plan.round;
+      return plan.planned;
+    },
+    stopWhen: (step) => isCut(context, step),
+    maxToolRounds: deps.maxToolRounds,
+    toolRoundsDone: state.toolRounds,
+    resume: state.turn ? { turn: 0, text: state.turn.text, toolCalls: state.turn.toolCalls } : undefined,
+    signal: context.signal,
+  });
+  for (let next = await loop.next(); ; next = await loop.next()) {
+    if (next.done) {
+      if (next.value.reason === 'exhausted' && exhausted) await incompleteRun(context, exhausted.exhausted);
+      if (next.value.reason === 'max-tool-rounds') {
+        throw new RunFailure(
+          `The run stopped after ${deps.maxToolRounds} rounds of tool calls without a final answer (the limit per run).`,
+        );
+      }
+      return;
+    }
+    const event = next.value;
+    if (event.type === 'turn-start') message = new TurnMessage(context);
+    else if (event.type === 'part' && event.part.type === 'text-delta') await message!.text(event.part.text);
+    // Counted as soon as the model answers, recorded or not (a cancel right after it keeps it).
+    else if (event.type === 'part' && event.part.type === 'finish') addUsage(run, event.part.usage);
+    else if (event.type === 'turn-finish') await recordTurn(context, message!.finish(event.step));
+    else if (event.type === 'round-finish') await recordToolRound(context, round!, event.toolRounds, event.pending);
+  }
+}
+
+/** An answer cut by `max_completion_tokens` ends the run `incomplete`. */
+function isCut(context: RunContext, turn: ModelStep): boolean {
+  return turn.finishReason === 'length' && context.run.max_completion_tokens !== null;
+}
+
 /** Writes a model turn with the run: the run completes, ends incomplete, or records the tools it asked for. */
-async function recordTurn(context: RunContext, turn: ModelTurn): Promise<'done' | 'continue'> {
+async function recordTurn(context: RunContext, turn: ModelTurn): Promise<void> {
   const { deps, run, state } = context;
   const { message, step } = turn;
-  const cut = turn.finishReason === 'length' && run.max_completion_tokens !== null;
+  const cut = isCut(context, turn);
   if (cut && message) {
     message.status = 'incomplete';
     message.completed_at = null;
@@ -102,15 +143,14 @@ async function recordTurn(context: RunContext, turn: ModelTurn): Promise<'done' 
   };
   if (cut) {
     await incompleteRun(context, 'max_completion_tokens', writes);
-    return 'done';
+    return;
   }
   if (turn.toolCalls.length === 0) {
     await completeRun(context, writes);
-    return 'done';
+    return;
   }
   state.turn = { text: turn.text, toolCalls: turn.toolCalls };
   await saveProgress(context, writes);
-  return 'continue';
 }
 
 /**

@@ -1,25 +1,29 @@
 import { nowSeconds } from '../internal/ids';
-import type { ChatMessage } from '../models/types';
+import type { ChatToolCall } from '../models/types';
+import type { ModelStep, PlannedCall } from '../turns';
 import { runFileSearch } from './file-search-tool';
 import { emitStep, type RunContext } from './run-context';
-import { pauseRun, RunFailure, saveProgress } from './run-lifecycle';
+import { pauseRun, saveProgress } from './run-lifecycle';
 import { newRunStep } from './run-step';
 import type { FunctionToolCall, RunStep, StepToolCall } from './types';
 
+/** One round of tool calls in progress: its `tool_calls` step and what its searches found, until it is recorded. */
+export interface ToolRound {
+  step: RunStep;
+  citations: Record<string, { file_id: string; filename: string }>;
+  searches: number;
+}
+
 /**
- * Acts on the recorded model turn that asked for tools (`state.turn`), as one `tool_calls` run step:
- * file_search calls run here (results recorded on the step, passages appended to the transcript);
- * function calls pause the run in `requires_action` until the client submits their outputs. The step
- * is created once per turn and reused by a takeover, which runs the searches again (they only read).
- * The round is recorded in one write at its end. Returns whether the loop goes on.
+ * What the tool loop does with the calls of a recorded model turn that asked for tools (`state.turn`),
+ * as one `tool_calls` run step: file_search calls run (results recorded on the step, passages appended
+ * to the transcript); function calls are the client's (the run pauses in `requires_action` until it
+ * submits their outputs); an unknown tool is answered with an error. The step is created once per turn
+ * and reused by a takeover, which runs the searches again (they only read). `recordToolRound` writes the
+ * round in one write at its end.
  */
-export async function runToolRound(context: RunContext): Promise<'continue' | 'paused'> {
+export async function planToolRound(context: RunContext, turn: ModelStep): Promise<{ round: ToolRound; planned: PlannedCall<never>[] }> {
   const { deps, run, state, accountId } = context;
-  const turn = state.turn;
-  if (!turn) return 'continue';
-  if (state.toolRounds + 1 > deps.maxToolRounds) {
-    throw new RunFailure(`The run stopped after ${deps.maxToolRounds} rounds of tool calls without a final answer (the limit per run).`);
-  }
   const fileSearch = run.tools.find((tool) => tool.type === 'file_search');
   const functionNames = new Set(run.tools.flatMap((tool) => (tool.type === 'function' ? [tool.function.name] : [])));
   const entries: StepToolCall[] = turn.toolCalls.map((call) =>
@@ -50,55 +54,64 @@ export async function runToolRound(context: RunContext): Promise<'continue' | 'p
     });
   }
 
-  const outputs: ChatMessage[] = [];
-  const citations: Record<string, { file_id: string; filename: string }> = {};
-  let searches = state.searches;
-  const pending: FunctionToolCall[] = [];
+  const round: ToolRound = { step, citations: {}, searches: state.searches };
   const storeIds = await searchStoreIds(context);
-  for (const [index, call] of turn.toolCalls.entries()) {
+  const planned = turn.toolCalls.map((call, index): PlannedCall<never> => {
     const entry = entries[index]!;
     if (entry.type === 'file_search') {
-      const outcome = await unlessAborted(
-        context.signal,
-        runFileSearch({
-          searcher: deps.searcher,
-          accountId,
-          storeIds,
-          options: fileSearch?.type === 'file_search' ? fileSearch.file_search : undefined,
-          argumentsJson: call.function.arguments,
-          turn: searches++,
-          ingestionWaitMs: deps.ingestionWaitMs,
-        }),
-      );
-      entry.file_search = { ranking_options: outcome.ranking, results: outcome.results };
-      Object.assign(citations, outcome.citations);
-      outputs.push({ role: 'tool', tool_call_id: call.id, content: outcome.output });
-    } else if (functionNames.has(call.function.name)) {
-      pending.push({ id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } });
-    } else {
-      const available = [...functionNames, ...(fileSearch ? ['file_search'] : [])].join(', ') || 'none';
-      const output = `Error: the tool '${call.function.name}' does not exist. Available tools: ${available}.`;
-      if (entry.type === 'function') entry.function.output = output;
-      outputs.push({ role: 'tool', tool_call_id: call.id, content: output });
+      const search = async () => {
+        const outcome = await unlessAborted(
+          context.signal,
+          runFileSearch({
+            searcher: deps.searcher,
+            accountId,
+            storeIds,
+            options: fileSearch?.type === 'file_search' ? fileSearch.file_search : undefined,
+            argumentsJson: call.function.arguments,
+            turn: round.searches++,
+            ingestionWaitMs: deps.ingestionWaitMs,
+          }),
+        );
+        entry.file_search = { ranking_options: outcome.ranking, results: outcome.results };
+        Object.assign(round.citations, outcome.citations);
+        return outcome.output;
+      };
+      return { call, action: { type: 'run', run: search } };
     }
-  }
+    if (functionNames.has(call.function.name)) return { call, action: { type: 'client' } };
+    const available = [...functionNames, ...(fileSearch ? ['file_search'] : [])].join(', ') || 'none';
+    const output = `Error: the tool '${call.function.name}' does not exist. Available tools: ${available}.`;
+    if (entry.type === 'function') entry.function.output = output;
+    return { call, action: { type: 'answer', output } };
+  });
+  return { round, planned };
+}
 
-  // Record the round: the model's tool calls and the outputs known so far join the transcript.
-  state.transcript.push({ role: 'assistant', content: turn.text || null, tool_calls: turn.toolCalls }, ...outputs);
-  state.toolRounds += 1;
-  state.searches = searches;
-  Object.assign(state.citations, citations);
+/**
+ * Records a round whose results the loop has added to the transcript: the run pauses for the client's
+ * functions (`requires_action`), or the step completes and the run goes on.
+ */
+export async function recordToolRound(context: RunContext, round: ToolRound, toolRounds: number, pending: ChatToolCall[]): Promise<void> {
+  const { deps, run, state } = context;
+  state.toolRounds = toolRounds;
+  state.searches = round.searches;
+  Object.assign(state.citations, round.citations);
   state.turn = undefined;
   state.toolStepId = undefined;
-  const roundStep = step;
+  const roundStep = round.step;
   if (pending.length) {
+    const calls: FunctionToolCall[] = pending.map((call) => ({
+      id: call.id,
+      type: 'function',
+      function: { name: call.function.name, arguments: call.function.arguments },
+    }));
     state.pendingStepId = roundStep.id;
-    run.required_action = { type: 'submit_tool_outputs', submit_tool_outputs: { tool_calls: pending } };
+    run.required_action = { type: 'submit_tool_outputs', submit_tool_outputs: { tool_calls: calls } };
     await pauseRun(context, async (tx) => {
       await deps.runs.in(tx).saveStep(roundStep);
       return undefined;
     });
-    return 'paused';
+    return;
   }
   roundStep.status = 'completed';
   roundStep.completed_at = nowSeconds();
@@ -106,7 +119,6 @@ export async function runToolRound(context: RunContext): Promise<'continue' | 'p
     await deps.runs.in(tx).saveStep(roundStep);
     return [() => emitStep(context, 'completed', roundStep)];
   });
-  return 'continue';
 }
 
 /** `work`, or its signal's reason as soon as the run is stopped (a search waiting for ingestion does not hold a shutdown up). */

@@ -11,6 +11,7 @@ import {
 } from '../mcp';
 import type { McpServerConfig } from '../config/mcp-servers';
 import type { ChatToolCall, ChatToolChoice, ChatToolDefinition } from '../models/types';
+import type { ToolAction } from '../turns';
 import type { StoredItem } from './items';
 import { checkApprovals } from './mcp-approvals';
 import { isToolAllowed, type McpToolChoice, type McpToolSettings, needsApproval } from './mcp-request';
@@ -211,40 +212,35 @@ export class McpRun {
   }
 
   /**
-   * The model's calls of MCP tools in one turn: those needing approval become `mcp_approval_request` items
-   * (the response then ends); the others run (at most the calls left), each answered to the model.
+   * What the tool loop does with the model's call of an MCP tool: one needing approval becomes an
+   * `mcp_approval_request` item (the response then ends); the others run (at most the calls left), each
+   * answered to the model.
    */
-  async *handle(
-    emit: Emit,
-    output: StoredItem[],
-    calls: ChatToolCall[],
-  ): AsyncGenerator<ReturnType<Emit>, { ran: ChatToolCallResult[]; approvals: number }> {
-    const ran: ChatToolCallResult[] = [];
-    let approvals = 0;
-    for (const call of calls) {
-      const { server, tool } = this.#routes.get(call.function.name)!;
-      if (needsApproval(server.settings, tool.name, isReadOnly(tool))) {
-        const item: StoredItem = {
-          id: newId('mcpr_'),
-          type: 'mcp_approval_request',
-          server_label: server.settings.serverLabel,
-          name: tool.name,
-          arguments: call.function.arguments,
-        };
-        output.push(item);
-        const index = output.length - 1;
-        yield emit('response.output_item.added', { output_index: index, item });
-        yield emit('response.output_item.done', { output_index: index, item });
-        approvals++;
-        continue;
-      }
-      if (this.#callsLeft <= 0) {
-        ran.push({ call, content: `Not called: this response reached its limit of MCP tool calls. Answer with what you have.` });
-        continue;
-      }
-      ran.push({ call, content: yield* this.#call(emit, output, server, tool, call.function.arguments) });
+  action(emit: Emit, output: StoredItem[], call: ChatToolCall): ToolAction<ReturnType<Emit>> {
+    const { server, tool } = this.#routes.get(call.function.name)!;
+    if (needsApproval(server.settings, tool.name, isReadOnly(tool))) {
+      return {
+        type: 'wait',
+        announce: async function* () {
+          const item: StoredItem = {
+            id: newId('mcpr_'),
+            type: 'mcp_approval_request',
+            server_label: server.settings.serverLabel,
+            name: tool.name,
+            arguments: call.function.arguments,
+          };
+          output.push(item);
+          const index = output.length - 1;
+          yield emit('response.output_item.added', { output_index: index, item });
+          yield emit('response.output_item.done', { output_index: index, item });
+        },
+      };
     }
-    return { ran, approvals };
+    const run = async function* (this: McpRun): AsyncGenerator<ReturnType<Emit>, string> {
+      if (this.#callsLeft <= 0) return 'Not called: this response reached its limit of MCP tool calls. Answer with what you have.';
+      return yield* this.#call(emit, output, server, tool, call.function.arguments);
+    };
+    return { type: 'run', run: () => run.call(this) };
   }
 
   async close(): Promise<void> {

@@ -1,21 +1,13 @@
 import { ServiceUnavailableError } from '../errors';
 import { newId } from '../internal/ids';
-import type {
-  ChatAdapterContract,
-  ChatMessage,
-  ChatRequest,
-  ChatStreamPart,
-  ChatToolCall,
-  ChatToolDefinition,
-  ChatUsage,
-} from '../models/types';
-import { ToolCallAssembler } from '../models/tool-call-assembler';
+import type { ChatAdapterContract, ChatMessage, ChatToolCall, ChatToolDefinition, ChatUsage } from '../models/types';
 import { citationMarker, type SearchHit, type StoreSearcher } from '../vector';
 import { CitationStream } from './citation-stream';
 import type { StoredItem } from './items';
 import { MAX_MCP_CALLS, type McpDeps, McpRun } from './mcp-run';
 import type { ResponseRequest } from './read-request';
 import { inSpan } from '../observability/tracing';
+import { type PlannedCall, runToolLoop } from '../turns';
 
 /** What running a response needs: the chat adapter and Fathom's document search. */
 export interface RunDeps {
@@ -134,7 +126,6 @@ async function* runTurns(
   const include = request.include;
   let sequence = options.firstSequence ?? 0;
   let searchesLeft = Math.min(request.maxToolCalls ?? Number.POSITIVE_INFINITY, MAX_FILE_SEARCH_ROUNDS * 8);
-  let incomplete = false;
   const event = (type: string, fields: Record<string, unknown>): ResponsesEvent => ({ type, sequence_number: sequence++, ...fields });
   const snapshot = () => ({ ...response, output: output.map((item) => viewItem(item, include)) });
 
@@ -154,167 +145,183 @@ async function* runTurns(
     }
   }
 
-  for (let round = 0; ; round++) {
-    const searching = fileSearch !== undefined && round < MAX_FILE_SEARCH_ROUNDS && searchesLeft > 0;
-    // tool_choice {type: "mcp"} forces the first turn only, as a function choice does.
-    const forced = round === 0 ? mcp?.forced : undefined;
-    const tools = forced?.tools ?? [...request.tools, ...(searching ? [FILE_SEARCH_FUNCTION] : []), ...(mcp?.functions ?? [])];
-    const chatRequest: ChatRequest = {
-      model: request.model,
-      messages: context,
-      ...(tools.length ? { tools } : {}),
-      tool_choice: forced?.choice ?? (round > 0 && request.toolChoice !== 'none' ? 'auto' : request.toolChoice),
-      temperature: request.temperature,
-      top_p: request.topP,
-      max_tokens: request.maxOutputTokens,
-      ...(request.responseFormat ? { response_format: request.responseFormat } : {}),
-      user: request.user,
-      ...(request.reasoningEffort || !request.parallelToolCalls
-        ? {
-            extra: {
-              ...(request.reasoningEffort ? { reasoning_effort: request.reasoningEffort } : {}),
-              ...(!request.parallelToolCalls && tools.length ? { parallel_tool_calls: false } : {}),
-            },
-          }
-        : {}),
+  const functionCallItem = function* (fn: ChatToolCall) {
+    const item: StoredItem = {
+      id: newId('fc_'),
+      type: 'function_call',
+      status: 'completed',
+      call_id: fn.id,
+      name: fn.function.name,
+      arguments: fn.function.arguments,
     };
-    const iterator = deps.chat.stream(chatRequest, { ...options, api: 'responses' })[Symbol.asyncIterator]();
-    let next = await iterator.next();
-    if (round === 0) {
-      response.status = 'in_progress';
-      yield event('response.created', { response: snapshot() });
-      yield event('response.in_progress', { response: snapshot() });
-      output.push(...startOutput);
-      for (const [type, fields] of startEvents) yield event(type, fields);
-    }
-    let message: StoredItem | undefined;
-    let messageIndex = -1;
-    let text = '';
-    let raw = '';
-    const citations = new CitationStream(passages);
-    const calls = new ToolCallAssembler();
-    const emitText = function* (piece: string) {
-      if (!piece) return;
-      if (!message) {
-        message = { id: newId('msg_'), type: 'message', status: 'in_progress', role: 'assistant', content: [] };
-        output.push(message);
-        messageIndex = output.length - 1;
-        yield event('response.output_item.added', { output_index: messageIndex, item: { ...message, content: [] } });
-        yield event('response.content_part.added', {
-          item_id: message.id,
-          output_index: messageIndex,
-          content_index: 0,
-          part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
-        });
-      }
-      text += piece;
-      yield event('response.output_text.delta', {
+    output.push(item);
+    const index = output.length - 1;
+    yield event('response.output_item.added', { output_index: index, item: { ...item, arguments: '' } });
+    yield event('response.function_call_arguments.delta', { item_id: item.id, output_index: index, delta: item.arguments });
+    yield event('response.function_call_arguments.done', {
+      item_id: item.id,
+      output_index: index,
+      name: item.name,
+      arguments: item.arguments,
+    });
+    yield event('response.output_item.done', { output_index: index, item });
+  };
+  let searching = false;
+  let started = false;
+  /** `response.created` and what preceded the first turn, once the first model turn answers (its errors can still become HTTP statuses). */
+  const start = function* () {
+    if (started) return;
+    started = true;
+    response.status = 'in_progress';
+    yield event('response.created', { response: snapshot() });
+    yield event('response.in_progress', { response: snapshot() });
+    output.push(...startOutput);
+    for (const [type, fields] of startEvents) yield event(type, fields);
+  };
+  let message: StoredItem | undefined;
+  let messageIndex = -1;
+  let text = '';
+  let citations = new CitationStream(passages);
+  const emitText = function* (piece: string) {
+    if (!piece) return;
+    if (!message) {
+      message = { id: newId('msg_'), type: 'message', status: 'in_progress', role: 'assistant', content: [] };
+      output.push(message);
+      messageIndex = output.length - 1;
+      yield event('response.output_item.added', { output_index: messageIndex, item: { ...message, content: [] } });
+      yield event('response.content_part.added', {
         item_id: message.id,
         output_index: messageIndex,
         content_index: 0,
-        delta: piece,
-        logprobs: [],
+        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
       });
-    };
-    let finish: ChatStreamPart | undefined;
-    for (; !next.done; next = await iterator.next()) {
-      const part: ChatStreamPart = next.value;
-      if (part.type === 'text-delta') {
-        raw += part.text;
-        const { text: piece, annotations } = citations.push(part.text);
-        yield* emitText(piece);
-        for (const annotation of annotations) {
-          yield event('response.output_text.annotation.added', {
-            item_id: message!.id,
-            output_index: messageIndex,
-            content_index: 0,
-            annotation_index: citations.annotations.indexOf(annotation),
-            annotation,
-          });
-        }
-      } else if (part.type === 'tool-call-delta') {
-        calls.add(part);
-      } else {
-        finish = part;
-        addUsage(usage, part.usage);
-      }
     }
-    yield* emitText(citations.end());
-    const cut = finish?.type === 'finish' && finish.finishReason === 'length';
-    if (message) {
-      const content = { type: 'output_text', text, annotations: citations.annotations, logprobs: [] };
-      message.status = cut ? 'incomplete' : 'completed';
-      message.content = [content];
-      yield event('response.output_text.done', { item_id: message.id, output_index: messageIndex, content_index: 0, text, logprobs: [] });
-      yield event('response.content_part.done', { item_id: message.id, output_index: messageIndex, content_index: 0, part: content });
-      yield event('response.output_item.done', { output_index: messageIndex, item: message });
-    }
-    if (cut) {
-      incomplete = true;
-      break;
-    }
-    const toolCalls = calls.calls();
-    const searches = searching ? toolCalls.filter((entry) => entry.function.name === 'file_search').slice(0, searchesLeft) : [];
-    const isSearch = (entry: ChatToolCall) => searching && entry.function.name === 'file_search';
-    const mcpCalls = mcp ? toolCalls.filter((entry) => !isSearch(entry) && mcp.owns(entry.function.name)) : [];
-    const functions = toolCalls.filter((entry) => !isSearch(entry) && !mcpCalls.includes(entry));
-    const handled = mcpCalls.length ? yield* mcp!.handle(event, output, mcpCalls) : { ran: [], approvals: 0 };
-    const answered = [...searches, ...handled.ran.map((result) => result.call)];
-    if (answered.length) context.push({ role: 'assistant', content: raw || null, tool_calls: answered });
-    for (const result of handled.ran) context.push({ role: 'tool', tool_call_id: result.call.id, content: result.content });
-    if (searches.length) {
-      for (const search of searches) {
-        searchesLeft--;
-        const turn = output.filter((item) => item.type === 'file_search_call').length;
-        const query = queryOf(search);
-        const item: StoredItem = { id: newId('fs_'), type: 'file_search_call', status: 'in_progress', queries: [query], results: null };
-        output.push(item);
-        const index = output.length - 1;
-        yield event('response.output_item.added', { output_index: index, item: { ...item } });
-        yield event('response.file_search_call.in_progress', { output_index: index, item_id: item.id });
-        yield event('response.file_search_call.searching', { output_index: index, item_id: item.id });
-        const hits = await inSpan(
-          'execute_tool file_search',
-          { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'file_search', 'gen_ai.tool.call.id': item.id },
-          () => deps.searcher!.search(options.accountId, fileSearch!.vectorStoreIds, { ...fileSearch!.search, query }),
-        );
-        item.status = 'completed';
-        item.results = hits.map((hit) => ({
-          file_id: hit.file_id,
-          filename: hit.filename,
-          score: hit.score,
-          text: hit.content.map((piece) => piece.text).join('\n'),
-          attributes: hit.attributes ?? {},
-        }));
-        hits.forEach((hit, at) => passages.set(`${turn}:${at}`, { file_id: hit.file_id, filename: hit.filename }));
-        yield event('response.file_search_call.completed', { output_index: index, item_id: item.id });
-        yield event('response.output_item.done', { output_index: index, item: viewItem(item, include) });
-        context.push({ role: 'tool', tool_call_id: search.id, content: renderPassages(turn, hits) });
-      }
-    }
-    for (const fn of functions) {
-      const item: StoredItem = {
-        id: newId('fc_'),
-        type: 'function_call',
-        status: 'completed',
-        call_id: fn.id,
-        name: fn.function.name,
-        arguments: fn.function.arguments,
-      };
+    text += piece;
+    yield event('response.output_text.delta', {
+      item_id: message.id,
+      output_index: messageIndex,
+      content_index: 0,
+      delta: piece,
+      logprobs: [],
+    });
+  };
+  const search = (call: ChatToolCall) =>
+    async function* (): AsyncGenerator<ResponsesEvent, string> {
+      searchesLeft--;
+      const turn = output.filter((item) => item.type === 'file_search_call').length;
+      const query = queryOf(call);
+      const item: StoredItem = { id: newId('fs_'), type: 'file_search_call', status: 'in_progress', queries: [query], results: null };
       output.push(item);
       const index = output.length - 1;
-      yield event('response.output_item.added', { output_index: index, item: { ...item, arguments: '' } });
-      yield event('response.function_call_arguments.delta', { item_id: item.id, output_index: index, delta: item.arguments });
-      yield event('response.function_call_arguments.done', {
-        item_id: item.id,
-        output_index: index,
-        name: item.name,
-        arguments: item.arguments,
-      });
-      yield event('response.output_item.done', { output_index: index, item });
+      yield event('response.output_item.added', { output_index: index, item: { ...item } });
+      yield event('response.file_search_call.in_progress', { output_index: index, item_id: item.id });
+      yield event('response.file_search_call.searching', { output_index: index, item_id: item.id });
+      const hits = await inSpan(
+        'execute_tool file_search',
+        { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'file_search', 'gen_ai.tool.call.id': item.id },
+        () => deps.searcher!.search(options.accountId, fileSearch!.vectorStoreIds, { ...fileSearch!.search, query }),
+      );
+      item.status = 'completed';
+      item.results = hits.map((hit) => ({
+        file_id: hit.file_id,
+        filename: hit.filename,
+        score: hit.score,
+        text: hit.content.map((piece) => piece.text).join('\n'),
+        attributes: hit.attributes ?? {},
+      }));
+      hits.forEach((hit, at) => passages.set(`${turn}:${at}`, { file_id: hit.file_id, filename: hit.filename }));
+      yield event('response.file_search_call.completed', { output_index: index, item_id: item.id });
+      yield event('response.output_item.done', { output_index: index, item: viewItem(item, include) });
+      return renderPassages(turn, hits);
+    };
+
+  const loop = runToolLoop<ResponsesEvent>({
+    messages: context,
+    request: (round) => {
+      searching = fileSearch !== undefined && round < MAX_FILE_SEARCH_ROUNDS && searchesLeft > 0;
+      // tool_choice {type: "mcp"} forces the first turn only, as a function choice does.
+      const forced = round === 0 ? mcp?.forced : undefined;
+      const tools = forced?.tools ?? [...request.tools, ...(searching ? [FILE_SEARCH_FUNCTION] : []), ...(mcp?.functions ?? [])];
+      return {
+        model: request.model,
+        messages: context,
+        ...(tools.length ? { tools } : {}),
+        tool_choice: forced?.choice ?? (round > 0 && request.toolChoice !== 'none' ? 'auto' : request.toolChoice),
+        temperature: request.temperature,
+        top_p: request.topP,
+        max_tokens: request.maxOutputTokens,
+        ...(request.responseFormat ? { response_format: request.responseFormat } : {}),
+        user: request.user,
+        ...(request.reasoningEffort || !request.parallelToolCalls
+          ? {
+              extra: {
+                ...(request.reasoningEffort ? { reasoning_effort: request.reasoningEffort } : {}),
+                ...(!request.parallelToolCalls && tools.length ? { parallel_tool_calls: false } : {}),
+              },
+            }
+          : {}),
+      };
+    },
+    model: (chatRequest) => deps.chat.stream(chatRequest, { ...options, api: 'responses' }),
+    // MCP calls first, then the searches (at most the searches left), then the client's functions.
+    tools: (step) => {
+      const isSearch = (entry: ChatToolCall) => searching && entry.function.name === 'file_search';
+      const searches = new Set(step.toolCalls.filter(isSearch).slice(0, searchesLeft));
+      const mcpCalls = mcp ? step.toolCalls.filter((entry) => !isSearch(entry) && mcp.owns(entry.function.name)) : [];
+      return [
+        ...mcpCalls.map((call) => ({ call, action: mcp!.action(event, output, call) })),
+        ...step.toolCalls.filter(isSearch).map(
+          (call): PlannedCall<ResponsesEvent> => ({
+            call,
+            action: searches.has(call) ? { type: 'run', run: search(call) } : { type: 'drop' },
+          }),
+        ),
+        ...step.toolCalls
+          .filter((entry) => !isSearch(entry) && !mcpCalls.includes(entry))
+          .map((call): PlannedCall<ResponsesEvent> => ({ call, action: { type: 'client' } })),
+      ];
+    },
+    stopWhen: (step) => step.finishReason === 'length',
+    maxTurns: MAX_ROUNDS + 1,
+    signal: options.signal,
+  });
+  let incomplete = false;
+  for (let next = await loop.next(); !next.done; next = await loop.next()) {
+    const step = next.value;
+    if (step.type === 'part' || step.type === 'turn-finish') yield* start();
+    if (step.type === 'event') yield step.event;
+    else if (step.type === 'turn-start') {
+      [message, messageIndex, text, citations] = [undefined, -1, '', new CitationStream(passages)];
+    } else if (step.type === 'part' && step.part.type === 'text-delta') {
+      const { text: piece, annotations } = citations.push(step.part.text);
+      yield* emitText(piece);
+      for (const annotation of annotations) {
+        yield event('response.output_text.annotation.added', {
+          item_id: message!.id,
+          output_index: messageIndex,
+          content_index: 0,
+          annotation_index: citations.annotations.indexOf(annotation),
+          annotation,
+        });
+      }
+    } else if (step.type === 'part' && step.part.type === 'finish') {
+      addUsage(usage, step.part.usage);
+    } else if (step.type === 'turn-finish') {
+      yield* emitText(citations.end());
+      const cut = step.step.finishReason === 'length';
+      incomplete = cut;
+      if (message) {
+        const content = { type: 'output_text', text, annotations: citations.annotations, logprobs: [] };
+        message.status = cut ? 'incomplete' : 'completed';
+        message.content = [content];
+        yield event('response.output_text.done', { item_id: message.id, output_index: messageIndex, content_index: 0, text, logprobs: [] });
+        yield event('response.content_part.done', { item_id: message.id, output_index: messageIndex, content_index: 0, part: content });
+        yield event('response.output_item.done', { output_index: messageIndex, item: message });
+      }
+    } else if (step.type === 'round-finish') {
+      // The client's functions: the response ends with them, for the client to run.
+      for (const fn of step.pending) yield* functionCallItem(fn);
     }
-    // An mcp_approval_request ends the response: the client answers it in the next request.
-    if ((!searches.length && !handled.ran.length) || functions.length || handled.approvals || round >= MAX_ROUNDS) break;
   }
   response.status = incomplete ? 'incomplete' : 'completed';
   response.incomplete_details = incomplete ? { reason: 'max_output_tokens' } : null;
