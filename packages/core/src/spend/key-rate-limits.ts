@@ -72,11 +72,11 @@ export class KeyRateLimits {
     );
   }
 
-  /** Adds a settled call's tokens to the key's current window. */
-  async addTokens(keyId: string, tokens: number): Promise<void> {
+  /** Adds a settled call's tokens to the key's current window (in `tx` when given: the transaction that captures the call). */
+  async addTokens(keyId: string, tokens: number, tx: SqlClient = this.#db): Promise<void> {
     if (!(tokens > 0)) return;
     const start = Math.floor(this.#now() / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
-    await this.#db.run(
+    await tx.run(
       `INSERT INTO key_rate_windows (key_id, window_start, requests, tokens) VALUES (?, ?, 0, ?)
        ON CONFLICT (key_id, window_start) DO UPDATE SET tokens = key_rate_windows.tokens + excluded.tokens`,
       [keyId, start, Math.ceil(tokens)],
