@@ -259,6 +259,7 @@ export class Fathom {
         resolveModel: (model) => resolveModelAlias(model, config),
         holdOutputTokens: config.holdOutputTokens,
         keyedWork,
+        rateLimits: this.rateLimits,
         log,
       }),
     });

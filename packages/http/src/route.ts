@@ -235,7 +235,9 @@ function callContextOf(fathom: Fathom, request: FastifyRequest, route: Route): C
     api: family,
     keyId: key?.id,
     models: key?.models ?? undefined,
-    ...(key && key.tpm_limit !== null ? { countTokens: (tokens: number, tx?: SqlClient) => fathom.rateLimits.addTokens(key.id, tokens, tx) } : {}),
+    ...(key && key.tpm_limit !== null
+      ? { countTokens: (tokens: number, tx?: SqlClient) => fathom.rateLimits.addTokens(key.id, tokens, tx) }
+      : {}),
   };
 }
 

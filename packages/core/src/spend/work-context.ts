@@ -45,7 +45,9 @@ export class KeyedWork {
       ...base,
       keyId: origin.keyId,
       models: key?.models ?? undefined,
-      ...(key && key.tpm_limit !== null ? { countTokens: (tokens: number, tx?: SqlClient) => this.#rateLimits.addTokens(origin.keyId!, tokens, tx) } : {}),
+      ...(key && key.tpm_limit !== null
+        ? { countTokens: (tokens: number, tx?: SqlClient) => this.#rateLimits.addTokens(origin.keyId!, tokens, tx) }
+        : {}),
     };
   }
 }
