@@ -262,6 +262,7 @@ export class Fathom {
         resolveModel: (model) => resolveModelAlias(model, config),
         holdOutputTokens: config.holdOutputTokens,
         keyedWork,
+        rateLimits: this.rateLimits,
         log,
       }),
     });

@@ -7,6 +7,7 @@ import {
   type Fathom,
   type PermissionLevel,
   type ResourceFamily,
+  type SqlClient,
 } from '@fathom/core';
 import type { Static, TSchema } from '@fathom/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -234,7 +235,9 @@ function callContextOf(fathom: Fathom, request: FastifyRequest, route: Route): C
     api: family,
     keyId: key?.id,
     models: key?.models ?? undefined,
-    ...(key && key.tpm_limit !== null ? { countTokens: (tokens: number) => fathom.rateLimits.addTokens(key.id, tokens) } : {}),
+    ...(key && key.tpm_limit !== null
+      ? { countTokens: (tokens: number, tx?: SqlClient) => fathom.rateLimits.addTokens(key.id, tokens, tx) }
+      : {}),
   };
 }
 

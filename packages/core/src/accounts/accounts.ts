@@ -216,22 +216,25 @@ export class Accounts {
   /**
    * Settles a model call's hold: releases it and charges `micros` (capped at the hold), giving the unused
    * part back to the key's budget too. Idempotent: false when `ref` was never held or already settled.
+   * `held`: the caller's own exactly-once guard in the same transaction (the meter's `model_calls` row
+   * moved from held to settled) vouches for a hold of that amount, so the ledger is not read again; the
+   * `(ref, kind)` unique index still refuses a second settlement.
    */
-  capture(call: ModelCallMoney): Promise<boolean> {
+  capture(call: ModelCallMoney, held?: number): Promise<boolean> {
     return this.#db.transaction(async (tx) => {
       const repository = this.#repository.in(tx);
-      const reserved = await repository.reservation(call.accountId, call.ref);
-      if (reserved === undefined || (await repository.released(call.ref))) return false;
-      const held = -reserved;
+      if (held === undefined) {
+        const reserved = await repository.reservation(call.accountId, call.ref);
+        if (reserved === undefined || (await repository.released(call.ref))) return false;
+        held = -reserved;
+      }
       const charge = Math.min(Math.max(0, call.micros), held);
       const createdAt = nowSeconds();
       const entry = ledgerOf(call);
-      if (!(await repository.addToBalance(call.accountId, held))) throw new NotFoundError('account', call.accountId);
+      // One balance update for release and charge: the hold covers the charge, so the balance only grows.
+      if (!(await repository.addToBalance(call.accountId, held - charge))) throw new NotFoundError('account', call.accountId);
       await repository.insertLedger({ ...entry, kind: 'release', micros: held, createdAt });
-      if (charge > 0) {
-        await repository.addToBalance(call.accountId, -charge);
-        await repository.insertLedger({ ...entry, kind: 'charge', micros: -charge, createdAt });
-      }
+      if (charge > 0) await repository.insertLedger({ ...entry, kind: 'charge', micros: -charge, createdAt });
       if (call.keyId && held > charge) await repository.takeFromKeySpend(call.keyId, held - charge);
       return true;
     });

@@ -258,6 +258,15 @@ export class BatchRunner {
   /** Sends one request (recorded as sent first), retrying upstream 429/5xx, and records its answer or error. */
   async #send(row: BatchRow, line: BatchLine, signal: AbortSignal): Promise<void> {
     const { repository, endpoints, settings, billing, log } = this.#options;
+    // Waits for room in the key's rpm/tpm window before the line is marked sent (a line waiting when its
+    // process stops is sent by the next run); a cancel while it waits leaves it unsent.
+    let countedAhead: number;
+    try {
+      countedAhead = await billing.admitLine(row, { inputBytes: Buffer.byteLength(JSON.stringify(line.body)) }, signal);
+    } catch (error) {
+      if (signal.aborted) return;
+      throw error;
+    }
     await repository.markSent(row.id, line.customId, line.line);
     const call = endpoints[row.endpoint as BatchEndpoint];
     const output = { id: `batch_req_${randomToken(24)}`, custom_id: line.customId };
@@ -265,12 +274,16 @@ export class BatchRunner {
     const upstream = upstreamOf(line.body);
     let result: LineResult;
     try {
-      const body = await billing.runLine(row, requestId, () =>
-        retryWithBackoff(() => this.#slots.run(upstream, signal, () => call(row.account_id, line.body, signal)), {
-          maxRetries: settings.maxRetries,
-          initialDelayMs: settings.retryDelayMs,
-          signal,
-        }),
+      const body = await billing.runLine(
+        row,
+        requestId,
+        () =>
+          retryWithBackoff(() => this.#slots.run(upstream, signal, () => call(row.account_id, line.body, signal)), {
+            maxRetries: settings.maxRetries,
+            initialDelayMs: settings.retryDelayMs,
+            signal,
+          }),
+        countedAhead,
       );
       result = {
         state: 'completed',

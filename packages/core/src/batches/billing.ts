@@ -14,8 +14,17 @@ export interface BatchBilling {
    * that validates again after a restart finds the hold taken).
    */
   hold(batch: BatchRow, model: string, bounds: BatchBounds): Promise<void>;
-  /** Runs one line's calls: under the key that created the batch, priced as a batch line, charged by `settleLine` (not held one by one). */
-  runLine<T>(batch: BatchRow, requestId: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Before a line is sent (and marked sent): waits, until `signal` aborts, for room in the per-minute window
+   * of the key that created the batch (`rpm_limit`, `tpm_limit`) and counts the line there with its estimated
+   * input tokens. Answers the tokens counted ahead, for `runLine`.
+   */
+  admitLine(batch: BatchRow, line: { inputBytes: number }, signal: AbortSignal): Promise<number>;
+  /**
+   * Runs one line's calls: under the key that created the batch, priced as a batch line, charged by
+   * `settleLine` (not held one by one); its tokens beyond `countedAhead` are added to the key's window.
+   */
+  runLine<T>(batch: BatchRow, requestId: string, fn: () => Promise<T>, countedAhead?: number): Promise<T>;
   /** After a line's result is recorded, with its usage (zero for a failed line); charges a line once (by `customId`). */
   settleLine(batch: BatchRow, line: { customId: string; requestId: string; usage: LineUsage }): Promise<void>;
   /** Once the batch is terminal: releases what is left of the hold. */
@@ -24,6 +33,7 @@ export interface BatchBilling {
 
 export const USAGE_ONLY_BILLING: BatchBilling = {
   hold: async () => {},
+  admitLine: async () => 0,
   runLine: (_batch, _requestId, fn) => fn(),
   settleLine: async () => {},
   release: async () => {},

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { SqlClient } from '../storage';
 
 /**
  * Who a model call is made for, beyond the account: the request that caused it and the key it came with.
@@ -13,8 +14,11 @@ export interface CallContext {
   keyId?: string;
   /** The API family the call belongs to (`chat.completions`, `responses`, `embeddings`…), for usage views. */
   api?: string;
-  /** Where a settled call's tokens are counted against the key's `tpm_limit`, when it has one. */
-  countTokens?: (tokens: number) => Promise<void>;
+  /**
+   * Where a settled call's tokens are counted against the key's `tpm_limit`, when it has one; `tx`: in the
+   * caller's transaction (the meter counts them in the one that captures the call).
+   */
+  countTokens?: (tokens: number, tx?: SqlClient) => Promise<void>;
   /** The key's model allow-list (exact ids and `vendor/*` globs), when it has one. */
   models?: readonly string[];
   /** A line of a batch: the batch's one hold pays for it (at the batch price), so the meter records the call without holding. */

@@ -6,6 +6,8 @@ import type { SqlClient } from '../storage';
 import { costMicros } from './model-costs';
 import { countCost } from './model-meter';
 import type { SpendMeter } from './model-meter';
+import { tokensOfBytes } from '../models/token-bounds';
+import type { KeyRateLimits } from './key-rate-limits';
 import type { KeyedWork } from './work-context';
 
 export interface SpendBatchBillingOptions {
@@ -17,6 +19,8 @@ export interface SpendBatchBillingOptions {
   /** Output tokens held for a line that bounds none, when the price file gives no `max_output_tokens`. */
   holdOutputTokens: number;
   keyedWork: KeyedWork;
+  /** The keys' per-minute windows, which batch lines wait for and count in. */
+  rateLimits: KeyRateLimits;
   log: Logger;
 }
 
@@ -71,15 +75,39 @@ export class SpendBatchBilling implements BatchBilling {
     });
   }
 
-  async runLine<T>(batch: BatchRow, requestId: string, fn: () => Promise<T>): Promise<T> {
+  /**
+   * A line of a batch started by a key with `rpm_limit` or `tpm_limit` waits for room in that key's window
+   * and counts in it, like a request of the key (see docs/decisions/2026-11-26-batch-lines-in-key-windows.md):
+   * one request, and its input tokens estimated from its body's bytes ahead of the call, so lines waiting
+   * together do not all start when a minute turns; the rest of its tokens when it settles.
+   */
+  async admitLine(batch: BatchRow, line: { inputBytes: number }, signal: AbortSignal): Promise<number> {
+    if (!batch.key_id) return 0;
+    const key = await this.#options.accounts.keyGrant(batch.account_id, batch.key_id);
+    if (!key || (key.rpm_limit === null && key.tpm_limit === null)) return 0;
+    const ahead = key.tpm_limit === null ? 0 : tokensOfBytes(line.inputBytes);
+    await this.#options.rateLimits.admitWaiting(key, ahead, signal);
+    return ahead;
+  }
+
+  async runLine<T>(batch: BatchRow, requestId: string, fn: () => Promise<T>, countedAhead = 0): Promise<T> {
     const context = await this.#options.keyedWork.contextOf({
       accountId: batch.account_id,
       keyId: batch.key_id ?? null,
       requestId,
       api: 'batches',
     });
-    // Batch lines do not count against the key's tokens per minute (OpenAI limits batches apart from requests).
-    return withCallContext({ ...context, countTokens: undefined, batchLine: true }, fn);
+    // The line's tokens count in the key's window, less what `admitLine` counted ahead (its input estimate).
+    let ahead = countedAhead;
+    const count = context.countTokens;
+    const countTokens = count
+      ? (tokens: number, tx?: SqlClient) => {
+          const rest = tokens - ahead;
+          ahead = Math.max(0, ahead - tokens);
+          return count(rest, tx);
+        }
+      : undefined;
+    return withCallContext({ ...context, countTokens, batchLine: true }, fn);
   }
 
   async settleLine(batch: BatchRow, line: { customId: string; requestId: string; usage: LineUsage }): Promise<void> {

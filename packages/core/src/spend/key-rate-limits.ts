@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { RateLimitError } from '../errors';
 import type { SqlClient } from '../storage';
 
@@ -72,11 +73,40 @@ export class KeyRateLimits {
     );
   }
 
-  /** Adds a settled call's tokens to the key's current window. */
-  async addTokens(keyId: string, tokens: number): Promise<void> {
+  /**
+   * Waits until the key's current window has room for one more request and `tokens` more tokens, then
+   * counts both there in the same conditional upsert as `admit` (so processes sharing the database never
+   * overfill it): a batch line, which waits for the window rather than fail. A window with no tokens yet
+   * always has room (a line larger than `tpm_limit` still runs, alone in its minute). Polls at most every
+   * second (the window may be freed by the minute turning or refilled by other processes); throws
+   * `signal`'s reason once it aborts.
+   */
+  async admitWaiting(key: KeyRateLimitsOf, tokens: number, signal?: AbortSignal): Promise<void> {
+    const rpm = key.rpm_limit ?? Number.MAX_SAFE_INTEGER;
+    const tpm = key.tpm_limit ?? Number.MAX_SAFE_INTEGER;
+    const counted = Math.max(0, Math.ceil(tokens));
+    for (;;) {
+      signal?.throwIfAborted();
+      const nowMs = this.#now();
+      const start = Math.floor(nowMs / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
+      const row = await this.#db.get<{ requests: number }>(
+        `INSERT INTO key_rate_windows (key_id, window_start, requests, tokens) VALUES (?, ?, 1, ?)
+         ON CONFLICT (key_id, window_start) DO UPDATE SET requests = key_rate_windows.requests + 1, tokens = key_rate_windows.tokens + excluded.tokens
+         WHERE key_rate_windows.requests < ? AND (key_rate_windows.tokens = 0 OR key_rate_windows.tokens + excluded.tokens <= ?)
+         RETURNING requests`,
+        [key.id, start, counted, rpm, tpm],
+      );
+      if (row) return;
+      const resetMs = (start + WINDOW_SECONDS) * 1000 - nowMs;
+      await sleep(Math.min(1000, Math.max(10, resetMs)), undefined, { signal });
+    }
+  }
+
+  /** Adds a settled call's tokens to the key's current window (in `tx` when given: the transaction that captures the call). */
+  async addTokens(keyId: string, tokens: number, tx: SqlClient = this.#db): Promise<void> {
     if (!(tokens > 0)) return;
     const start = Math.floor(this.#now() / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
-    await this.#db.run(
+    await tx.run(
       `INSERT INTO key_rate_windows (key_id, window_start, requests, tokens) VALUES (?, ?, 0, ?)
        ON CONFLICT (key_id, window_start) DO UPDATE SET tokens = key_rate_windows.tokens + excluded.tokens`,
       [keyId, start, Math.ceil(tokens)],

@@ -106,10 +106,12 @@ export class SpendMeter implements ModelCallMeter {
         const cost = costMicros(price, prompt, completion, cachedOf(end));
         try {
           if (hold === 0) return await this.#recordFree(base, end, cost);
-          await countTokens(context, prompt + completion, this.#log);
+          // One transaction: the key's tpm window, the call row, the release and the charge (one WAL commit).
           const captured = await this.#options.db.transaction(async (tx) => {
+            await countTokens(context, prompt + completion, this.#log, tx);
             if (!(await this.#repository.in(tx).settle(id, { prompt, completion, cost: Math.min(cost, hold) }))) return false;
-            return this.#options.accounts.in(tx).capture({ ...money, micros: cost });
+            // The row just moved from held to settled in this transaction: the hold exists and is settled once.
+            return this.#options.accounts.in(tx).capture({ ...money, micros: cost }, hold);
           });
           if (captured) countCost(call.modelId, Math.min(cost, hold));
         } catch (error) {
@@ -207,9 +209,9 @@ function cachedOf(end: MeteredCallEnd): number {
   return end.usage?.prompt_tokens_details?.cached_tokens ?? 0;
 }
 
-async function countTokens(context: CallContext | undefined, tokens: number, log: Logger): Promise<void> {
+async function countTokens(context: CallContext | undefined, tokens: number, log: Logger, tx?: SqlClient): Promise<void> {
   await context
-    ?.countTokens?.(tokens)
+    ?.countTokens?.(tokens, tx)
     .catch((error: Error) => log.warn(`spend: could not count tokens for the key's tpm_limit: ${error.message}`));
 }
 

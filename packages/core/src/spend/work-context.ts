@@ -1,5 +1,6 @@
 import type { Accounts } from '../accounts';
 import { type CallContext, withCallContext } from '../internal/call-context';
+import type { SqlClient } from '../storage';
 import type { KeyRateLimits } from './key-rate-limits';
 
 /** Who started a piece of background work: its account, the API key of the request (null: an account secret or the CLI), that request's id. */
@@ -44,7 +45,9 @@ export class KeyedWork {
       ...base,
       keyId: origin.keyId,
       models: key?.models ?? undefined,
-      ...(key && key.tpm_limit !== null ? { countTokens: (tokens: number) => this.#rateLimits.addTokens(origin.keyId!, tokens) } : {}),
+      ...(key && key.tpm_limit !== null
+        ? { countTokens: (tokens: number, tx?: SqlClient) => this.#rateLimits.addTokens(origin.keyId!, tokens, tx) }
+        : {}),
     };
   }
 }
