@@ -42,6 +42,16 @@ const FAST_EXCLUDED: string[] = [
 ];
 const fast = process.env.FATHOM_TEST_FAST === '1';
 
+/**
+ * The core and http files share their worker process (`isolate: false`): a worker loads core, fastify, the
+ * SDKs and the test helpers once and runs file after file with them, instead of a fresh process importing
+ * it all again for each of ~250 files (406 s of CI time). A file leaves nothing behind that the next one
+ * sees: servers and databases closed in afterAll, process settings restored, tracing shut down (see
+ * docs/decisions/2026-11-26-shared-test-workers.md). FATHOM_TEST_ISOLATE=1 gives every file a fresh process
+ * again, to tell a leak between files from a bug.
+ */
+const isolate = process.env.FATHOM_TEST_ISOLATE === '1';
+
 // One project per package (test.projects replaces the deprecated vitest.workspace.ts).
 export default defineConfig({
   test: {
@@ -57,6 +67,7 @@ export default defineConfig({
           root: './packages/core',
           include: ['src/**/*.test.ts'],
           pool: 'forks',
+          isolate,
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -70,6 +81,7 @@ export default defineConfig({
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           ...(fast ? { exclude: FAST_EXCLUDED } : {}),
           pool: 'forks',
+          isolate,
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -86,6 +98,7 @@ export default defineConfig({
           setupFiles: ['./test/postgres-setup.ts'],
           env: { FATHOM_TEST_BACKEND: 'postgres' },
           pool: 'forks',
+          isolate,
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
