@@ -39,6 +39,10 @@ const FAST_EXCLUDED: string[] = [
   'test/fuzz-routes.test.ts',
   'test/disk-full.test.ts',
   'test/migrate-data.test.ts',
+  // Two server processes over a PostgreSQL of their own, like cluster.test.ts.
+  'test/spend-cluster.test.ts',
+  // The CLI as a process per command (about 40): the slowest file of the inner loop.
+  'test/cli.test.ts',
 ];
 const fast = process.env.FATHOM_TEST_FAST === '1';
 
