@@ -39,8 +39,22 @@ const FAST_EXCLUDED: string[] = [
   'test/fuzz-routes.test.ts',
   'test/disk-full.test.ts',
   'test/migrate-data.test.ts',
+  // Two server processes over a PostgreSQL of their own, like cluster.test.ts.
+  'test/spend-cluster.test.ts',
+  // The CLI as a process per command (about 40): the slowest file of the inner loop.
+  'test/cli.test.ts',
 ];
 const fast = process.env.FATHOM_TEST_FAST === '1';
+
+/**
+ * The core and http files share their worker process (`isolate: false`): a worker loads core, fastify, the
+ * SDKs and the test helpers once and runs file after file with them, instead of a fresh process importing
+ * it all again for each of ~250 files (406 s of CI time). A file leaves nothing behind that the next one
+ * sees: servers and databases closed in afterAll, process settings restored, tracing shut down (see
+ * docs/decisions/2026-11-26-shared-test-workers.md). FATHOM_TEST_ISOLATE=1 gives every file a fresh process
+ * again, to tell a leak between files from a bug.
+ */
+const isolate = process.env.FATHOM_TEST_ISOLATE === '1';
 
 // One project per package (test.projects replaces the deprecated vitest.workspace.ts).
 export default defineConfig({
@@ -57,6 +71,7 @@ export default defineConfig({
           root: './packages/core',
           include: ['src/**/*.test.ts'],
           pool: 'forks',
+          isolate,
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -70,6 +85,7 @@ export default defineConfig({
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           ...(fast ? { exclude: FAST_EXCLUDED } : {}),
           pool: 'forks',
+          isolate,
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -86,6 +102,7 @@ export default defineConfig({
           setupFiles: ['./test/postgres-setup.ts'],
           env: { FATHOM_TEST_BACKEND: 'postgres' },
           pool: 'forks',
+          isolate,
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

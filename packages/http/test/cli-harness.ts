@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, vi } from 'vitest';
+import { builtCli } from './built-cli';
 
 /**
  * CLI commands read their settings from `process.env` as a user's shell gives them. This sets them for
@@ -44,16 +44,14 @@ export interface CliResult {
   stderr: string;
 }
 
-const cliEntry = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
-
 /**
- * Runs `fathom <args>` in a process of its own, as `npx fathom` runs it from a checkout (bin/fathom.js
- * without a build: the sources through tsx). The environment is the test's without any Fathom or
- * provider setting, plus `env`: nothing leaks from the developer's shell.
+ * Runs `fathom <args>` in a process of its own, as `npx fathom` runs it after a build (bin/fathom.js
+ * imports dist/cli.js): the current sources built once for the test run (`builtCli`). The environment is
+ * the test's without any Fathom or provider setting, plus `env`: nothing leaks from the developer's shell.
  */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(FATHOM_|OPENAI_|ANTHROPIC_|OLLAMA_)/.test(name)));
-  const child = spawn(process.execPath, ['--conditions=fathom-source', '--import', 'tsx', cliEntry, ...args], {
+  const child = spawn(process.execPath, [await builtCli(), ...args], {
     env: { ...base, FATHOM_EMBEDDER: 'hash', FATHOM_ALLOW_REMOTE_MODELS: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,4 +1,4 @@
-import { Agent, run, setDefaultOpenAIClient, setTracingDisabled, tool } from '@openai/agents';
+import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from '@openai/agents';
 import { fileSearchTool } from '@openai/agents-openai';
 import { createFakeOpenAIUpstream, type FakeUpstream } from '@fathom/core/test';
 import OpenAI, { toFile } from 'openai';
@@ -9,6 +9,7 @@ import { startFathom, type TestFathom } from './harness';
 let upstream: FakeUpstream;
 let server: TestFathom;
 let storeId: string;
+let runner: Runner;
 
 beforeAll(async () => {
   upstream = await createFakeOpenAIUpstream([]);
@@ -21,7 +22,11 @@ beforeAll(async () => {
   await server.client.vectorStores.files.createAndPoll(store.id, { file_id: file.id });
   storeId = store.id;
   setTracingDisabled(true);
-  setDefaultOpenAIClient(new OpenAI({ apiKey: server.apiKey, baseURL: server.baseURL, maxRetries: 0 }));
+  // A runner of this file's own: the SDK's default provider keeps the first client it was given for the
+  // whole process, and test files share their worker process.
+  runner = new Runner({
+    modelProvider: new OpenAIProvider({ openAIClient: new OpenAI({ apiKey: server.apiKey, baseURL: server.baseURL, maxRetries: 0 }) }),
+  });
 });
 
 afterAll(async () => {
@@ -49,7 +54,7 @@ describe('the OpenAI Agents SDK (Responses)', () => {
       { toolCalls: [{ name: 'file_search', arguments: { query: 'visitor mooring price' } }] },
       { content: 'Pontoon C, 30 euros a night.' },
     );
-    const first = await run(agent, 'Where can I moor and how much?');
+    const first = await runner.run(agent, 'Where can I moor and how much?');
     expect(first.finalOutput).toBe('Pontoon C, 30 euros a night.');
     expect(
       first.history.some(
@@ -58,7 +63,7 @@ describe('the OpenAI Agents SDK (Responses)', () => {
     ).toBe(true);
 
     upstream.push({ toolCalls: [{ id: 'call_tide', name: 'tide', arguments: { port: 'Brest' } }] }, { content: 'High tide at 14:20.' });
-    const second = await run(agent, [...first.history, { role: 'user', content: 'When is high tide in Brest?' }]);
+    const second = await runner.run(agent, [...first.history, { role: 'user', content: 'When is high tide in Brest?' }]);
     expect(second.finalOutput).toBe('High tide at 14:20.');
     const sent = upstream.requests.at(-1).messages as Array<{
       role: string;

@@ -3,7 +3,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -16,13 +15,13 @@ import {
   type StartedJobBody,
 } from './harness';
 import { createFakeOsm, pollJob } from './tools-fakes';
+import { builtCli } from './built-cli';
 
 /**
  * Two `fathom serve` processes on one PostgreSQL database, as behind a load balancer: what one node
  * starts, the other sees and finishes; a node killed with SIGKILL loses nothing; money and keys hold
  * across nodes. PostgreSQL is PGlite served over the wire (or FATHOM_TEST_DATABASE_URL).
  */
-const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const KEY = 'fth_cluster_key';
 const ADMIN = 'fth_cluster_admin';
 
@@ -44,7 +43,7 @@ const nodes: Node[] = [];
 
 async function startNode(extra: Record<string, string> = {}): Promise<Node> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fathom-node-'));
-  const child = spawn(process.execPath, ['--conditions=fathom-source', '--import', 'tsx', cli, 'serve'], {
+  const child = spawn(process.execPath, [await builtCli(), 'serve'], {
     env: {
       ...process.env,
       PORT: '0',

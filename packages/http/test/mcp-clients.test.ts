@@ -1,7 +1,7 @@
 import { createMCPClient } from '@ai-sdk/mcp';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createFakeOpenAIUpstream, type FakeUpstream } from '@fathom/core/test';
-import { Agent, MCPServerStreamableHttp, run, setDefaultOpenAIClient, setTracingDisabled } from '@openai/agents';
+import { Agent, MCPServerStreamableHttp, OpenAIProvider, Runner, setTracingDisabled } from '@openai/agents';
 import { generateText, stepCountIs } from 'ai';
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -51,7 +51,11 @@ const lastToolResult = () =>
 describe('the OpenAI Agents SDK: MCPServerStreamableHttp', () => {
   it("lists Fathom's tools and runs an agent whose model calls file_search over MCP", async () => {
     setTracingDisabled(true);
-    setDefaultOpenAIClient(new OpenAI({ apiKey: server.apiKey, baseURL: server.baseURL, maxRetries: 0 }));
+    // A runner of this file's own: the SDK's default provider keeps the first client it was given for the
+    // whole process, and test files share their worker process.
+    const runner = new Runner({
+      modelProvider: new OpenAIProvider({ openAIClient: new OpenAI({ apiKey: server.apiKey, baseURL: server.baseURL, maxRetries: 0 }) }),
+    });
     const mcp = new MCPServerStreamableHttp({
       url: `${server.url}/mcp`,
       name: 'fathom',
@@ -71,7 +75,7 @@ describe('the OpenAI Agents SDK: MCPServerStreamableHttp', () => {
         { toolCalls: [{ name: 'file_search', arguments: { query: 'ferry day pass price', vector_store_ids: [storeId] } }] },
         { content: 'A day pass costs 12 euros.' },
       );
-      const result = await run(agent, 'How much is a ferry day pass?');
+      const result = await runner.run(agent, 'How much is a ferry day pass?');
       expect(result.finalOutput).toBe('A day pass costs 12 euros.');
       expect(lastToolResult()).toContain('fares.md');
       expect(lastToolResult()).toContain('costs 12 euros');

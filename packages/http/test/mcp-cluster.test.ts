@@ -8,17 +8,16 @@ import { createServer, request as forward, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeOsm } from './tools-fakes';
+import { builtCli } from './built-cli';
 
 /**
  * One MCP session across two `fathom serve` processes on one PostgreSQL database, behind a round-robin
  * proxy with no sticky sessions: every request of the official SDK client goes to the other node than
  * the one before. PostgreSQL is PGlite served over the wire (or FATHOM_TEST_DATABASE_URL).
  */
-const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const KEY = 'fth_mcp_cluster_key';
 
 interface Node {
@@ -37,7 +36,7 @@ const served: Array<{ node: number; method: string }> = [];
 
 async function startNode(): Promise<Node> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fathom-mcp-node-'));
-  const child = spawn(process.execPath, ['--conditions=fathom-source', '--import', 'tsx', cli, 'serve'], {
+  const child = spawn(process.execPath, [await builtCli(), 'serve'], {
     env: {
       ...process.env,
       PORT: '0',

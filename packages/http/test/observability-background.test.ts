@@ -136,6 +136,8 @@ afterAll(async () => {
   await upstream?.close();
   await api?.close();
   await osm?.close();
+  // Tracing is per process: off again for the next test file this worker runs.
+  await tracer.shutdown();
   await collector?.close();
   await mcp?.close();
 });

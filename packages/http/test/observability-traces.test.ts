@@ -117,6 +117,8 @@ afterAll(async () => {
   if (workerDir) rmSync(workerDir, { recursive: true, force: true });
   await server?.close();
   await upstream?.close();
+  // Tracing is per process: off again for the next test file this worker runs.
+  await tracer.shutdown();
   await collector?.close();
 });
 

@@ -1,4 +1,4 @@
-import { Agent, hostedMcpTool, run, setDefaultOpenAIClient, setTracingDisabled } from '@openai/agents';
+import { Agent, hostedMcpTool, OpenAIProvider, Runner, setTracingDisabled } from '@openai/agents';
 import OpenAIClient from 'openai';
 import {
   createFakeOpenAIUpstream,
@@ -378,9 +378,16 @@ describe('the mcp tool in background responses', () => {
 });
 
 describe('the OpenAI Agents SDK hostedMcpTool() through Fathom', () => {
+  let runner: Runner;
   beforeAll(() => {
     setTracingDisabled(true);
-    setDefaultOpenAIClient(new OpenAIClient({ apiKey: server.apiKey, baseURL: server.baseURL, maxRetries: 0 }));
+    // A runner of this file's own: the SDK's default provider keeps the first client it was given for the
+    // whole process, and test files share their worker process.
+    runner = new Runner({
+      modelProvider: new OpenAIProvider({
+        openAIClient: new OpenAIClient({ apiKey: server.apiKey, baseURL: server.baseURL, maxRetries: 0 }),
+      }),
+    });
   });
 
   it('runs a call without approval, and one the agent approves in onApproval (history sent back as input)', async () => {
@@ -392,7 +399,7 @@ describe('the OpenAI Agents SDK hostedMcpTool() through Fathom', () => {
         hostedMcpTool({ serverLabel: 'everything', serverUrl: everything.url, authorization: SECRET_TOKEN, requireApproval: 'never' }),
       ],
     });
-    const result = await run(agent, 'What is 20 + 22?');
+    const result = await runner.run(agent, 'What is 20 + 22?');
     expect(result.finalOutput).toBe('It is 42.');
     expect(openai.requests.at(-1).messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringContaining('42') });
 
@@ -413,7 +420,7 @@ describe('the OpenAI Agents SDK hostedMcpTool() through Fathom', () => {
         }),
       ],
     });
-    const approved = await run(careful, 'Echo something.');
+    const approved = await runner.run(careful, 'Echo something.');
     expect(approvals).toEqual(['echo']);
     expect(approved.finalOutput).toBe('Echoed it.');
     expect(openai.requests.at(-1).messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringContaining('via the agents sdk') });

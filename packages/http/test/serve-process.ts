@@ -3,10 +3,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
-
-const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+import { builtCli } from './built-cli';
 
 /** `fathom serve` in a process of its own, as users run it: what a client sees over a real network hop. */
 export interface ServeProcess {
@@ -34,8 +32,8 @@ export interface ServeProcessOptions {
 }
 
 /**
- * Starts `fathom serve` from source on an ephemeral port with the `hash` embedder (and the PostgreSQL
- * database of its data dir when the suite runs on PostgreSQL). In-process servers share the test's event
+ * Starts `fathom serve` (the sources, built once for the test run: `builtCli`) on an ephemeral port with
+ * the `hash` embedder (and the PostgreSQL database of its data dir when the suite runs on PostgreSQL). In-process servers share the test's event
  * loop and hide timing a separate process shows, e.g. a connection closed while the client is still
  * sending, or a real SIGKILL.
  */
@@ -44,7 +42,7 @@ export async function startServeProcess(options: ServeProcessOptions = {}): Prom
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'fathom-serve-'));
   const apiKey = options.env?.FATHOM_API_KEY ?? 'fth_serve_process_key';
   const databaseUrl = process.env.FATHOM_TEST_BACKEND === 'postgres' ? await postgresForDataDir(dataDir) : undefined;
-  const child: ChildProcess = spawn(process.execPath, ['--conditions=fathom-source', '--import', 'tsx', cli, 'serve'], {
+  const child: ChildProcess = spawn(process.execPath, [await builtCli(), 'serve'], {
     env: {
       ...process.env,
       PORT: '0',

@@ -61,9 +61,20 @@ class Tracing {
     await this.#sdk?.forceFlush();
   }
 
-  /** Flushes and stops the SDK (process exit). */
+  /**
+   * Flushes and stops the SDK (process exit) and unregisters it: tracing is off again, and a later `start`
+   * registers a new one (a test process that runs several files one after the other).
+   */
   async shutdown(): Promise<void> {
-    await this.#sdk?.shutdown();
+    await this.#starting;
+    const sdk = this.#sdk;
+    this.#sdk = undefined;
+    this.enabled = false;
+    if (!sdk) return;
+    await sdk.shutdown();
+    trace.disable();
+    propagation.disable();
+    context.disable();
   }
 }
 
