@@ -14,7 +14,7 @@
  * Run: npm run bench -- scale   (SCALE=100k,300k,1m,stores,pg-100k by default; SCALE=100k for one;
  * QUERIES=200). Heavy: about an hour on a quiet 2-core machine, more when loaded; run under `nice`.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PostgresDatabase } from '../packages/core/src/storage';
@@ -31,7 +31,9 @@ import {
 } from './scale/corpus';
 import { processCpuMs } from './peers/stats';
 import { diskBytes, firstAnsweredSearch, mb, memoryOf, ms, type Node, percentile, seconds, startNode } from './scale/harness';
-import type { Latencies, Mode } from './scale/node';
+import type { MissDiagnosis } from './scale/diagnose';
+import { exactTopKFromDataDir } from './scale/exact';
+import type { Latencies, Miss, Mode } from './scale/node';
 
 interface Scenario {
   name: string;
@@ -61,7 +63,11 @@ const SCENARIOS: Record<string, Scenario> = {
   },
 };
 const QUERIES = Number(process.env.QUERIES ?? 200);
+/** The phases after the build (SCALE_PHASES=recall on a kept data dir measures recall alone). */
+const PHASES = new Set((process.env.SCALE_PHASES ?? 'latency,recall,restart,crash').split(',').map((phase) => phase.trim()));
 const RECALL_QUERIES = 100;
+/** How long after a crash the check waits for every acknowledged file to be whole and found. */
+const CRASH_WAIT_MS = Number(process.env.CRASH_WAIT_MS ?? 300_000);
 const MODES: Mode[] = ['vector', 'keyword', 'hybrid', 'hybrid+filter'];
 const embedder = new TopicAverageEmbedder();
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -72,7 +78,15 @@ async function run(key: string, scenario: Scenario): Promise<void> {
   const chunks = totalChunks(layout);
   const many = layout.stores > 1;
   print(`\n--- ${scenario.name} (${chunks.toLocaleString('en-US')} chunks; load average ${load()}) ---`);
-  const dataDir = mkdtempSync(join(tmpdir(), `fathom-scale-${key}-`));
+  // SCALE_DATA_DIR keeps the data dir (built once, reused by later runs of the same scenario).
+  const kept = process.env.SCALE_DATA_DIR;
+  if (kept && scenario.postgres)
+    throw new Error('SCALE_DATA_DIR keeps a SQLite data dir; the PostgreSQL scenarios start a fresh database.');
+  if (kept) mkdirSync(kept, { recursive: true });
+  const dataDir = kept ?? mkdtempSync(join(tmpdir(), `fathom-scale-${key}-`));
+  const marker = join(dataDir, 'scale-bench.json');
+  const reused = kept && existsSync(marker) ? (JSON.parse(readFileSync(marker, 'utf8')) as { key: string; storeIds: string[] }) : undefined;
+  if (reused && reused.key !== key) throw new Error(`${dataDir} holds the scenario '${reused.key}', not '${key}'.`);
   let postgres: TestPostgres | undefined;
   const env: Record<string, string> = { FATHOM_DATA_DIR: dataDir };
   if (scenario.postgres) {
@@ -85,61 +99,79 @@ async function run(key: string, scenario: Scenario): Promise<void> {
   try {
     // ---- build -------------------------------------------------------------------------------------
     let node = await startNode(env, { echo });
-    const storeIds = await node.call<string[]>({ op: 'create-stores', count: layout.stores });
-    const stop = node.onMessage((message) => {
-      if ('progress' in message && (process.env.SCALE_VERBOSE || message.progress % 100_000 === 0))
-        process.stdout.write(`\r  ingested ${message.progress.toLocaleString('en-US')}`);
-    });
-    const buildStarted = performance.now();
-    await node.call({ op: 'ingest', layout, storeIds, fromStore: 0, toStore: layout.stores });
-    await node.call({ op: 'flush' });
-    const buildMs = performance.now() - buildStarted;
-    stop();
-    process.stdout.write('\r');
-    const afterBuild = memoryOf(node.child.pid!);
-    const disk = scenario.postgres ? await postgresBytes(postgres!.url) : diskBytes(dataDir);
-    const graphs = await node.call<{ stores: number; bytes: number } | null>({ op: 'graphs' });
-    print(`  build: ${(chunks / (buildMs / 1000)).toFixed(0)} chunks/s (${seconds(buildMs)}, embedding + rows + keywords + graphs, saved)`);
-    print(
-      `  server RSS after ingestion: ${mb(afterBuild.rss)} (${(afterBuild.rss / chunks).toFixed(0)} bytes/chunk), peak ${mb(afterBuild.peak)}` +
-        (graphs ? `; graphs in memory: ${graphs.stores} (${mb(graphs.bytes)})` : ''),
-    );
-    print(
-      `  ${scenario.postgres ? 'database (vector tables and indexes)' : 'data dir'}: ${mb(disk)} = ${(disk / chunks).toFixed(0)} bytes/chunk`,
-    );
+    if (reused) print(`  reusing the data dir ${dataDir} (built by an earlier run; build figures are that run's)`);
+    const storeIds = reused ? reused.storeIds : await build(node, scenario, dataDir, postgres);
+    if (kept && !reused) writeFileSync(marker, JSON.stringify({ key, storeIds }));
 
     // ---- latency and recall ----------------------------------------------------------------------------
-    // Many stores: each query goes to another store (the first search of each is cold: see below).
-    const searched = many ? sample(Array.from(storeIds.keys()), QUERIES, 1) : [0];
-    // Many stores: the filter keeps one of the store's two files.
-    const filterParts = many ? searched.map((store) => fileAttributes(fileNumber(layout, store, 0)).part) : undefined;
-    const times = await node.call<Latencies>({
-      op: 'latency',
-      storeIds: searched.map((store) => storeIds[store]!),
-      queries: QUERIES,
-      modes: MODES,
-      maxNumResults: 10,
-      filterParts,
-    });
-    printLatency(times, many ? 'each query on another store (the first search of a store included)' : 'one store');
-    await recall(node, layout, storeIds);
+    if (PHASES.has('latency')) {
+      // Many stores: each query goes to another store (the first search of each is cold: see below).
+      const searched = many ? sample(Array.from(storeIds.keys()), QUERIES, 1) : [0];
+      // Many stores: the filter keeps one of the store's two files.
+      const filterParts = many ? searched.map((store) => fileAttributes(fileNumber(layout, store, 0)).part) : undefined;
+      const times = await node.call<Latencies>({
+        op: 'latency',
+        storeIds: searched.map((store) => storeIds[store]!),
+        queries: QUERIES,
+        modes: MODES,
+        maxNumResults: 10,
+        filterParts,
+      });
+      printLatency(times, many ? 'each query on another store (the first search of a store included)' : 'one store');
+    }
+    if (PHASES.has('recall')) await recall(node, layout, storeIds, scenario.postgres ? undefined : dataDir);
 
     // ---- restart: from process start to the first answered search --------------------------------------
     await node.exit();
     node = await startNode(env, { echo });
-    const target = storeIds[Math.floor(storeIds.length * 0.4321)]!;
-    const firstSearch = await firstAnsweredSearch(node, target, benchQueries(1)[0]!);
-    print(
-      `  restart on the existing data: listening after ${seconds(node.readyMs)}, first search answered after ${seconds(firstSearch.wall)} from process start (${seconds(firstSearch.cpu)} of CPU)`,
-    );
-    if (many) await coldStores(node, storeIds);
+    if (PHASES.has('restart')) {
+      const target = storeIds[Math.floor(storeIds.length * 0.4321)]!;
+      const firstSearch = await firstAnsweredSearch(node, target, benchQueries(1)[0]!);
+      print(
+        `  restart on the existing data: listening after ${seconds(node.readyMs)}, first search answered after ${seconds(firstSearch.wall)} from process start (${seconds(firstSearch.cpu)} of CPU)`,
+      );
+      if (many) await coldStores(node, storeIds);
+    }
 
     // ---- crash in the middle of ingestion ----------------------------------------------------------------
-    await crash(node, env, layout, storeIds, echo);
+    if (PHASES.has('crash')) {
+      // The crash adds files to the store(s): a kept data dir no longer holds the scenario as built.
+      if (kept) rmSync(marker, { force: true });
+      await crash(node, env, layout, storeIds, echo);
+    } else await node.exit();
   } finally {
     await postgres?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!kept) rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Creates the stores and ingests the scenario; prints build throughput, memory and disk. Answers the store ids. */
+async function build(node: Node, scenario: Scenario, dataDir: string, postgres: TestPostgres | undefined): Promise<string[]> {
+  const { layout } = scenario;
+  const chunks = totalChunks(layout);
+  const storeIds = await node.call<string[]>({ op: 'create-stores', count: layout.stores });
+  const stop = node.onMessage((message) => {
+    if ('progress' in message && (process.env.SCALE_VERBOSE || message.progress % 100_000 === 0))
+      process.stdout.write(`\r  ingested ${message.progress.toLocaleString('en-US')}`);
+  });
+  const buildStarted = performance.now();
+  await node.call({ op: 'ingest', layout, storeIds, fromStore: 0, toStore: layout.stores });
+  await node.call({ op: 'flush' });
+  const buildMs = performance.now() - buildStarted;
+  stop();
+  process.stdout.write('\r');
+  const afterBuild = memoryOf(node.child.pid!);
+  const disk = scenario.postgres ? await postgresBytes(postgres!.url) : diskBytes(dataDir);
+  const graphs = await node.call<{ stores: number; bytes: number } | null>({ op: 'graphs' });
+  print(`  build: ${(chunks / (buildMs / 1000)).toFixed(0)} chunks/s (${seconds(buildMs)}, embedding + rows + keywords + graphs, saved)`);
+  print(
+    `  server RSS after ingestion: ${mb(afterBuild.rss)} (${(afterBuild.rss / chunks).toFixed(0)} bytes/chunk), peak ${mb(afterBuild.peak)}` +
+      (graphs ? `; graphs in memory: ${graphs.stores} (${mb(graphs.bytes)})` : ''),
+  );
+  print(
+    `  ${scenario.postgres ? 'database (vector tables and indexes)' : 'data dir'}: ${mb(disk)} = ${(disk / chunks).toFixed(0)} bytes/chunk`,
+  );
+  return storeIds;
 }
 
 function printLatency(times: Latencies, what: string): void {
@@ -154,8 +186,11 @@ function printLatency(times: Latencies, what: string): void {
   print(`    hybrid + filter / hybrid, p50: ${ratio('wall')}x wall, ${ratio('cpu')}x CPU (target <= 2x)`);
 }
 
-/** Recall@8 of the vector side against exact search over the same store, 100 queries. */
-async function recall(node: Node, layout: Layout, storeIds: string[]): Promise<void> {
+/**
+ * Recall@8 of the vector side against exact search over the same store, 100 queries. One store on SQLite:
+ * the reference scans the vectors the store holds (`scale/exact.ts`); otherwise it re-embeds the texts.
+ */
+async function recall(node: Node, layout: Layout, storeIds: string[], sqliteDir: string | undefined): Promise<void> {
   const many = layout.stores > 1;
   const queries = benchQueries(RECALL_QUERIES);
   const stores = many ? sample(Array.from(storeIds.keys()), RECALL_QUERIES, 2) : [0];
@@ -166,13 +201,13 @@ async function recall(node: Node, layout: Layout, storeIds: string[]): Promise<v
   const groups = many ? queries.map((query, i) => ({ store: stores[i]!, queries: [query] })) : [{ store: 0, queries }];
   for (const group of groups) {
     const files = Array.from({ length: layout.filesPerStore }, (_, index) => fileNumber(layout, group.store, index));
-    const exact = exactTopK(
-      embedder,
-      group.queries.map((query) => embedder.embedOne(query)),
-      files,
-      layout.chunksPerFile,
-      8,
-    );
+    const vectors = group.queries.map((query) => embedder.embedOne(query));
+    const exact =
+      sqliteDir && !many
+        ? exactTopKFromDataDir(sqliteDir, storeIds[group.store]!, vectors, 8).map((pairs) =>
+            pairs.map(({ fileId, chunk }) => ({ file: Number(fileId.slice('file-'.length)), chunk })),
+          )
+        : exactTopK(embedder, vectors, files, layout.chunksPerFile, 8);
     const hits = await node.call<Array<Array<{ file_id: string; text: string }>>>({
       op: 'recall',
       storeId: storeIds[group.store]!,
@@ -254,17 +289,35 @@ async function crash(
   const last = acked.at(-1);
   const storeId = ids[last ? last.store : 0]!;
   const answered = await firstAnsweredSearch(restarted, storeId, benchQueries(1)[0]!);
-  let problems: string[] = [];
+  let checked: { problems: string[]; misses: Miss[] } = { problems: [], misses: [] };
   for (;;) {
-    problems = await restarted.call<string[]>({ op: 'verify', layout: extra, storeIds: ids, files: acked });
-    if (problems.length === 0 || performance.now() - restarted.spawnedAt > 300_000) break;
+    checked = await restarted.call<typeof checked>({ op: 'verify', layout: extra, storeIds: ids, files: acked });
+    if (checked.problems.length === 0 || performance.now() - restarted.spawnedAt > CRASH_WAIT_MS) break;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   const whole = performance.now() - restarted.spawnedAt;
+  const { problems, misses } = checked;
   print(
     `  after the crash: first search answered ${seconds(answered.wall)} from process start (${seconds(answered.cpu)} of CPU); every acknowledged file whole and found by the vector side after ${seconds(whole)} (${seconds(processCpuMs(restarted.child.pid!))} of CPU)` +
-      (problems.length ? ` — NOT ALL: ${problems.slice(0, 5).join('; ')}` : ' (nothing lost)'),
+      (problems.length
+        ? ` — NOT ALL (${problems.length} of ${acked.length * 2} checks): ${problems.slice(0, 5).join('; ')}`
+        : ' (nothing lost)'),
   );
+  // Each miss beside an exact scan: is the vector in the graph, is it its own nearest, where does the graph put it.
+  if (misses.length) {
+    const found = await restarted.call<MissDiagnosis[]>({ op: 'diagnose', layout: extra, storeIds: ids, misses });
+    for (const d of found) {
+      print(
+        `    file-${d.file} chunk ${d.chunk} (id ${d.id}, shard ${d.shard}): exact self-similarity ${d.selfSimilarity?.toFixed(6)}, ` +
+          `${d.exactRank} chunk(s) at or above it in an exact scan; rank in a vector search of 10: ${d.rankOf10 || 'not found'}; ` +
+          `in its graph file: ${d.inGraph ?? `unknown (file at generation ${d.graphGeneration}, store at ${d.storeGeneration})`}` +
+          (d.graphRank === null ? '' : `, rank in that graph alone: ${d.graphRank || 'not in the top 10'}`) +
+          (d.topHit
+            ? `; top hit scored ${d.topHit.score.toFixed(6)}${d.topHit.sameVector ? ' (the same vector)' : ''}: "${d.topHit.text}…"`
+            : ''),
+      );
+    }
+  }
   await restarted.exit();
 }
 

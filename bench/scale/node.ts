@@ -8,6 +8,7 @@
 import { Fathom, VectorIndex } from '../../packages/core/src';
 import { createServer } from '../../packages/http/src/server';
 import { benchQueries, fileAttributes, fileNumber, fileTexts, type Layout, TopicAverageEmbedder } from './corpus';
+import { diagnoseMisses } from './diagnose';
 
 export type NodeCommand =
   | { op: 'create-stores'; count: number }
@@ -25,8 +26,16 @@ export type NodeCommand =
     }
   | { op: 'recall'; storeId: string; queries: string[] }
   | { op: 'verify'; layout: Layout; storeIds: string[]; files: Array<{ store: number; index: number }> }
+  | { op: 'diagnose'; layout: Layout; storeIds: string[]; misses: Miss[] }
   | { op: 'graphs' }
   | { op: 'exit' };
+
+/** A chunk the crash check did not find as the top vector hit for its own text. */
+export interface Miss {
+  store: number;
+  index: number;
+  chunk: number;
+}
 
 export type Mode = 'vector' | 'keyword' | 'hybrid' | 'hybrid+filter';
 
@@ -136,8 +145,9 @@ async function handle(command: NodeCommand): Promise<unknown> {
       return out;
     }
     case 'verify': {
-      // Each file's rows are all there, and its chunks are found by the vector side.
+      // Each file's rows are all there, and its chunks are found by the vector side (the top hit for their own text).
       const problems: string[] = [];
+      const misses: Miss[] = [];
       for (const { store, index } of command.files) {
         const file = fileNumber(command.layout, store, index);
         const texts = fileTexts(file, command.layout.chunksPerFile);
@@ -149,11 +159,16 @@ async function handle(command: NodeCommand): Promise<unknown> {
             mode: 'vector',
             maxNumResults: 1,
           });
-          if (hit?.content[0]?.text !== texts[chunk]) problems.push(`file-${file} chunk ${chunk}: not found by vector search`);
+          if (hit?.content[0]?.text !== texts[chunk]) {
+            problems.push(`file-${file} chunk ${chunk}: not found by vector search`);
+            misses.push({ store, index, chunk });
+          }
         }
       }
-      return problems;
+      return { problems, misses };
     }
+    case 'diagnose':
+      return diagnoseMisses(fathom, embedder, command);
     case 'graphs':
       return fathom.vectorIndex instanceof VectorIndex ? fathom.vectorIndex.graphsInMemory() : null;
     case 'exit':

@@ -13,8 +13,9 @@ export function graphParameters(_chunks: number): { m: number; efConstruction: n
 
 /**
  * The search beam of each shard for `k` neighbours of a store of `chunks` chunks: 800 (recall@8 0.998 at
- * 100k chunks), at least 8 × k, and growing with the shard's size beyond 160k chunks per shard.
+ * 100k chunks), at least 8 × k, and growing with the shard's size beyond 100k chunks per shard: 4,000 at
+ * 1M chunks. (A beam of `chunks per shard / 200`, 2,500 at 1M, gave recall@8 0.938 there; docs/performance.md.)
  */
 export function searchBeam(chunks: number, k: number): number {
-  return Math.max(800, 8 * k, Math.ceil(chunks / SHARDS / 200));
+  return Math.max(800, 8 * k, Math.ceil(chunks / SHARDS / 125));
 }

@@ -1,0 +1,52 @@
+/**
+ * The recall reference of the scale bench on SQLite: exact top-k by cosine over the vectors the store holds,
+ * read from the data dir's database (read-only, beside the running server) instead of re-embedding every
+ * chunk's text in the bench process. The stored vectors are the ones the embedder produced for those texts,
+ * so the reference is the same. Re-embedding the texts and scoring them in JavaScript took ~4.4 s of CPU per
+ * 10k chunks (about 7 minutes of CPU at 1M, most of an hour at the machine's usual load); scoring the stored
+ * vectors in a JavaScript loop, 1.2 s; hnswlib's exact index, below. Answers are cached in the
+ * data dir (`scale-bench-exact.json`) for a kept data dir (SCALE_DATA_DIR) measured again.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import hnswlib from 'hnswlib-node';
+
+/** Per query, the `k` nearest (file id, chunk index), best first. */
+export type ExactAnswer = Array<Array<{ fileId: string; chunk: number }>>;
+
+export function exactTopKFromDataDir(dataDir: string, storeId: string, queries: Float32Array[], k: number): ExactAnswer {
+  const dims = queries[0]!.length;
+  const cachePath = join(dataDir, 'scale-bench-exact.json');
+  const db = new Database(join(dataDir, 'fathom.db'), { readonly: true, fileMustExist: true });
+  try {
+    const { chunks } = db.prepare('SELECT COUNT(*) AS chunks FROM vector_chunks WHERE store_id = ?').get(storeId) as { chunks: number };
+    const cacheKey = `${storeId}|${chunks}|${queries.length}|${k}|${queries[0]!.slice(0, 4).join(',')}`;
+    if (existsSync(cachePath)) {
+      const cached = JSON.parse(readFileSync(cachePath, 'utf8')) as { key: string; answer: ExactAnswer };
+      if (cached.key === cacheKey) return cached.answer;
+    }
+    // hnswlib's exact index (`BruteforceSearch`, the library the server's graphs use; SIMD distances):
+    // inner product over the stored vectors, which are normalised, is their cosine.
+    const index = new hnswlib.BruteforceSearch('ip', dims);
+    index.initIndex(chunks);
+    const rows = db.prepare('SELECT id, vector FROM vector_chunks WHERE store_id = ?').raw().iterate(storeId) as IterableIterator<
+      [number, Buffer]
+    >;
+    const vector = new Float32Array(dims);
+    const bytes = new Uint8Array(vector.buffer);
+    const point = new Array<number>(dims);
+    for (const [id, blob] of rows) {
+      bytes.set(blob);
+      for (let d = 0; d < dims; d++) point[d] = vector[d]!;
+      index.addPoint(point, id);
+    }
+    const ids = queries.map((query) => index.searchKnn(Array.from(query), Math.min(k, chunks)).neighbors);
+    const lookup = db.prepare('SELECT file_id AS fileId, chunk_index AS chunk FROM vector_chunks WHERE id = ?');
+    const answer: ExactAnswer = ids.map((list) => list.map((id) => lookup.get(id) as { fileId: string; chunk: number }));
+    writeFileSync(cachePath, JSON.stringify({ key: cacheKey, answer }));
+    return answer;
+  } finally {
+    db.close();
+  }
+}
