@@ -123,7 +123,7 @@ describe("batch lines in the key's per-minute windows", () => {
       .create({ model: 'fake/fake-model', messages: [{ role: 'user', content: 'direct' }] })
       .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
-    expect((refused as OpenAI.RateLimitError).headers?.get('x-ratelimit-remaining-tokens')).toBe('0');
+    expect((refused as InstanceType<typeof OpenAI.RateLimitError>).headers?.get('x-ratelimit-remaining-tokens')).toBe('0');
 
     // Each later minute takes some more lines, never all of them at once, until none is left.
     let minutes = 1;
