@@ -170,10 +170,12 @@ describe('the packages as published', () => {
         "import { Fathom } from '@fathom/core';",
         "export const wrong = (f: Fathom) => f.vectorStores.search(42, 'x', { query: 'x' });",
         "export const misspelt = (f: Fathom) => f.vectorStores.create('acct', { nmae: 'docs' });",
+        "export const misspeltResponse = (f: Fathom) => f.responses.create('acct', { model: 'm', inptu: 'hi' });",
       ].join('\n'),
     );
     const failed = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app, timeout: 120_000 }).catch((error) => error);
     expect(`${failed.stdout}`).toMatch(/check\.ts\(2,.*error TS2345/);
     expect(`${failed.stdout}`).toMatch(/check\.ts\(3,.*error TS2353.*'nmae'/);
+    expect(`${failed.stdout}`).toMatch(/check\.ts\(4,.*error TS2561.*'inptu'.*Did you mean to write 'input'/);
   });
 });
