@@ -79,8 +79,11 @@ export function runUpstream(): void {
   server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as AddressInfo).port }));
 }
 
-/** Fathom's HTTP server with one vendor `bench` pointed at the upstream; answers `memory` with its heap after GC. */
-export async function runFathom(upstreamPort: string): Promise<void> {
+/**
+ * Fathom's HTTP server with one vendor `bench` pointed at the upstream, plus the settings in `env`;
+ * answers `memory` with its heap after GC.
+ */
+export async function runFathom(upstreamPort: string, env: Record<string, string> = {}): Promise<void> {
   const { Fathom, silentLogger } = await import('@fathom/core');
   const { createServer: createFathomServer } = await import('../packages/http/src/server');
   const dataDir = mkdtempSync(join(tmpdir(), 'fathom-bench-'));
@@ -92,6 +95,7 @@ export async function runFathom(upstreamPort: string): Promise<void> {
       FATHOM_EMBEDDER: 'hash',
       FATHOM_ALLOW_REMOTE_MODELS: 'false',
       FATHOM_PROVIDERS: JSON.stringify({ bench: { type: 'openai', baseUrl: `http://127.0.0.1:${upstreamPort}/v1` } }),
+      ...env,
     },
   });
   const app = await createFathomServer(fathom);

@@ -11,14 +11,10 @@
  */
 import { metrics } from '@fathom/core';
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Pool } from 'undici';
-import { BENCH_KEY, forkRole, runUpstream } from './gateway-processes';
-import { processCpuMs, range } from './peers/stats';
+import { BENCH_KEY, forkRole, runFathom, runUpstream } from './gateway-processes';
+import { figuresTable, measurePairedRounds, type PairedSetup, pairedDifference, poolsFor, printSetups } from './paired-rounds';
 
 const script = fileURLToPath(import.meta.url);
 const SEQUENTIAL = Number(process.env.REQUESTS ?? 2000);
@@ -27,36 +23,13 @@ const CONCURRENCY = 32;
 const ROUNDS = 3;
 
 /** A Fathom server in this process (a forked role), tracing to `collectorPort` when given, recording no metric when `metricsOff`. */
-async function runFathom(upstreamPort: string, collectorPort: string | undefined, metricsOff: boolean): Promise<void> {
-  const { Fathom, silentLogger } = await import('@fathom/core');
+function runObservedFathom(upstreamPort: string, collectorPort: string | undefined, metricsOff: boolean): Promise<void> {
   if (metricsOff) {
     const noop = () => {};
     for (const metric of Object.values(metrics))
       if (metric !== metrics.registry) Object.assign(metric, { inc: noop, observe: noop, set: noop });
   }
-  const { createServer: createFathomServer } = await import('../packages/http/src/server');
-  const dataDir = mkdtempSync(join(tmpdir(), 'fathom-bench-'));
-  const fathom = await Fathom.open({
-    logger: silentLogger,
-    env: {
-      FATHOM_DATA_DIR: dataDir,
-      FATHOM_API_KEY: BENCH_KEY,
-      FATHOM_EMBEDDER: 'hash',
-      FATHOM_ALLOW_REMOTE_MODELS: 'false',
-      FATHOM_PROVIDERS: JSON.stringify({ bench: { type: 'openai', baseUrl: `http://127.0.0.1:${upstreamPort}/v1` } }),
-      ...(collectorPort ? { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}` } : {}),
-    },
-  });
-  const app = await createFathomServer(fathom);
-  app.server.keepAliveTimeout = 60_000;
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  process.on('disconnect', async () => {
-    await app.close();
-    await fathom.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  });
-  process.send!({ port: (app.server.address() as AddressInfo).port });
+  return runFathom(upstreamPort, collectorPort ? { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}` } : {});
 }
 
 /** An OTLP/HTTP collector that reads each export and answers 200. */
@@ -74,41 +47,6 @@ function runCollector(): void {
   });
   server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as AddressInfo).port }));
   process.on('disconnect', () => process.exit(spans >= 0 ? 0 : 1));
-}
-
-const body = JSON.stringify({ model: 'bench/m', messages: [{ role: 'user', content: 'Tell me about tides.' }] });
-
-async function call(pool: Pool): Promise<void> {
-  const response = await pool.request({
-    method: 'POST',
-    path: '/v1/chat/completions',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` },
-    body,
-  });
-  const text = await response.body.text();
-  if (response.statusCode !== 200) throw new Error(`${response.statusCode} ${text.slice(0, 200)}`);
-}
-
-async function p50(pool: Pool): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < SEQUENTIAL; i++) {
-    const started = performance.now();
-    await call(pool);
-    times.push(performance.now() - started);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
-}
-
-async function cpuPerRequest(pool: Pool, pid: number): Promise<number> {
-  let next = 0;
-  const before = processCpuMs(pid);
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next++ < CONCURRENT) await call(pool);
-    }),
-  );
-  return (processCpuMs(pid) - before) / CONCURRENT;
 }
 
 /** Microseconds to record what one chat request records, and milliseconds of a scrape. */
@@ -139,56 +77,31 @@ async function main(): Promise<void> {
   const off = await forkRole(script, ['fathom', String(upstream.port), '-', 'metrics-on']);
   const on = await forkRole(script, ['fathom', String(upstream.port), String(collector.port), 'metrics-on']);
   const servers = [bare, off, on];
-  const setups = [
-    {
-      name: 'metrics off, tracing off',
-      pid: bare.child.pid!,
-      pool: new Pool(`http://127.0.0.1:${bare.port}`, { connections: CONCURRENCY }),
-    },
-    { name: 'metrics on, tracing off', pid: off.child.pid!, pool: new Pool(`http://127.0.0.1:${off.port}`, { connections: CONCURRENCY }) },
-    { name: 'metrics on, tracing on', pid: on.child.pid!, pool: new Pool(`http://127.0.0.1:${on.port}`, { connections: CONCURRENCY }) },
-  ];
-  for (const setup of setups) {
-    await p50(setup.pool);
-    await cpuPerRequest(setup.pool, setup.pid);
-  }
-  const results = new Map<string, Array<{ p50: number; cpu: number }>>();
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < setups.length; i++) {
-      const setup = setups[(i + round) % setups.length]!;
-      const figures = { p50: await p50(setup.pool), cpu: await cpuPerRequest(setup.pool, setup.pid) };
-      results.set(setup.name, [...(results.get(setup.name) ?? []), figures]);
-    }
-  }
+  const setup = (name: string, node: typeof bare): PairedSetup => ({
+    name,
+    pids: [node.child.pid!],
+    pools: poolsFor([node], CONCURRENCY),
+    key: BENCH_KEY,
+  });
+  const setups = [setup('metrics off, tracing off', bare), setup('metrics on, tracing off', off), setup('metrics on, tracing on', on)];
+  const results = await measurePairedRounds(setups, {
+    sequential: SEQUENTIAL,
+    concurrent: CONCURRENT,
+    concurrency: CONCURRENCY,
+    rounds: ROUNDS,
+  });
   console.log(
     `chat completions, upstream answers at once: ${SEQUENTIAL} sequential (p50) and ${CONCURRENT} at ${CONCURRENCY} concurrent (CPU), ${ROUNDS} rounds`,
   );
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  const row = (name: string, p50s: number[], cpus: number[]) =>
-    console.log(
-      `${name.padEnd(26)} ${median(p50s).toFixed(3).padEnd(9)} ${range(p50s, 3).padEnd(19)} ${median(cpus).toFixed(3).padEnd(9)} ${range(cpus, 3)}`,
-    );
-  console.log(`${'setup'.padEnd(26)} ${'p50 ms'.padEnd(9)} ${'(rounds)'.padEnd(19)} ${'CPU ms'.padEnd(9)} (rounds)`);
-  for (const setup of setups) {
-    const figures = results.get(setup.name)!;
-    row(
-      setup.name,
-      figures.map((f) => f.p50),
-      figures.map((f) => f.cpu),
-    );
-  }
-  const paired = (from: string, to: string) => {
-    const a = results.get(from)!;
-    const b = results.get(to)!;
-    return { p50: b.map((f, round) => f.p50 - a[round]!.p50), cpu: b.map((f, round) => f.cpu - a[round]!.cpu) };
-  };
-  const metricsAdd = paired('metrics off, tracing off', 'metrics on, tracing off');
-  const tracingAdd = paired('metrics on, tracing off', 'metrics on, tracing on');
+  const row = figuresTable(26);
+  printSetups(row, results);
+  const metricsAdd = pairedDifference(results, 'metrics off, tracing off', 'metrics on, tracing off');
+  const tracingAdd = pairedDifference(results, 'metrics on, tracing off', 'metrics on, tracing on');
   row('metrics add (paired)', metricsAdd.p50, metricsAdd.cpu);
   row('tracing adds (paired)', tracingAdd.p50, tracingAdd.cpu);
   const { recordUs, scrapeMs } = await metricsCost();
   console.log(`metrics: recording one chat request's samples takes ${recordUs.toFixed(2)} µs; a scrape takes ${scrapeMs.toFixed(2)} ms`);
-  for (const setup of setups) await setup.pool.close();
+  for (const setup of setups) for (const pool of setup.pools) await pool.close();
   for (const server of servers) server.child.disconnect();
   collector.child.disconnect();
   upstream.child.kill();
@@ -198,7 +111,7 @@ const role = process.argv[2];
 if (role === 'upstream') runUpstream();
 else if (role === 'collector') runCollector();
 else if (role === 'fathom')
-  void runFathom(process.argv[3]!, process.argv[4] === '-' ? undefined : process.argv[4], process.argv[5] === 'metrics-off');
+  void runObservedFathom(process.argv[3]!, process.argv[4] === '-' ? undefined : process.argv[4], process.argv[5] === 'metrics-off');
 else
   main().catch((error) => {
     console.error(error);
