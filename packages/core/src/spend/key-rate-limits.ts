@@ -11,6 +11,11 @@ export interface KeyRateLimitsOf {
 
 const WINDOW_SECONDS = 60;
 
+/** The start (unix seconds) of the one-minute window `nowMs` falls in. */
+function windowStartOf(nowMs: number): number {
+  return Math.floor(nowMs / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
+}
+
 /**
  * Per-key requests and tokens per minute, shared by every process on the database: one fixed one-minute
  * window row per key, counted by a single upsert whose row condition admits a request only while the window
@@ -29,7 +34,7 @@ export class KeyRateLimits {
   /** Counts one request of the key; its `x-ratelimit-*` headers, or 429 `rate_limit_exceeded` carrying them and `retry-after`. */
   async admit(key: KeyRateLimitsOf): Promise<Record<string, string>> {
     const nowMs = this.#now();
-    const start = Math.floor(nowMs / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
+    const start = windowStartOf(nowMs);
     const resetMs = (start + WINDOW_SECONDS) * 1000 - nowMs;
     const rpm = key.rpm_limit ?? Number.MAX_SAFE_INTEGER;
     const tpm = key.tpm_limit ?? Number.MAX_SAFE_INTEGER;
@@ -88,7 +93,7 @@ export class KeyRateLimits {
     for (;;) {
       signal?.throwIfAborted();
       const nowMs = this.#now();
-      const start = Math.floor(nowMs / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
+      const start = windowStartOf(nowMs);
       const row = await this.#db.get<{ requests: number }>(
         `INSERT INTO key_rate_windows (key_id, window_start, requests, tokens) VALUES (?, ?, 1, ?)
          ON CONFLICT (key_id, window_start) DO UPDATE SET requests = key_rate_windows.requests + 1, tokens = key_rate_windows.tokens + excluded.tokens
@@ -105,7 +110,7 @@ export class KeyRateLimits {
   /** Adds a settled call's tokens to the key's current window (in `tx` when given: the transaction that captures the call). */
   async addTokens(keyId: string, tokens: number, tx: SqlClient = this.#db): Promise<void> {
     if (!(tokens > 0)) return;
-    const start = Math.floor(this.#now() / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
+    const start = windowStartOf(this.#now());
     await tx.run(
       `INSERT INTO key_rate_windows (key_id, window_start, requests, tokens) VALUES (?, ?, 0, ?)
        ON CONFLICT (key_id, window_start) DO UPDATE SET tokens = key_rate_windows.tokens + excluded.tokens`,
@@ -115,7 +120,7 @@ export class KeyRateLimits {
 
   /** Drops windows older than the current one (called with the hold sweep). */
   async prune(): Promise<void> {
-    const start = Math.floor(this.#now() / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
+    const start = windowStartOf(this.#now());
     await this.#db.run('DELETE FROM key_rate_windows WHERE window_start < ?', [start - WINDOW_SECONDS]);
   }
 }
