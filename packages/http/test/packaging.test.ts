@@ -84,7 +84,7 @@ describe('the packages as published', () => {
       }
       const undeclared = [...imported].filter((dependency) => !(dependency in manifest.dependencies));
       // The test helpers start PGlite on demand; PGlite is for tests, not a dependency of the library.
-      const testOnly = name === 'core' ? ['@electric-sql/pglite', '@electric-sql/pglite-pgvector', '@electric-sql/pglite-socket'] : [];
+      const testOnly = name === 'core' ? ['@electric-sql/pglite', '@electric-sql/pglite-pgvector'] : [];
       expect(
         undeclared.filter((dependency) => !testOnly.includes(dependency)),
         name,

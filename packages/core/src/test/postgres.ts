@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { PgliteServer } from './pglite-server';
 import { PostgresDatabase, SqliteDatabase, type Schema, type SqlDatabase } from '../storage';
 
 /** A PostgreSQL with pgvector for one test process, reachable over the wire at `url`. */
@@ -17,7 +18,7 @@ export interface TestPostgres {
 /**
  * Starts a PostgreSQL for tests. With `FATHOM_TEST_DATABASE_URL` (a real server with pgvector) it
  * creates a new database there; otherwise PGlite (PostgreSQL compiled to WebAssembly, with the real
- * pgvector) served over the wire protocol by pglite-socket on a free port of 127.0.0.1.
+ * pgvector) served over the wire protocol on a free port of 127.0.0.1 (`PgliteServer`).
  *
  * PGlite behind the socket server is one PostgreSQL session shared by every connection: transactions
  * serialize, row conditions behave, but an advisory lock does not exclude another connection, and a
@@ -29,17 +30,12 @@ export async function startTestPostgres(): Promise<TestPostgres> {
 }
 
 async function startPglite(): Promise<TestPostgres> {
-  const [{ PGlite }, { vector }, { PGLiteSocketServer }] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('@electric-sql/pglite-pgvector'),
-    import('@electric-sql/pglite-socket'),
-  ]);
+  const [{ PGlite }, { vector }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-pgvector')]);
   const db = await PGlite.create({ extensions: { vector } });
-  const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 200 });
-  keepExtendedQueriesTogether(server);
-  await server.start();
+  const server = new PgliteServer(db);
+  const address = await server.start();
   return {
-    url: `postgres://postgres:postgres@${server.getServerConn()}/postgres`,
+    url: `postgres://postgres:postgres@${address}/postgres`,
     async reset() {
       await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
     },
@@ -47,83 +43,6 @@ async function startPglite(): Promise<TestPostgres> {
       await server.stop();
       await db.close();
     },
-  };
-}
-
-/** One queued protocol message of pglite-socket's query queue (its internal shape, version 0.2). */
-interface QueuedMessage {
-  handlerId: number;
-  message: Uint8Array;
-  resolve(bytes: number): void;
-  reject(error: unknown): void;
-  onData(data: Uint8Array): void;
-}
-
-interface QueryQueue {
-  queue: QueuedMessage[];
-  processing: boolean;
-  lastHandlerId: number | null;
-  db: {
-    isInTransaction(): boolean;
-    runExclusive<T>(fn: () => Promise<T>): Promise<T>;
-    execProtocolRawStream(message: Uint8Array, options: { onRawData(data: Uint8Array): void }): Promise<unknown>;
-  };
-  processQueue(): Promise<void>;
-  clearQueueForHandler(handlerId: number): void;
-}
-
-/** Extended-protocol messages that open or continue a batch the server ends at Sync. */
-const EXTENDED = new Set(['P', 'B', 'D', 'E', 'C', 'H'].map((letter) => letter.charCodeAt(0)));
-
-/**
- * pglite-socket forwards each protocol message to the one PGlite session as it arrives, so the Parse,
- * Bind and Execute of two connections interleave and one connection's Bind meets the other's unnamed
- * statement ("bind message supplies 1 parameters, but prepared statement requires 3"). Real servers
- * keep a session per connection. This keeps a connection's extended-protocol batch together: once a
- * connection sent Parse/Bind/…, only its messages run until its Sync, as the queue already does for
- * an open transaction block.
- */
-function keepExtendedQueriesTogether(server: object): void {
-  const queue = (server as { queryQueue?: QueryQueue }).queryQueue;
-  if (!queue || typeof queue.processQueue !== 'function')
-    throw new Error('pglite-socket changed: cannot serialize extended-protocol batches');
-  let batchOwner: number | null = null;
-  const clear = queue.clearQueueForHandler.bind(queue);
-  queue.clearQueueForHandler = (handlerId) => {
-    clear(handlerId);
-    if (batchOwner === handlerId) batchOwner = null;
-  };
-  queue.processQueue = async function processQueue(this: QueryQueue) {
-    if (this.processing || this.queue.length === 0) return;
-    this.processing = true;
-    try {
-      while (this.queue.length > 0) {
-        const pinned = batchOwner ?? (this.db.isInTransaction() ? this.lastHandlerId : null);
-        const index = pinned === null ? 0 : this.queue.findIndex((item) => item.handlerId === pinned);
-        if (index === -1) break; // wait for the pinned connection's next message
-        const item = this.queue.splice(index, 1)[0]!;
-        let bytes = 0;
-        try {
-          await this.db.runExclusive(() =>
-            this.db.execProtocolRawStream(item.message, {
-              onRawData: (data) => {
-                bytes += data.length;
-                item.onData(data);
-              },
-            }),
-          );
-        } catch (error) {
-          batchOwner = null;
-          item.reject(error);
-          continue;
-        }
-        batchOwner = EXTENDED.has(item.message[0]!) ? item.handlerId : null;
-        this.lastHandlerId = item.handlerId;
-        item.resolve(bytes);
-      }
-    } finally {
-      this.processing = false;
-    }
   };
 }
 
