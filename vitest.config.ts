@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
@@ -56,6 +57,12 @@ const fast = process.env.FATHOM_TEST_FAST === '1';
  */
 const isolate = process.env.FATHOM_TEST_ISOLATE === '1';
 
+/**
+ * Core's worker threads (text extraction, HNSW, mappings) and graph-files' second process start from a build of
+ * the current sources made once per run, not from their `.ts` files through tsx (packages/http/test/global-setup.ts).
+ */
+const workerBuild = fileURLToPath(new URL('./packages/http/test/global-setup.ts', import.meta.url));
+
 // One project per package (test.projects replaces the deprecated vitest.workspace.ts).
 export default defineConfig({
   test: {
@@ -70,6 +77,7 @@ export default defineConfig({
           name: 'core',
           root: './packages/core',
           include: ['src/**/*.test.ts'],
+          globalSetup: [workerBuild],
           pool: 'forks',
           isolate,
           testTimeout: 30_000,
@@ -83,6 +91,7 @@ export default defineConfig({
           name: 'http',
           root: './packages/http',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          globalSetup: [workerBuild],
           ...(fast ? { exclude: FAST_EXCLUDED } : {}),
           pool: 'forks',
           isolate,
@@ -98,6 +107,7 @@ export default defineConfig({
           name: 'http-postgres',
           root: './packages/http',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          globalSetup: [workerBuild],
           exclude: POSTGRES_EXCLUDED,
           setupFiles: ['./test/postgres-setup.ts'],
           env: { FATHOM_TEST_BACKEND: 'postgres' },

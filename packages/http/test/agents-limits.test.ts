@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCli } from './built-cli';
 import type { ErrorBody } from './harness';
 
 /**
@@ -28,8 +29,8 @@ import type { ErrorBody } from './harness';
 const MAX_STALL_MS = 100;
 const MAX_WALL_STALL_MS = 1_000;
 const KEY = 'fth_limits_key';
-const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
-const probe = fileURLToPath(new URL('./event-loop-probe.ts', import.meta.url));
+// Plain JavaScript, so the server loads it and the test run's build of the CLI without tsx.
+const probe = fileURLToPath(new URL('./event-loop-probe.mjs', import.meta.url));
 
 /**
  * A real `fathom serve` process with the event-loop probe loaded. Only the server runs in it: the
@@ -52,7 +53,7 @@ interface ServeProcess {
 async function startServe(env: Record<string, string>): Promise<ServeProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fathom-limits-'));
   const databaseUrl = process.env.FATHOM_TEST_BACKEND === 'postgres' ? await postgresForDataDir(dataDir) : undefined;
-  const child: ChildProcess = spawn(process.execPath, ['--conditions=fathom-source', '--import', 'tsx', '--import', probe, cli, 'serve'], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', probe, await builtCli(), 'serve'], {
     env: {
       ...process.env,
       PORT: '0',

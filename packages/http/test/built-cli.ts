@@ -35,64 +35,90 @@ function dependenciesOf(manifest: string): string[] {
   return Object.keys(dependencies).filter((name) => !name.startsWith('@fathom/'));
 }
 
-async function buildInto(outDir: string): Promise<void> {
+/** Core's worker entry points, as core's own build emits them (core starts them beside the calling chunk). */
+const WORKERS = {
+  'extract.worker': join(core, 'src/documents/extract/extract.worker.ts'),
+  'hnsw-worker': join(core, 'src/vector/hnsw-worker.ts'),
+  'mapping.worker': join(core, 'src/webhooks/mapping.worker.ts'),
+};
+
+const external = () => [...dependenciesOf(join(core, 'package.json')), ...dependenciesOf(join(http, 'package.json')), /^@electric-sql\//];
+
+/** Bundles `entry` (core from its sources, the `fathom-source` condition; every npm dependency external) into `outDir`. */
+async function bundle(entry: Record<string, string>, outDir: string): Promise<void> {
   await build({
     config: false,
     silent: true,
-    entry: {
-      cli: join(http, 'src/cli.ts'),
-      // Core starts these beside the chunk that needs them (siblingWorkerUrl), as in core's own build.
-      'extract.worker': join(core, 'src/documents/extract/extract.worker.ts'),
-      'hnsw-worker': join(core, 'src/vector/hnsw-worker.ts'),
-      'mapping.worker': join(core, 'src/webhooks/mapping.worker.ts'),
-    },
+    entry,
     outDir,
     format: ['esm'],
     target: 'node20',
     dts: false,
-    // Core from its sources (the `fathom-source` condition), bundled in; every npm dependency stays external.
     noExternal: [/^@fathom\//],
-    external: [...dependenciesOf(join(core, 'package.json')), ...dependenciesOf(join(http, 'package.json')), /^@electric-sql\//],
+    external: external(),
     esbuildOptions(options) {
       options.conditions = ['fathom-source'];
     },
   });
 }
 
+/**
+ * `packages/http/<name>`, built by `buildInto` unless its `marker` file is there: workers of one run share it
+ * (the first builds while the others wait on a lock directory). Returns the directory.
+ */
+async function buildOnce(name: string, marker: string, buildInto: (outDir: string) => Promise<void>): Promise<string> {
+  const dir = join(http, name);
+  const lock = `${dir}.lock`;
+  const deadline = Date.now() + 180_000;
+  while (!existsSync(join(dir, marker))) {
+    try {
+      mkdirSync(lock);
+    } catch {
+      // Another worker is building it: wait for its marker (or for its lock to go, if it failed).
+      if (Date.now() > deadline) throw new Error(`the test build in ${dir} did not finish (lock: ${lock})`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      continue;
+    }
+    try {
+      const staging = `${dir}.${process.pid}`;
+      rmSync(staging, { recursive: true, force: true });
+      await buildInto(staging);
+      renameSync(staging, dir);
+      // Builds of older sources go once no run can still be using them (an hour old).
+      const key = sourcesKey();
+      for (const entry of readdirSync(http).filter((entry) => entry.startsWith(PREFIX) && !entry.includes(key))) {
+        const path = join(http, entry);
+        if (statSync(path).mtimeMs < Date.now() - 3_600_000) rmSync(path, { recursive: true, force: true });
+      }
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
+  return dir;
+}
+
 let built: Promise<string> | undefined;
 
 /** Path of `cli.js` built from the current sources (built on first use in this run, or reused). */
 export function builtCli(): Promise<string> {
-  built ??= (async () => {
-    const dir = join(http, `${PREFIX}${sourcesKey()}`);
-    const cli = join(dir, 'cli.js');
-    const lock = `${dir}.lock`;
-    const deadline = Date.now() + 180_000;
-    while (!existsSync(cli)) {
-      try {
-        mkdirSync(lock);
-      } catch {
-        // Another worker is building it: wait for its cli.js (or for its lock to go, if it failed).
-        if (Date.now() > deadline) throw new Error(`the test build in ${dir} did not finish (lock: ${lock})`);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        continue;
-      }
-      try {
-        const staging = `${dir}.${process.pid}`;
-        rmSync(staging, { recursive: true, force: true });
-        await buildInto(staging);
-        renameSync(staging, dir);
-        // Builds of older sources go once no run can still be using them (an hour old).
-        for (const entry of readdirSync(http).filter((name) => name.startsWith(PREFIX))) {
-          const path = join(http, entry);
-          if (path !== dir && path !== lock && statSync(path).mtimeMs < Date.now() - 3_600_000)
-            rmSync(path, { recursive: true, force: true });
-        }
-      } finally {
-        rmSync(lock, { recursive: true, force: true });
-      }
-    }
-    return cli;
-  })();
+  built ??= buildOnce(`${PREFIX}${sourcesKey()}`, 'cli.js', (outDir) => bundle({ cli: join(http, 'src/cli.ts'), ...WORKERS }, outDir)).then(
+    (dir) => join(dir, 'cli.js'),
+  );
   return built;
+}
+
+let workers: Promise<string> | undefined;
+
+/**
+ * A directory with core's worker entry points built from the current sources (`extract.worker.js`,
+ * `hnsw-worker.js`, `mapping.worker.js`), and the test fixture `graph-process.js`: a bundle of a few
+ * hundred kB, about 0.3 s to build. The test runs start these instead of the `.ts` sources through tsx
+ * (`FATHOM_TEST_WORKERS_DIR`, set by `test/global-setup.ts`): tsx's hooks cost a worker that parses a PDF or
+ * a DOCX about 1.2 s more CPU (pdf-parse and mammoth load in 0.3 s of CPU plain, 1.5 s through tsx).
+ */
+export function builtWorkers(): Promise<string> {
+  workers ??= buildOnce(`${PREFIX}workers-${sourcesKey()}`, 'graph-process.js', (outDir) =>
+    bundle({ ...WORKERS, 'graph-process': join(core, 'src/vector/__fixtures__/graph-process.ts') }, outDir),
+  );
+  return workers;
 }

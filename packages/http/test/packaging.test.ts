@@ -123,7 +123,8 @@ describe('the packages as published', () => {
     expect((await fathom('ingest', join(app, 'cli-docs'), '--store', 'notes')).stdout).toMatch(/Done in [\d.]+ s: 1 file, 1 chunk /);
     const hits = JSON.parse((await fathom('search', 'notes', 'spring tides', '--json')).stdout) as Array<{ filename: string }>;
     expect(hits[0]!.filename).toBe('tides.txt');
-  });
+    // Five processes of up to 60 s each: the file's 30 s default is what a loaded machine missed, not the commands.
+  }, 120_000);
 
   it('type-check a TypeScript app against the shipped declarations (NodeNext)', async () => {
     writeFileSync(
@@ -177,5 +178,6 @@ describe('the packages as published', () => {
     expect(`${failed.stdout}`).toMatch(/check\.ts\(2,.*error TS2345/);
     expect(`${failed.stdout}`).toMatch(/check\.ts\(3,.*error TS2353.*'nmae'/);
     expect(`${failed.stdout}`).toMatch(/check\.ts\(4,.*error TS2561.*'inptu'.*Did you mean to write 'input'/);
-  });
+    // Two runs of tsc of up to 120 s each, as their own timeouts say (10 s on a quiet machine, 30 s at load 15).
+  }, 240_000);
 });
