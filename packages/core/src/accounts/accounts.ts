@@ -249,6 +249,34 @@ export class Accounts {
   }
 
   /**
+   * A model call held in process (its hold among the pending money) and answered before its hold was
+   * written: the `reserve`, `release` and `charge` rows of `hold` + `capture` at once, the balance and the
+   * key's budget moved by the charge only (`cost`, capped at the hold). Throws 429 `insufficient_quota` if
+   * they no longer cover it beside the others' pending money; nothing is written then.
+   */
+  chargeAnswered(call: ModelCallMoney, cost: number, now = nowSeconds()): Promise<void> {
+    return this.#db.transaction(async (tx) => {
+      const repository = this.#repository.in(tx);
+      const charge = Math.min(Math.max(0, cost), call.micros);
+      const othersPending = (pending: number) => pending - call.micros;
+      if (!(await repository.addToBalance(call.accountId, -charge, othersPending(this.#pending.account(call.accountId))))) {
+        throw new InsufficientQuotaError(
+          `You exceeded your current quota: the account balance no longer covers this call to ${call.model}.`,
+        );
+      }
+      if (call.keyId && !(await repository.addToKeySpend(call.keyId, charge, now, othersPending(this.#pending.key(call.keyId))))) {
+        throw new InsufficientQuotaError(
+          `You exceeded your current quota: this API key's budget no longer covers this call to ${call.model}.`,
+        );
+      }
+      const entry = { ...ledgerOf(call), createdAt: now };
+      await repository.insertLedger({ ...entry, kind: 'reserve', micros: -call.micros });
+      await repository.insertLedger({ ...entry, kind: 'release', micros: call.micros });
+      if (charge > 0) await repository.insertLedger({ ...entry, kind: 'charge', micros: -charge });
+    });
+  }
+
+  /**
    * Charges `micros` out of a hold that covers several calls (a batch's): a `release` and a `charge` row
    * under the call's own `ref`, the balance unchanged (the money was taken by the hold). The caller keeps
    * what is left of the hold. Idempotent: false when `ref` was charged already.
