@@ -3,6 +3,9 @@
  * hold and capture (two transactions: balance, key budget, ledger rows, the call's row) and a key's rate-limit
  * window (one upsert), against a free model (one settled row). CPU per call is the process's user+system time
  * over the calls. Target: < 0.2 ms added p50 on SQLite for the rate limit; the hold and capture are reported.
+ * On SQLite the hold is decided in process and the writes go behind the answer (one commit, at the next
+ * `setImmediate`): "on the path" times `start` + `finish` and lets the write run untimed after each call (its
+ * CPU counted); "with its write" also times the commit.
  */
 import { Fathom, silentLogger, withCallContext } from '@fathom/core';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -30,14 +33,18 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function measure(name: string, call: () => Promise<unknown>) {
-  for (let i = 0; i < 300; i++) await call();
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+async function measure(name: string, call: () => Promise<unknown>, after: () => Promise<unknown> = nextTurn) {
+  for (let i = 0; i < 300; i++) await call().then(after);
   const times: number[] = [];
   const cpu = process.cpuUsage();
   for (let i = 0; i < COUNT; i++) {
     const started = performance.now();
     await call();
     times.push(performance.now() - started);
+    // What the call queued behind its answer is written here, untimed (its CPU counted).
+    await after();
   }
   const used = process.cpuUsage(cpu);
   times.sort((a, b) => a - b);
@@ -60,8 +67,10 @@ const call = (model: string) => () =>
   });
 
 await measure('free model (one usage row)', call('fake/free'));
-await measure('priced model: hold + capture + key budget', call('fake/priced'));
+await measure('priced model: on the path (hold, capture queued)', call('fake/priced'));
+await measure('priced model: with its write (one commit)', () => call('fake/priced')().then(nextTurn));
 await measure('key rate limit window (rpm + tpm)', () => fathom.rateLimits.admit(grant));
+await new Promise((resolve) => setTimeout(resolve, 300));
 console.log(
   `ledger sums to the balance: ${(await fathom.accounts.ledgerSum(account.id)) === (await fathom.accounts.retrieve(account.id)).balance}`,
 );

@@ -36,7 +36,16 @@ import {
 import { createModels, type ModelsCapability } from './models/create-models';
 import { PgVectorIndex, VectorIndex, type VectorIndexContract, vectorSchema } from './vector';
 import { SqlRateLimiter, WebhookToolkit, webhooksSchema } from './webhooks';
-import { KeyedWork, KeyRateLimits, SpendBatchBilling, SpendMeter, spendSchema } from './spend';
+import {
+  type ChargingPath,
+  chargingPathOf,
+  KeyedWork,
+  KeyRateLimits,
+  SpendBatchBilling,
+  SpendMeter,
+  SqlModelCallsRepository,
+  spendSchema,
+} from './spend';
 
 export interface FathomOptions {
   /** Environment to read settings from; default `process.env`. */
@@ -135,6 +144,8 @@ export class Fathom {
   readonly #agentRuns: Pick<AgentsCapability, 'start' | 'close'>;
   /** The model router (internal: every capability's model calls) and the usage counts, closed with the rest. */
   readonly #modelsCapability: ModelsCapability;
+  /** How charging reaches the database (SQLite: in process and written behind; PostgreSQL: committed first). */
+  readonly #charging: ChargingPath;
 
   private constructor(
     config: FathomConfig,
@@ -147,12 +158,18 @@ export class Fathom {
     this.config = config;
     this.log = log;
     this.database = database;
-    this.accounts = new Accounts(database);
+    // Where SQLite and PostgreSQL part ways for charging: holds and windows in process, or committed first.
+    const charging = chargingPathOf(database, log);
+    this.#charging = charging;
+    this.accounts = new Accounts(database, undefined, charging.pending);
     this.bootstrap = bootstrap;
     this.egress = new EgressGuard({ allow: config.egressAllow });
     this.embedder = embedder;
-    this.rateLimits = new KeyRateLimits(database, clock);
+    this.rateLimits = new KeyRateLimits(database, clock, charging.windows());
+    const modelCalls = new SqlModelCallsRepository(database);
     this.spend = new SpendMeter({
+      repository: modelCalls,
+      holds: charging.holds(this.accounts, modelCalls),
       db: database,
       accounts: this.accounts,
       prices: config,
@@ -351,6 +368,7 @@ export class Fathom {
       ['models', () => this.#modelsCapability.close()],
       ['embedder', () => this.embedder.close?.()],
       ['egress guard', () => this.egress.close()],
+      ['spend writes', () => this.#charging.drain()],
       ['database', () => this.database.close()],
     ];
     const failures: unknown[] = [];

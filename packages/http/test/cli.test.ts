@@ -303,6 +303,14 @@ describe('fathom CLI', { timeout: 600_000 }, () => {
     );
   });
 
+  it('a second `fathom serve` over a SQLite data dir a live server holds stops with exit 1 naming it, and never opens the data dir', async () => {
+    const second = await runCli(['serve'], { FATHOM_DATA_DIR: serverDir, PORT: '0' });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`pid ${server.child.pid}`);
+    expect(second.stderr).toContain('one server process owns a data dir on SQLite');
+    expect(readdirSync(join(serverDir, 'servers'))).toEqual([`${server.child.pid}.json`]);
+  });
+
   it('the server removes its record when it stops, and a record left by a killed server is ignored', async () => {
     const records = () => (existsSync(join(serverDir, 'servers')) ? readdirSync(join(serverDir, 'servers')) : []);
     expect(records()).toEqual([`${server.child.pid}.json`]);

@@ -51,14 +51,18 @@ export interface AccountsRepository extends Repository<AccountsRepository> {
   count(): Promise<number>;
   insertKey(key: { id: string; accountId: string; keyHash: string; keyHint: string; createdAt: number }): Promise<void>;
   deleteKey(id: string): Promise<boolean>;
-  /** Adds `micros` (negative to take) to the balance; false when the account does not exist or would go below 0. */
-  addToBalance(accountId: string, micros: number): Promise<boolean>;
+  /**
+   * Adds `micros` (negative to take) to the balance; false when the account does not exist or would go below
+   * `keep` (default 0: money held in process and not yet written, which the balance must still cover).
+   */
+  addToBalance(accountId: string, micros: number, keep?: number): Promise<boolean>;
   insertLedger(entry: LedgerInsert): Promise<void>;
   /**
    * Adds `micros` to a key's spend in its current budget window (a window that ended starts again at 0 and
-   * the next reset moves on by whole durations) if its budget covers it; false otherwise. One statement.
+   * the next reset moves on by whole durations) if its budget covers it and `keep` more (spend held in process,
+   * not yet written); false otherwise. One statement.
    */
-  addToKeySpend(keyId: string, micros: number, now: number): Promise<boolean>;
+  addToKeySpend(keyId: string, micros: number, now: number, keep?: number): Promise<boolean>;
   /** Takes `micros` back from a key's spend (a hold's unused part), never below 0. */
   takeFromKeySpend(keyId: string, micros: number): Promise<void>;
   /** Micros reserved for `ref` (negative, as stored), if reserved. */
@@ -123,11 +127,12 @@ export class SqlAccountsRepository implements AccountsRepository {
     return (await this.db.run('DELETE FROM api_keys WHERE id = ?', [id])).changes > 0;
   }
 
-  async addToBalance(accountId: string, micros: number): Promise<boolean> {
-    const result = await this.db.run('UPDATE accounts SET balance_micros = balance_micros + ? WHERE id = ? AND balance_micros + ? >= 0', [
+  async addToBalance(accountId: string, micros: number, keep = 0): Promise<boolean> {
+    const result = await this.db.run('UPDATE accounts SET balance_micros = balance_micros + ? WHERE id = ? AND balance_micros + ? >= ?', [
       micros,
       accountId,
       micros,
+      keep,
     ]);
     return result.changes > 0;
   }
@@ -150,7 +155,7 @@ export class SqlAccountsRepository implements AccountsRepository {
     );
   }
 
-  async addToKeySpend(keyId: string, micros: number, now: number): Promise<boolean> {
+  async addToKeySpend(keyId: string, micros: number, now: number, keep = 0): Promise<boolean> {
     const ended = 'budget_reset_at IS NOT NULL AND budget_reset_at <= ?';
     const result = await this.db.run(
       `UPDATE api_keys SET
@@ -159,7 +164,7 @@ export class SqlAccountsRepository implements AccountsRepository {
            THEN budget_reset_at + budget_duration_seconds * (CAST((? - budget_reset_at) / budget_duration_seconds AS INTEGER) + 1)
            ELSE budget_reset_at END
        WHERE id = ? AND (max_budget_micros IS NULL OR (CASE WHEN ${ended} THEN 0 ELSE spend_micros END) + ? <= max_budget_micros)`,
-      [now, micros, now, now, keyId, now, micros],
+      [now, micros, now, now, keyId, now, micros + keep],
     );
     return result.changes > 0;
   }

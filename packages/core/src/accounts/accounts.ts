@@ -45,10 +45,16 @@ export class Accounts {
   readonly #db: SqlClient;
   readonly #repository: AccountsRepository;
   readonly #keys: SqlKeysRepository;
+  readonly #pending: PendingMoney;
 
-  constructor(db: SqlClient, repository: AccountsRepository = new SqlAccountsRepository(db)) {
+  /**
+   * `pending`: money held in this process and not yet written (SQLite's model-call holds, see
+   * `spend/charging-path.ts`), which every hold and reservation leaves untouched: one balance.
+   */
+  constructor(db: SqlClient, repository: AccountsRepository = new SqlAccountsRepository(db), pending: PendingMoney = NOTHING_PENDING) {
     this.#db = db;
     this.#repository = repository;
+    this.#pending = pending;
     this.keys = new ApiKeys(new SqlKeysRepository(db), async (accountId) => {
       await this.retrieve(accountId);
     });
@@ -58,7 +64,7 @@ export class Accounts {
 
   /** The same accounts inside a transaction of another capability (e.g. a job reserved with its row). */
   in(tx: SqlClient): Accounts {
-    return new Accounts(tx, this.#repository.in(tx));
+    return new Accounts(tx, this.#repository.in(tx), this.#pending);
   }
 
   /**
@@ -154,7 +160,7 @@ export class Accounts {
     const micros = toMicros(amount);
     await this.#db.transaction(async (tx) => {
       const repository = this.#repository.in(tx);
-      if (!(await repository.addToBalance(accountId, -micros))) {
+      if (!(await repository.addToBalance(accountId, -micros, this.#pending.account(accountId)))) {
         const account = await this.in(tx).retrieve(accountId);
         throw new InsufficientBalanceError(
           `Insufficient balance: this operation needs ${amount} but the account balance is ${account.balance}.`,
@@ -193,18 +199,20 @@ export class Accounts {
    * Holds `micros` for a model call `ref`: from the balance and, with `keyId`, from the key's budget
    * window, each a conditional UPDATE, with the `reserve` ledger row, in one transaction (in the caller's
    * when this `Accounts` is bound to one). Throws 429 `insufficient_quota` when either cannot cover it;
-   * nothing is written then.
+   * nothing is written then. `inPending`: the hold is among the pending money already (decided in process,
+   * written now), so only the others' pending money is left untouched.
    */
-  async hold(call: ModelCallMoney, now = nowSeconds()): Promise<void> {
+  async hold(call: ModelCallMoney, now = nowSeconds(), inPending = false): Promise<void> {
+    const own = inPending ? call.micros : 0;
     await this.#db.transaction(async (tx) => {
       const repository = this.#repository.in(tx);
-      if (!(await repository.addToBalance(call.accountId, -call.micros))) {
+      if (!(await repository.addToBalance(call.accountId, -call.micros, this.#pending.account(call.accountId) - own))) {
         const account = await this.in(tx).retrieve(call.accountId);
         throw new InsufficientQuotaError(
           `You exceeded your current quota: this call to ${call.model} may cost up to ${fromMicros(call.micros)} but the account balance is ${account.balance}.`,
         );
       }
-      if (call.keyId && !(await repository.addToKeySpend(call.keyId, call.micros, now))) {
+      if (call.keyId && !(await repository.addToKeySpend(call.keyId, call.micros, now, this.#pending.key(call.keyId) - own))) {
         throw new InsufficientQuotaError(
           `You exceeded your current quota: this call to ${call.model} may cost up to ${fromMicros(call.micros)}, more than what is left of this API key's budget.`,
         );
@@ -237,6 +245,34 @@ export class Accounts {
       if (charge > 0) await repository.insertLedger({ ...entry, kind: 'charge', micros: -charge, createdAt });
       if (call.keyId && held > charge) await repository.takeFromKeySpend(call.keyId, held - charge);
       return true;
+    });
+  }
+
+  /**
+   * A model call held in process (its hold among the pending money) and answered before its hold was
+   * written: the `reserve`, `release` and `charge` rows of `hold` + `capture` at once, the balance and the
+   * key's budget moved by the charge only (`cost`, capped at the hold). Throws 429 `insufficient_quota` if
+   * they no longer cover it beside the others' pending money; nothing is written then.
+   */
+  chargeAnswered(call: ModelCallMoney, cost: number, now = nowSeconds()): Promise<void> {
+    return this.#db.transaction(async (tx) => {
+      const repository = this.#repository.in(tx);
+      const charge = Math.min(Math.max(0, cost), call.micros);
+      const othersPending = (pending: number) => pending - call.micros;
+      if (!(await repository.addToBalance(call.accountId, -charge, othersPending(this.#pending.account(call.accountId))))) {
+        throw new InsufficientQuotaError(
+          `You exceeded your current quota: the account balance no longer covers this call to ${call.model}.`,
+        );
+      }
+      if (call.keyId && !(await repository.addToKeySpend(call.keyId, charge, now, othersPending(this.#pending.key(call.keyId))))) {
+        throw new InsufficientQuotaError(
+          `You exceeded your current quota: this API key's budget no longer covers this call to ${call.model}.`,
+        );
+      }
+      const entry = { ...ledgerOf(call), createdAt: now };
+      await repository.insertLedger({ ...entry, kind: 'reserve', micros: -call.micros });
+      await repository.insertLedger({ ...entry, kind: 'release', micros: call.micros });
+      if (charge > 0) await repository.insertLedger({ ...entry, kind: 'charge', micros: -charge });
     });
   }
 
@@ -317,6 +353,14 @@ async function moveMicros(
   await repository.insertLedger({ accountId, kind, micros, ref, description, createdAt: nowSeconds() });
   metrics.money.inc({ kind }, Math.abs(micros) / 1_000_000);
 }
+
+/** Money held in process and not yet written, per account and per key (micro-units). */
+export interface PendingMoney {
+  account(accountId: string): number;
+  key(keyId: string): number;
+}
+
+const NOTHING_PENDING: PendingMoney = { account: () => 0, key: () => 0 };
 
 /** Money of one model call: its hold, or (to `capture`) its cost; micro-units. */
 export interface ModelCallMoney {

@@ -1,6 +1,6 @@
 // Accounts, API keys and the money ledger: `fathom.accounts` (with `.keys`, `.ledger`) and their wire format.
 export { Accounts } from './accounts';
-export type { Ledger, ModelCallMoney } from './accounts';
+export type { Ledger, ModelCallMoney, PendingMoney } from './accounts';
 export { ApiKeys, hashApiKey, type KeyActor } from './api-keys';
 export { checkPermission, checkWithin, levelFor, levelOf, type KeyGrant } from './key-rules';
 export * from './wire/keys';

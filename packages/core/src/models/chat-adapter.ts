@@ -101,7 +101,7 @@ export class ChatAdapter implements ChatAdapterContract {
    * The one seam of charging: before the upstream is called, the meter checks the key's model allow-list
    * and holds the most a call made for an account can cost (403 or 429 `insufficient_quota` otherwise).
    */
-  meterCall(modelId: string, request: ChatRequest, options: ChatCallOptions): Promise<MeteredCall> {
+  meterCall(modelId: string, request: ChatRequest, options: ChatCallOptions, stream = false): Promise<MeteredCall> {
     if (!this.meter || options.accountId === undefined || options.chargedByCaller) return Promise.resolve(NOT_METERED);
     const inputAtMost = inputTokensAtMost(request);
     return this.meter.start({
@@ -112,6 +112,7 @@ export class ChatAdapter implements ChatAdapterContract {
       maxOutputTokens: request.max_completion_tokens ?? request.max_tokens,
       hasOutput: true,
       api: options.api,
+      stream,
     });
   }
 
@@ -143,7 +144,7 @@ export class ChatAdapter implements ChatAdapterContract {
     const { provider, upstreamModel, modelId } = this.route(request.model);
     const usageStore = this.usageStore;
     const latency = this.latency;
-    const meterCall = () => this.meterCall(modelId, request, options);
+    const meterCall = () => this.meterCall(modelId, request, options, true);
     return (async function* () {
       let started = false;
       let recorded = false;

@@ -119,6 +119,8 @@ export interface MeteredCallStart {
   /** False for embeddings: no output tokens. */
   hasOutput: boolean;
   api?: string;
+  /** A streamed call (its hold is made durable at once on SQLite; see spend/booked-holds.ts). */
+  stream?: boolean;
 }
 
 /** What a call used: the upstream's usage, or (when it never came) what was seen streaming. */

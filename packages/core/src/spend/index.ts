@@ -6,3 +6,4 @@ export { KeyRateLimits, openAiDuration, type KeyRateLimitsOf } from './key-rate-
 export { KeyedWork, RUN_WITHOUT_KEY, type RunAsOrigin, type WorkOrigin } from './work-context';
 export { spendSchema } from './schema';
 export { SpendBatchBilling, type SpendBatchBillingOptions } from './batch-billing';
+export { chargingPathOf, type ChargingPath } from './charging-path';

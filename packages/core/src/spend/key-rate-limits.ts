@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RateLimitError } from '../errors';
 import type { SqlClient } from '../storage';
+import { type RateWindows, SqlRateWindows } from './rate-windows';
 
 /** A key's limits per minute (`rpm_limit`, `tpm_limit`); null = none. */
 export interface KeyRateLimitsOf {
@@ -19,16 +20,19 @@ function windowStartOf(nowMs: number): number {
 /**
  * Per-key requests and tokens per minute, shared by every process on the database: one fixed one-minute
  * window row per key, counted by a single upsert whose row condition admits a request only while the window
- * has room (so two processes cannot both take the last slot). Tokens are added when a model call settles;
- * a request is refused while the window's tokens have reached the limit. Answers OpenAI's headers.
+ * has room (so two processes cannot both take the last slot), or on SQLite decided in process and written
+ * behind (`windows`, chosen in `charging-path.ts`). Tokens are added when a model call settles; a request
+ * is refused while the window's tokens have reached the limit. Answers OpenAI's headers.
  */
 export class KeyRateLimits {
   readonly #db: SqlClient;
   readonly #now: () => number;
+  readonly #windows: RateWindows;
 
-  constructor(db: SqlClient, now: () => number = Date.now) {
+  constructor(db: SqlClient, now: () => number = Date.now, windows: RateWindows = new SqlRateWindows(db)) {
     this.#db = db;
     this.#now = now;
+    this.#windows = windows;
   }
 
   /** Counts one request of the key; its `x-ratelimit-*` headers, or 429 `rate_limit_exceeded` carrying them and `retry-after`. */
@@ -38,13 +42,7 @@ export class KeyRateLimits {
     const resetMs = (start + WINDOW_SECONDS) * 1000 - nowMs;
     const rpm = key.rpm_limit ?? Number.MAX_SAFE_INTEGER;
     const tpm = key.tpm_limit ?? Number.MAX_SAFE_INTEGER;
-    const row = await this.#db.get<{ requests: number; tokens: number }>(
-      `INSERT INTO key_rate_windows (key_id, window_start, requests, tokens) VALUES (?, ?, 1, 0)
-       ON CONFLICT (key_id, window_start) DO UPDATE SET requests = key_rate_windows.requests + 1
-       WHERE key_rate_windows.requests < ? AND key_rate_windows.tokens < ?
-       RETURNING requests, tokens`,
-      [key.id, start, rpm, tpm],
-    );
+    const row = await this.#windows.admit(key.id, start, rpm, tpm);
     const headers = (requests: number, tokens: number) => ({
       ...(key.rpm_limit !== null
         ? {
@@ -62,10 +60,7 @@ export class KeyRateLimits {
         : {}),
     });
     if (row) return headers(row.requests, row.tokens);
-    const seen = await this.#db.get<{ requests: number; tokens: number }>(
-      'SELECT requests, tokens FROM key_rate_windows WHERE key_id = ? AND window_start = ?',
-      [key.id, start],
-    );
+    const seen = await this.#windows.seen(key.id, start);
     const which = key.rpm_limit !== null && (seen?.requests ?? 0) >= key.rpm_limit ? 'requests' : 'tokens';
     const limit = which === 'requests' ? key.rpm_limit : key.tpm_limit;
     throw new RateLimitError(
@@ -94,28 +89,16 @@ export class KeyRateLimits {
       signal?.throwIfAborted();
       const nowMs = this.#now();
       const start = windowStartOf(nowMs);
-      const row = await this.#db.get<{ requests: number }>(
-        `INSERT INTO key_rate_windows (key_id, window_start, requests, tokens) VALUES (?, ?, 1, ?)
-         ON CONFLICT (key_id, window_start) DO UPDATE SET requests = key_rate_windows.requests + 1, tokens = key_rate_windows.tokens + excluded.tokens
-         WHERE key_rate_windows.requests < ? AND (key_rate_windows.tokens = 0 OR key_rate_windows.tokens + excluded.tokens <= ?)
-         RETURNING requests`,
-        [key.id, start, counted, rpm, tpm],
-      );
-      if (row) return;
+      if (await this.#windows.admitWithTokens(key.id, start, counted, rpm, tpm)) return;
       const resetMs = (start + WINDOW_SECONDS) * 1000 - nowMs;
       await sleep(Math.min(1000, Math.max(10, resetMs)), undefined, { signal });
     }
   }
 
   /** Adds a settled call's tokens to the key's current window (in `tx` when given: the transaction that captures the call). */
-  async addTokens(keyId: string, tokens: number, tx: SqlClient = this.#db): Promise<void> {
+  async addTokens(keyId: string, tokens: number, tx?: SqlClient): Promise<void> {
     if (!(tokens > 0)) return;
-    const start = windowStartOf(this.#now());
-    await tx.run(
-      `INSERT INTO key_rate_windows (key_id, window_start, requests, tokens) VALUES (?, ?, 0, ?)
-       ON CONFLICT (key_id, window_start) DO UPDATE SET tokens = key_rate_windows.tokens + excluded.tokens`,
-      [keyId, start, Math.ceil(tokens)],
-    );
+    await this.#windows.addTokens(keyId, windowStartOf(this.#now()), Math.ceil(tokens), tx);
   }
 
   /** Drops windows older than the current one (called with the hold sweep). */

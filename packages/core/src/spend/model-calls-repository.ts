@@ -45,6 +45,8 @@ export interface ModelCallsRepository extends Repository<ModelCallsRepository> {
     row: Omit<ModelCallRow, 'hold_micros' | 'input_micros' | 'expires_at'>,
     usage: { prompt: number; completion: number; cost?: number },
   ): Promise<void>;
+  /** A held call answered before its hold was written, recorded settled at once (its id refuses a second). */
+  insertAnswered(row: ModelCallRow, usage: { prompt: number; completion: number; cost: number }): Promise<void>;
   /** Held calls whose hold expired (their process died), oldest first. */
   expired(now: number, limit: number): Promise<ModelCallRow[]>;
   groups(accountId: string, query: UsageGroupsQuery): Promise<ModelCallGroup[]>;
@@ -100,6 +102,27 @@ export class SqlModelCallsRepository implements ModelCallsRepository {
         usage.prompt,
         usage.completion,
         usage.cost ?? 0,
+      ],
+    );
+  }
+
+  async insertAnswered(row: ModelCallRow, usage: { prompt: number; completion: number; cost: number }): Promise<void> {
+    await this.db.run(
+      `INSERT INTO model_calls (${COLUMNS}, status, prompt_tokens, completion_tokens, cost_micros) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'settled', ?, ?, ?)`,
+      [
+        row.id,
+        row.account_id,
+        row.key_id,
+        row.request_id,
+        row.api,
+        row.model,
+        row.hold_micros,
+        row.input_micros,
+        row.created_at,
+        row.expires_at,
+        usage.prompt,
+        usage.completion,
+        usage.cost,
       ],
     );
   }

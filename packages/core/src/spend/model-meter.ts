@@ -12,6 +12,7 @@ import type { SqlClient } from '../storage';
 import { tokensOfBytes } from '../models/token-bounds';
 import { costMicros } from './model-costs';
 import { type ModelCallsRepository, SqlModelCallsRepository, type UsageGroupBy } from './model-calls-repository';
+import { DurableHolds, type ModelCallHolds } from './model-holds';
 
 export interface SpendMeterOptions {
   db: SqlClient;
@@ -28,19 +29,23 @@ export interface SpendMeterOptions {
   alsoSweep?: () => Promise<void>;
   now?: () => number;
   repository?: ModelCallsRepository;
+  /** How holds are taken and settled (`charging-path.ts` chooses by backend); default: durable before the call. */
+  holds?: ModelCallHolds;
 }
 
 /**
  * The one place model calls are charged (the chat adapter and embeddings call it for every call made for
  * an account). Before the upstream call: the key's model allow-list, then a hold of the most the call can
  * cost (input bytes as tokens + the output limit, at the model's price) taken from the balance and the
- * key's budget with a `model_calls` row, in one transaction. After it: the actual cost from the upstream's
- * usage is captured and the rest released. A hold its process never settled (killed mid-stream) is settled
+ * key's budget with a `model_calls` row (`holds`: in one transaction before the call on PostgreSQL, decided
+ * in process and written behind on SQLite). After it: the actual cost from the upstream's usage is
+ * captured and the rest released. A hold its process never settled (killed mid-stream) is settled
  * by `sweep` at its estimated input cost once it expires.
  */
 export class SpendMeter implements ModelCallMeter {
   readonly #options: SpendMeterOptions;
   readonly #repository: ModelCallsRepository;
+  readonly #holds: ModelCallHolds;
   readonly #now: () => number;
   readonly #log: Logger;
   #timer: NodeJS.Timeout | undefined;
@@ -48,6 +53,7 @@ export class SpendMeter implements ModelCallMeter {
   constructor(options: SpendMeterOptions) {
     this.#options = options;
     this.#repository = options.repository ?? new SqlModelCallsRepository(options.db);
+    this.#holds = options.holds ?? new DurableHolds(options.db, options.accounts, this.#repository);
     this.#now = options.now ?? nowSeconds;
     this.#log = options.log ?? silentLogger;
   }
@@ -91,29 +97,21 @@ export class SpendMeter implements ModelCallMeter {
     const hold = costMicros(price, call.inputTokensAtMost, outputAtMost);
     const inputCost = costMicros(price, call.inputTokensEstimate, 0);
     const money = { accountId: call.accountId, ref: id, keyId: base.key_id, requestId: base.request_id, model: call.modelId };
-    if (hold > 0) {
-      await this.#options.db.transaction(async (tx) => {
-        await this.#options.accounts.in(tx).hold({ ...money, micros: hold }, base.created_at);
-        await this.#repository
-          .in(tx)
-          .insertHeld({ ...base, hold_micros: hold, input_micros: inputCost, expires_at: base.created_at + this.#options.holdSeconds });
-      });
-    }
+    const row = { ...base, hold_micros: hold, input_micros: inputCost, expires_at: base.created_at + this.#options.holdSeconds };
+    const settle = hold > 0 ? await this.#holds.take({ money: { ...money, micros: hold }, row, stream: call.stream ?? false }) : undefined;
     return {
       finish: async (end: MeteredCallEnd) => {
         const prompt = end.usage?.prompt_tokens ?? (end.answered ? call.inputTokensEstimate : 0);
         const completion = end.usage?.completion_tokens ?? (end.answered ? tokensOfBytes(end.outputBytes ?? 0) : 0);
         const cost = costMicros(price, prompt, completion, cachedOf(end));
         try {
-          if (hold === 0) return await this.#recordFree(base, end, cost);
+          if (!settle) return await this.#recordFree(base, end, cost);
           // One transaction: the key's tpm window, the call row, the release and the charge (one WAL commit).
-          const captured = await this.#options.db.transaction(async (tx) => {
-            await countTokens(context, prompt + completion, this.#log, tx);
-            if (!(await this.#repository.in(tx).settle(id, { prompt, completion, cost: Math.min(cost, hold) }))) return false;
-            // The row just moved from held to settled in this transaction: the hold exists and is settled once.
-            return this.#options.accounts.in(tx).capture({ ...money, micros: cost }, hold);
-          });
-          if (captured) countCost(call.modelId, Math.min(cost, hold));
+          await settle(
+            { prompt, completion, cost: Math.min(cost, hold) },
+            (tx) => countTokens(context, prompt + completion, this.#log, tx),
+            (micros) => countCost(call.modelId, micros),
+          );
         } catch (error) {
           this.#log.warn(`spend: could not settle model call ${id} (the sweep will): ${(error as Error).message}`);
         }

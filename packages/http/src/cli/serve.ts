@@ -1,11 +1,13 @@
-import { Fathom, pinoLogger } from '@fathom/core';
+import { Fathom, loadConfig, pinoLogger } from '@fathom/core';
 import { createServerLogger } from '../logger';
 import { createMetricsServer } from '../metrics-server';
 import { createServer } from '../server';
-import { writeServerLock } from './server-lock';
+import { refuseSecondSqliteServer, writeServerLock } from './server-lock';
 
 /** `fathom serve`: the platform API on HOST:PORT, and the agent service on AGENTS_PORT when set. */
 export async function serve(): Promise<void> {
+  const settings = loadConfig();
+  refuseSecondSqliteServer(settings.dataDir, settings.databaseUrl);
   const logger = createServerLogger();
   const fathom = await Fathom.open({ logger: pinoLogger(logger) });
   const { config } = fathom;

@@ -63,3 +63,18 @@ export function findRunningServer(dataDir: string): ServerLock | undefined {
   }
   return undefined;
 }
+
+/**
+ * On SQLite one `fathom serve` process owns a data dir (its spend holds and rate-limit windows are decided
+ * in process: docs/decisions/2026-11-26-spend-holds-in-process.md): throws, naming the live server, when
+ * another one holds `dataDir`. Several processes may share a PostgreSQL database (`databaseUrl` set).
+ */
+export function refuseSecondSqliteServer(dataDir: string, databaseUrl: string | undefined): void {
+  if (databaseUrl) return;
+  const running = findRunningServer(dataDir);
+  if (running) {
+    throw new Error(
+      `Another fathom server (pid ${running.pid}, ${running.url}) already serves the SQLite data dir ${dataDir}: one server process owns a data dir on SQLite. Stop it, or use PostgreSQL (FATHOM_DATABASE_URL) for several processes.`,
+    );
+  }
+}
