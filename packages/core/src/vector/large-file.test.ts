@@ -97,7 +97,8 @@ describe('indexing a file of 15,000 chunks', () => {
     await expect(add('file-big', broken)).rejects.toThrow(/NOT NULL/);
     const left = (await index.fileChunks('vs_big', 'file-big')).length;
     expect(left).toBeGreaterThan(0);
-    expect(left).toBeLessThan(700);
+    // Whole batches before the refused row (batches end at 200 rows or 12 ms, so one may end right at it).
+    expect(left).toBeLessThanOrEqual(700);
     expect((await index.storeInfo('vs_big'))!.chunks).toBe(8 + left);
 
     // The re-run (ingestion re-runs interrupted files) deletes the leftovers and writes every chunk.
