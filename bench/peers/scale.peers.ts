@@ -81,6 +81,7 @@ console.log(`Exact reference (hnswlib BruteforceSearch): ${seconds(started)} s`)
 globalThis.gc?.();
 
 type Runner = (q: number) => Promise<number[]> | number[];
+const systems: Array<{ name: string; beam: string; run: Runner }> = [];
 const cleanups: Array<() => Promise<void> | void> = [];
 
 // ---- Fathom: its vector index on SQLite, the store's two shard graphs ---------------------------------
