@@ -7,8 +7,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase } from '../../packages/core/src/db';
 import { silentLogger } from '../../packages/core/src/internal/logger';
+import { SqliteDatabase } from '../../packages/core/src/storage';
 import { VectorIndex, vectorSchema } from '../../packages/core/src/vector';
 import { chunkText, queryText, rand, TopicAverageEmbedder, TOPICS } from '../search-corpus';
 import { percentile } from './stats';
@@ -20,7 +20,7 @@ const mode = (process.env.MODE ?? 'keyword') as 'keyword' | 'vector' | 'hybrid';
 const rounds = Number(process.env.ROUNDS ?? 5);
 const embedder = new TopicAverageEmbedder();
 const fresh = !existsSync(join(dir, 'fathom.db'));
-const db = openDatabase({ location: join(dir, 'fathom.db'), schemas: [vectorSchema] });
+const db = new SqliteDatabase({ location: join(dir, 'fathom.db'), schemas: [vectorSchema] });
 const index = new VectorIndex({ db, embedder, dataDir: dir, log: silentLogger });
 const storeId = 'vs_bench';
 for (let file = 0; file < TOTAL / PER_FILE; file++) {

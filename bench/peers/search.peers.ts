@@ -9,10 +9,12 @@
  * Run: npm run bench:peers -- search   (CHUNKS=20000 REPEATS=1 for a quick run)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../packages/core/src/db';
 import { silentLogger } from '../../packages/core/src/internal/logger';
+import { SqliteDatabase } from '../../packages/core/src/storage';
 import { VectorIndex, vectorSchema } from '../../packages/core/src/vector';
 import { ftsString, parseKeywordQuery } from '../../packages/core/src/vector/keyword-query';
 import { chunkText, queryText, rand, TopicAverageEmbedder, TOPICS } from '../search-corpus';
@@ -21,7 +23,8 @@ import { machineLoad, percentile, range } from './stats';
 process.env.RUST_LOG ??= 'error';
 process.env.LANCEDB_LOG ??= 'error'; // LanceDB logs deprecation warnings per query otherwise
 const lancedb = await import('@lancedb/lancedb');
-const { Index: USearchIndex } = await import('usearch');
+// usearch through `require`: its ES module build can loop forever finding its binary (scale.peers.ts).
+const { Index: USearchIndex } = createRequire(import.meta.url)('usearch') as typeof import('usearch');
 
 const TOTAL = Number(process.env.CHUNKS ?? 100_000);
 const REPEATS = Number(process.env.REPEATS ?? 3);
@@ -88,7 +91,7 @@ const recall = (found: number[][]) => {
 const rowOfText = new Map(texts.map((text, i) => [text, i]));
 
 // ---- Fathom ---------------------------------------------------------------------------------------
-const db = openDatabase({ location: join(dir, 'fathom.db'), schemas: [vectorSchema] });
+const db = new SqliteDatabase({ location: join(dir, 'fathom.db'), schemas: [vectorSchema] });
 const fathom = new VectorIndex({ db, embedder, dataDir: dir, log: silentLogger, hnsw: { m: M, efConstruction: EF_CONSTRUCTION } });
 const storeId = 'vs_peers';
 const endToEndMs = await time(async () => {

@@ -26,22 +26,17 @@ export function exactTopKFromDataDir(dataDir: string, storeId: string, queries: 
       const cached = JSON.parse(readFileSync(cachePath, 'utf8')) as { key: string; answer: ExactAnswer };
       if (cached.key === cacheKey) return cached.answer;
     }
-    // hnswlib's exact index (`BruteforceSearch`, the library the server's graphs use; SIMD distances):
-    // inner product over the stored vectors, which are normalised, is their cosine.
-    const index = new hnswlib.BruteforceSearch('ip', dims);
-    index.initIndex(chunks);
     const rows = db.prepare('SELECT id, vector FROM vector_chunks WHERE store_id = ?').raw().iterate(storeId) as IterableIterator<
       [number, Buffer]
     >;
     const vector = new Float32Array(dims);
     const bytes = new Uint8Array(vector.buffer);
-    const point = new Array<number>(dims);
-    for (const [id, blob] of rows) {
-      bytes.set(blob);
-      for (let d = 0; d < dims; d++) point[d] = vector[d]!;
-      index.addPoint(point, id);
-    }
-    const ids = queries.map((query) => index.searchKnn(Array.from(query), Math.min(k, chunks)).neighbors);
+    const ids = exactTopK(dims, chunks, queries, k, function* () {
+      for (const [id, blob] of rows) {
+        bytes.set(blob);
+        yield { id, vector };
+      }
+    });
     const lookup = db.prepare('SELECT file_id AS fileId, chunk_index AS chunk FROM vector_chunks WHERE id = ?');
     const answer: ExactAnswer = ids.map((list) => list.map((id) => lookup.get(id) as { fileId: string; chunk: number }));
     writeFileSync(cachePath, JSON.stringify({ key: cacheKey, answer }));
@@ -49,4 +44,34 @@ export function exactTopKFromDataDir(dataDir: string, storeId: string, queries: 
   } finally {
     db.close();
   }
+}
+
+/**
+ * Exact top-k ids by cosine of each query over `count` normalised vectors, with hnswlib's exact index
+ * (`BruteforceSearch`, the library the server's graphs use; SIMD distances): inner product over normalised
+ * vectors is their cosine. `vectors` yields each (id, vector); the vector may be reused between items.
+ */
+export function exactTopK(
+  dims: number,
+  count: number,
+  queries: Float32Array[],
+  k: number,
+  vectors: () => Iterable<{ id: number; vector: Float32Array }>,
+): number[][] {
+  const index = new hnswlib.BruteforceSearch('ip', dims);
+  index.initIndex(count);
+  const point = new Array<number>(dims);
+  for (const { id, vector } of vectors()) {
+    for (let d = 0; d < dims; d++) point[d] = vector[d]!;
+    index.addPoint(point, id);
+  }
+  return queries.map((query) => index.searchKnn(Array.from(query), Math.min(k, count)).neighbors);
+}
+
+/** The same for the rows of a matrix (`count` x `dims`, row-major): the ids are the row numbers. */
+export function exactTopKOfMatrix(matrix: Float32Array, dims: number, queries: Float32Array[], k: number): number[][] {
+  const count = matrix.length / dims;
+  return exactTopK(dims, count, queries, k, function* () {
+    for (let id = 0; id < count; id++) yield { id, vector: matrix.subarray(id * dims, (id + 1) * dims) };
+  });
 }
