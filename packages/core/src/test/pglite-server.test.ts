@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPostgres, type TestPostgres } from './postgres';
+import { startTestPostgres, type TestPostgres, testBackends } from './postgres';
 
 // The tests' PostgreSQL (PGlite behind `PgliteServer`) must behave like a server with one session per
-// connection wherever Fathom's PostgreSQL suite relies on it.
-describe.skipIf(process.env.FATHOM_TEST_DATABASE_URL)('the test PostgreSQL server', () => {
+// connection wherever Fathom's PostgreSQL suite relies on it. (Not with a real server, nor in a SQLite-only run.)
+describe.skipIf(process.env.FATHOM_TEST_DATABASE_URL || !testBackends().includes('postgres'))('the test PostgreSQL server', () => {
   let postgres: TestPostgres;
   let pool: pg.Pool;
 
