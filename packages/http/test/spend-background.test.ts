@@ -62,13 +62,13 @@ async function charges(node: TestFathom, apiKey: string) {
   return ledger.filter((entry) => entry.kind === 'charge');
 }
 
-/**
- * Waits, when needed, until the clock's minute has at least 15 s left: the check below takes about a second
- * (a few under load), and waiting for half a minute cost the file 7.5 s on average and up to 30 s.
- */
-async function earlyInAMinute(): Promise<void> {
-  const into = Date.now() % 60_000;
-  if (into > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - into + 50));
+// The rate-limit windows' clock: moved to the start of a minute by the test that reads a window.
+let offset = 0;
+
+/** Puts the windows' clock 50 ms into a fresh minute, so the run and the check below share one window. */
+function earlyInAMinute(): void {
+  const now = Date.now() + offset;
+  offset += 60_000 - (now % 60_000) + 50;
 }
 
 const sdk = (node: TestFathom, apiKey: string) => new OpenAI({ apiKey, baseURL: node.baseURL, maxRetries: 0 });
@@ -77,7 +77,7 @@ describe('background work is charged to the key that started it', () => {
   let node: TestFathom;
 
   beforeAll(async () => {
-    node = await startFathom({ env: env(), start: false });
+    node = await startFathom({ env: env(), start: false, clock: () => Date.now() + offset });
   });
 
   afterAll(async () => {
@@ -86,7 +86,7 @@ describe('background work is charged to the key that started it', () => {
 
   it("a background response run by the worker draws on its key's budget and tokens per minute", async () => {
     // Key windows are whole clock minutes: start early in one, so the run and the check below share it.
-    await earlyInAMinute();
+    earlyInAMinute();
     const account = await node.newAccount(10);
     const key = await newKey(node, account.apiKey, { name: 'batch-job', max_budget: 1, tpm_limit: 10_000 });
     const created = await sdk(node, key.value).responses.create({ model: 'fake/fake-model', input: 'Later.', background: true });

@@ -54,6 +54,22 @@ export interface ModelCallsRepository extends Repository<ModelCallsRepository> {
 
 const COLUMNS = 'id, account_id, key_id, request_id, api, model, hold_micros, input_micros, created_at, expires_at';
 
+/** A call row's values in the order of `COLUMNS`. */
+function valuesOf(row: ModelCallRow): unknown[] {
+  return [
+    row.id,
+    row.account_id,
+    row.key_id,
+    row.request_id,
+    row.api,
+    row.model,
+    row.hold_micros,
+    row.input_micros,
+    row.created_at,
+    row.expires_at,
+  ];
+}
+
 export class SqlModelCallsRepository implements ModelCallsRepository {
   constructor(private readonly db: SqlClient) {}
 
@@ -62,18 +78,7 @@ export class SqlModelCallsRepository implements ModelCallsRepository {
   }
 
   async insertHeld(row: ModelCallRow): Promise<void> {
-    await this.db.run(`INSERT INTO model_calls (${COLUMNS}, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'held')`, [
-      row.id,
-      row.account_id,
-      row.key_id,
-      row.request_id,
-      row.api,
-      row.model,
-      row.hold_micros,
-      row.input_micros,
-      row.created_at,
-      row.expires_at,
-    ]);
+    await this.db.run(`INSERT INTO model_calls (${COLUMNS}, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'held')`, valuesOf(row));
   }
 
   async settle(id: string, usage: { prompt: number; completion: number; cost: number }): Promise<boolean> {
@@ -88,42 +93,14 @@ export class SqlModelCallsRepository implements ModelCallsRepository {
     row: Omit<ModelCallRow, 'hold_micros' | 'input_micros' | 'expires_at'>,
     usage: { prompt: number; completion: number; cost?: number },
   ): Promise<void> {
-    await this.db.run(
-      `INSERT INTO model_calls (${COLUMNS}, status, prompt_tokens, completion_tokens, cost_micros) VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, 'settled', ?, ?, ?)`,
-      [
-        row.id,
-        row.account_id,
-        row.key_id,
-        row.request_id,
-        row.api,
-        row.model,
-        row.created_at,
-        row.created_at,
-        usage.prompt,
-        usage.completion,
-        usage.cost ?? 0,
-      ],
-    );
+    // Nothing held: no hold, no input estimate, nothing to expire.
+    await this.insertAnswered({ ...row, hold_micros: 0, input_micros: 0, expires_at: row.created_at }, { ...usage, cost: usage.cost ?? 0 });
   }
 
   async insertAnswered(row: ModelCallRow, usage: { prompt: number; completion: number; cost: number }): Promise<void> {
     await this.db.run(
       `INSERT INTO model_calls (${COLUMNS}, status, prompt_tokens, completion_tokens, cost_micros) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'settled', ?, ?, ?)`,
-      [
-        row.id,
-        row.account_id,
-        row.key_id,
-        row.request_id,
-        row.api,
-        row.model,
-        row.hold_micros,
-        row.input_micros,
-        row.created_at,
-        row.expires_at,
-        usage.prompt,
-        usage.completion,
-        usage.cost,
-      ],
+      [...valuesOf(row), usage.prompt, usage.completion, usage.cost],
     );
   }
 
