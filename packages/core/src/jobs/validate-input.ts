@@ -6,8 +6,15 @@ import { nestingDepth } from '../internal/nesting-depth';
 import type { ToolDefinition } from './catalog';
 import type { ToolJobInput } from './wire/data-tools';
 
-const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, verbose: true });
-(addFormats as unknown as (instance: Ajv) => void)(ajv);
+let ajv: Ajv | undefined;
+/** The validator of tool inputs, made on the first input checked (a process that runs no tool never pays for it). */
+function inputAjv(): Ajv {
+  if (!ajv) {
+    ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, verbose: true });
+    (addFormats as unknown as (instance: Ajv) => void)(ajv);
+  }
+  return ajv;
+}
 const compiled = new Map<string, ValidateFunction>();
 /** Deepest nesting a tool input may have; the validator and the normaliser recurse, so deeper is refused first. */
 const MAX_INPUT_DEPTH = 32;
@@ -15,7 +22,7 @@ const MAX_INPUT_DEPTH = 32;
 function validatorFor(definition: ToolDefinition): ValidateFunction {
   let validate = compiled.get(definition.name);
   if (!validate) {
-    validate = ajv.compile(definition.input_schema);
+    validate = inputAjv().compile(definition.input_schema);
     compiled.set(definition.name, validate);
   }
   return validate;

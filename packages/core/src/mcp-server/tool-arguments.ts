@@ -4,7 +4,7 @@ import type { Logger } from '../internal/logger';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { textResult } from './types';
 
-const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, verbose: true });
+let ajv: Ajv | undefined;
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /**
@@ -14,7 +14,7 @@ const compiled = new WeakMap<object, ValidateFunction>();
 export function checkArguments<T>(tool: string, schema: object, args: Record<string, unknown>): T {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = ajv.compile(schema);
+    validate = (ajv ??= new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, verbose: true })).compile(schema);
     compiled.set(schema, validate);
   }
   // The arguments are this request's own (parsed from its body): defaults are filled in place.

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { numberPlaceholders } from './placeholders';
 import type { Schema } from './schema';
 import type { RunResult, SqlClient, SqlDatabase } from './sql-client';
@@ -17,10 +17,10 @@ const MIGRATION_LOCK = 7_261_554_208;
 
 // BIGINT (20) and NUMERIC (1700, what SUM over BIGINT returns) as JavaScript numbers, like SQLite gives them.
 const toNumber = (value: string) => Number(value);
-const types = {
+const typesOf = (driver: typeof pg) => ({
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === 20 || oid === 1700 ? toNumber : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
+    oid === 20 || oid === 1700 ? toNumber : driver.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+});
 
 /**
  * PostgreSQL through a `pg` pool, behind the async `SqlClient`. `?` placeholders are numbered once per
@@ -31,16 +31,19 @@ export class PostgresDatabase implements SqlDatabase {
   readonly location: string;
   readonly pool: pg.Pool;
 
-  private constructor(options: PostgresDatabaseOptions) {
+  private constructor(driver: typeof pg, options: PostgresDatabaseOptions) {
     this.location = redact(options.url);
-    this.pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, types });
+    this.pool = new driver.Pool({ connectionString: options.url, max: options.poolSize ?? 10, types: typesOf(driver) });
     // An idle connection that dies (server restart) must not crash the process; the pool replaces it.
     this.pool.on('error', () => {});
   }
 
   /** Connects, makes sure pgvector is there, and applies pending migrations under an advisory lock. */
   static async open(options: PostgresDatabaseOptions): Promise<PostgresDatabase> {
-    const database = new PostgresDatabase(options);
+    // The driver loads with the first PostgreSQL database: a SQLite process (the default, every embedded CLI
+    // command) never loads it.
+    const { default: driver } = await import('pg');
+    const database = new PostgresDatabase(driver, options);
     try {
       await migratePostgres(database.pool, options.schemas ?? [], database.location);
     } catch (error) {

@@ -1,5 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import type { SchemaIssue } from '../errors/describe-schema-issues';
 
 /**
@@ -8,15 +8,17 @@ import type { SchemaIssue } from '../errors/describe-schema-issues';
  * HTTP server validates bodies with (packages/http/src/validators.ts), so core and the edge refuse the
  * same values with the same issues.
  */
-const ajv = new Ajv({
-  allErrors: true,
-  verbose: true,
-  discriminator: true,
-  allowUnionTypes: true,
-  coerceTypes: false,
-  useDefaults: false,
-  addUsedSchema: false,
-});
+let ajv: Ajv | undefined;
+const checker = () =>
+  (ajv ??= new Ajv({
+    allErrors: true,
+    verbose: true,
+    discriminator: true,
+    allowUnionTypes: true,
+    coerceTypes: false,
+    useDefaults: false,
+    addUsedSchema: false,
+  }));
 
 /** Checks a value: no issues when it matches the declaration, else every issue (words them: `describeSchemaIssues`). */
 export interface SchemaCheck<T> {
@@ -25,10 +27,17 @@ export interface SchemaCheck<T> {
   readonly issues: readonly SchemaIssue[];
 }
 
-/** Compiles a declaration once into a check. */
+/**
+ * A check of a declaration, compiled once on its first use: modules declare their checks at load, and a
+ * process that never checks (`fathom stores list`, a server that never sees a workflow) never compiles them
+ * (ajv's code generation is the largest start-up cost of the CLI: docs/decisions/2026-11-26-shared-test-workers.md).
+ */
 export function compileCheck<T extends TSchema>(schema: T): SchemaCheck<Static<T>> {
-  const validate = ajv.compile(schema);
-  const check = ((value: unknown) => validate(value)) as SchemaCheck<Static<T>>;
-  Object.defineProperty(check, 'issues', { get: () => (validate.errors ?? []) as SchemaIssue[] });
+  let validate: ValidateFunction | undefined;
+  const check = ((value: unknown) => {
+    validate ??= checker().compile(schema);
+    return validate(value);
+  }) as SchemaCheck<Static<T>>;
+  Object.defineProperty(check, 'issues', { get: () => (validate?.errors ?? []) as SchemaIssue[] });
   return check;
 }

@@ -1,6 +1,5 @@
 import { extname } from 'node:path';
 import { decodeText } from './decode-text';
-import { docxToText } from './docx';
 import { ExtractionError } from './extraction-error';
 import { htmlToText } from './html';
 import { pdfToText } from './pdf';
@@ -144,7 +143,8 @@ export async function extractText(filename: string, bytes: Uint8Array): Promise<
       text = await pdfToText(bytes);
       break;
     case 'docx':
-      text = await docxToText(bytes);
+      // mammoth and jszip load with the first DOCX (as pdf-parse with the first PDF), not with every process.
+      text = await (await import('./docx')).docxToText(bytes);
       break;
     case 'html':
       text = htmlToText(decodeText(bytes, 'HTML file'));

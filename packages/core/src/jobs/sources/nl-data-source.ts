@@ -1,4 +1,4 @@
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import type { EgressGuardContract } from '../../egress/types';
 import type { ChatAdapterContract, ChatMessage } from '../../models/types';
 import type { ToolItem, ToolOutput, ToolRunOptions, ToolSource } from '../types';
@@ -29,8 +29,13 @@ export interface ExtractionPlan {
   instructions?: string;
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validatePlan = ajv.compile<ExtractionPlan>({
+let ajv: Ajv | undefined;
+let validatePlan: ValidateFunction<ExtractionPlan> | undefined;
+/** The validator of plans and items, made on the first plan (a process that runs no extraction never pays for it). */
+function planAjv(): Ajv {
+  return (ajv ??= new Ajv({ allErrors: true, strict: false }));
+}
+const PLAN_SCHEMA = {
   type: 'object',
   required: ['item_type', 'item_schema'],
   properties: {
@@ -43,7 +48,7 @@ const validatePlan = ajv.compile<ExtractionPlan>({
     urls: { type: 'array', items: { type: 'string' } },
     instructions: { type: 'string' },
   },
-});
+};
 
 const PLAN_PROMPT = `You plan a data extraction from public web pages. Answer only a JSON object:
 {"item_type": "<snake_case noun>", "item_schema": <JSON Schema of one item: {"type":"object","properties":{"value":{"type":"string","description":"the item's main label"}, ...},"required":["value", ...]}>, "urls": [<public page URLs likely to hold the data, only when none were given>], "instructions": "<how to find the items on a page>"}
@@ -113,11 +118,12 @@ export class NlDataSource implements ToolSource {
         content: `Data needed: ${input.description}\n${given.length ? `Pages given: ${given.join(', ')}` : 'No pages given: propose up to 5 public URLs.'}`,
       },
     ]);
+    validatePlan ??= planAjv().compile<ExtractionPlan>(PLAN_SCHEMA);
     if (!validatePlan(plan))
-      throw new SourceError('model_output_invalid', `The model's extraction plan is not valid: ${ajv.errorsText(validatePlan.errors)}.`);
+      throw new SourceError('model_output_invalid', `The model's extraction plan is not valid: ${planAjv().errorsText(validatePlan.errors)}.`);
     plan.item_schema.properties = { ...plan.item_schema.properties, value: { type: 'string' } };
     plan.item_schema.required = [...new Set([...(plan.item_schema.required ?? []), 'value'])];
-    const validateItem = ajv.compile<Record<string, unknown>>(plan.item_schema);
+    const validateItem = planAjv().compile<Record<string, unknown>>(plan.item_schema);
 
     const urls = (given.length ? given : (plan.urls ?? []).filter((url) => /^https?:\/\//i.test(url))).slice(
       0,
