@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './packages/http/test/slow-first-sequencer.ts';
 
 // Tests run the TypeScript sources of the workspace packages: the `fathom-source` export condition
 // points `@fathom/core` and `@fathom/http` at src/ instead of dist/ (see docs/decisions).
@@ -69,6 +70,9 @@ export default defineConfig({
     // Two test files at a time (vitest's default on 2 cores is one): most files wait on servers, processes
     // and timers they start, so the second file uses the time the first one waits.
     maxWorkers: 2,
+    // The longest files (packaging, CLI, clusters, the slowest PostgreSQL files) start first, even on a fresh
+    // clone where vitest has no recorded durations (packages/http/test/slow-first-sequencer.ts).
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       {
         resolve,
