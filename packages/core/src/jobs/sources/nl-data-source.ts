@@ -120,7 +120,10 @@ export class NlDataSource implements ToolSource {
     ]);
     validatePlan ??= planAjv().compile<ExtractionPlan>(PLAN_SCHEMA);
     if (!validatePlan(plan))
-      throw new SourceError('model_output_invalid', `The model's extraction plan is not valid: ${planAjv().errorsText(validatePlan.errors)}.`);
+      throw new SourceError(
+        'model_output_invalid',
+        `The model's extraction plan is not valid: ${planAjv().errorsText(validatePlan.errors)}.`,
+      );
     plan.item_schema.properties = { ...plan.item_schema.properties, value: { type: 'string' } };
     plan.item_schema.required = [...new Set([...(plan.item_schema.required ?? []), 'value'])];
     const validateItem = planAjv().compile<Record<string, unknown>>(plan.item_schema);
