@@ -105,7 +105,10 @@ function storeOf(name: string): OpenStore {
 }
 
 /** Loads the file when it is usable; says why not otherwise. */
-function load(request: Extract<HnswRequest, { op: 'open' }>, index: Index): Omit<HnswOpenResult, 'count' | 'bytes' | 'm' | 'efConstruction'> {
+function load(
+  request: Extract<HnswRequest, { op: 'open' }>,
+  index: Index,
+): Omit<HnswOpenResult, 'count' | 'bytes' | 'm' | 'efConstruction'> {
   if (!existsSync(request.path)) return { state: 'empty', reason: 'it has no HNSW file yet' };
   const sidecar = readSidecar(request.path);
   if (!sidecar) return { state: 'empty', reason: 'its HNSW file has no readable sidecar (a save was interrupted)' };
