@@ -31,6 +31,32 @@ const D = 384;
 const Q = 100;
 
 const SHARDS = Number(process.env.SHARDS ?? 1);
+if (process.env.FILES && process.env.SHARD !== undefined) {
+  // One shard's graph alone (chunk i in shard i % SHARDS), against an exact search over that shard's vectors.
+  const shard = Number(process.env.SHARD);
+  const exactPath = join(DIR, `exact-${N}-${shard}of${SHARDS}.json`);
+  if (!existsSync(exactPath)) {
+    const exactIndex = new hnswlib.BruteforceSearch('cosine', D);
+    exactIndex.initIndex(Math.ceil(N / SHARDS) + 16);
+    const fd = openSync(VECTORS, 'r');
+    const batch = new Float32Array(100_000 * D);
+    for (let start = 0; start < N; start += 100_000) {
+      readSync(fd, new Uint8Array(batch.buffer), 0, batch.byteLength, start * D * 4);
+      for (let i = start; i < start + 100_000; i++) {
+        if (i % SHARDS === shard) exactIndex.addPoint(Array.from(batch.subarray((i - start) * D, (i - start + 1) * D)), i);
+      }
+    }
+    closeSync(fd);
+    const queries = new Float32Array(readFileSync(QUERIES).buffer.slice(0, Q * D * 4));
+    const answers = Array.from(
+      { length: Q },
+      (_, qi) => exactIndex.searchKnn(Array.from(queries.subarray(qi * D, (qi + 1) * D)), K).neighbors,
+    );
+    writeFileSync(exactPath, JSON.stringify(answers));
+  }
+  shardPair(process.env.FILES.split(','), exactPath);
+  process.exit(0);
+}
 if (process.env.FILES) {
   shardPair(process.env.FILES.split(','));
   process.exit(0);
@@ -139,9 +165,9 @@ for (const ef of EFS) {
   );
 }
 
-function shardPair(files: string[]): void {
+function shardPair(files: string[], exactPath = join(DIR, `exact-${N}.json`)): void {
   const queries = new Float32Array(readFileSync(QUERIES).buffer.slice(0, Q * D * 4));
-  const exact: number[][] = JSON.parse(readFileSync(join(DIR, `exact-${N}.json`), 'utf8'));
+  const exact: number[][] = JSON.parse(readFileSync(exactPath, 'utf8'));
   const shards = files.map((file) => {
     const index = new hnswlib.HierarchicalNSW('cosine', D);
     index.readIndexSync(file);
