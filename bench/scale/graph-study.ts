@@ -16,8 +16,12 @@
  * all shards (and of the slowest) is reported.
  */
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import hnswlib from 'hnswlib-node';
+import defaultHnswlib from 'hnswlib-node';
+
+/** `HNSW_ADDON=/path/addon.node`: another build of hnswlib-node's addon (say, compiled with `-march=native`). */
+const hnswlib: typeof defaultHnswlib = process.env.HNSW_ADDON ? createRequire(import.meta.url)(process.env.HNSW_ADDON) : defaultHnswlib;
 
 const DIR = process.env.DIR ?? '/tmp/gp-study';
 const VECTORS = process.env.VECTORS ?? '/tmp/scale-study/vectors-1000000.f32';
