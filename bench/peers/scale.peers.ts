@@ -7,7 +7,8 @@
  * search (every thread of this process, per call) and its latency, systems taking turns query by query.
  * The answer it prints: per system, the smallest beam of the ladder with recall@8 >= 0.95 and its CPU.
  *
- * All graphs are built with M=16, efConstruction=100 (Fathom's). Fathom builds two shards per store (each
+ * All graphs are built with M=16; the peers and raw hnswlib with efConstruction=100, Fathom with its own
+ * default (200 since 2026-11-26: decision 2026-11-26-graph-parameters). Fathom builds two shards per store (each
  * its own graph of half the chunks, searched in parallel; its beam is per shard); the peers one graph.
  * Raw hnswlib is the library Fathom's graphs are (hnswlib-node, single-threaded build, the same seed).
  *

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, truncateSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -197,6 +197,43 @@ describe('HNSW files', () => {
       'vs_main.1.hnsw.json',
     ]);
     index = open();
+  });
+
+  it('built with the parameters of an earlier version: used as they are, not rebuilt; parameters the operator sets rebuild them, saying why', async () => {
+    const sidecar = (store: string, shard: number) =>
+      JSON.parse(readFileSync(join(dir, 'vector-index', `${store}.${shard}.hnsw.json`), 'utf8')) as { m: number; efConstruction: number };
+    await fill(index);
+    await index.flush();
+    expect(sidecar('vs_main', 0)).toMatchObject({ m: 16, efConstruction: 200 }); // this version's graphs
+
+    // A store whose graphs an earlier version built (efConstruction 100).
+    await index.close();
+    index = open({ hnsw: { m: 16, efConstruction: 100 } });
+    for (let file = 0; file < 4; file++) await addFile(index, 'vs_old', `file-${file}`, TEXTS.slice(file * 2, file * 2 + 2));
+    await index.close();
+    expect(sidecar('vs_old', 0)).toMatchObject({ m: 16, efConstruction: 100 });
+
+    // This version's defaults load them, search and write them, and save them with their own parameters.
+    logs = [];
+    index = open();
+    await addFile(index, 'vs_old', 'file-new', ['Volcanic ash grounded every flight.']);
+    const [hit] = await index.search(['vs_old'], { query: 'volcanic ash flight', ranker: 'none' });
+    expect(hit!.content[0]!.text).toBe('Volcanic ash grounded every flight.');
+    await index.flush();
+    expect(graphWork(logs)).toEqual([]);
+    for (const shard of [0, 1]) expect(sidecar('vs_old', shard)).toMatchObject({ m: 16, efConstruction: 100 });
+
+    // Parameters set by the operator are what they want: files built otherwise are rebuilt with them.
+    await index.close();
+    logs = [];
+    index = open({ hnsw: { m: 8, efConstruction: 50 } });
+    const [again] = await index.search(['vs_old'], { query: 'volcanic ash flight', ranker: 'none' });
+    expect(again!.content[0]!.text).toBe('Volcanic ash grounded every flight.');
+    expect(graphWork(logs)).toEqual([
+      'Rebuilding the HNSW index of vs_old from 9 vectors in SQLite: its HNSW file was built with M=16, efConstruction=100; the configuration asks for M=8, efConstruction=50.',
+    ]);
+    await index.flush();
+    for (const shard of [0, 1]) expect(sidecar('vs_old', shard)).toMatchObject({ m: 8, efConstruction: 50 });
   });
 
   it('a long rebuild reports its progress', async () => {

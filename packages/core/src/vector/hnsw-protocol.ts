@@ -10,8 +10,14 @@ export type HnswRequest =
       /** The store's generation in the database: a file that claims it is current. */
       generation: number;
       capacity: number;
+      /** Parameters of a graph built new. */
       m: number;
       efConstruction: number;
+      /**
+       * A file built with other parameters is loaded as it is (true: the defaults, which changed over versions;
+       * the beam follows the parameters it was built with) or rebuilt with these (false: set by the operator).
+       */
+      keepBuilt: boolean;
     }
   | { op: 'add'; store: string; labels: number[]; vectors: Float32Array; generation: number }
   | { op: 'delete'; store: string; labels: number[]; generation: number }
@@ -50,6 +56,9 @@ export interface HnswOpenResult {
   count: number;
   /** Memory the graph holds, estimated from its capacity (bytes). */
   bytes: number;
+  /** The parameters of the graph held: the file's when it was loaded, else the request's. */
+  m: number;
+  efConstruction: number;
 }
 
 export interface HnswSearchResult {

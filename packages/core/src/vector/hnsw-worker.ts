@@ -58,6 +58,12 @@ function readSidecar(path: string): HnswSidecar | null {
   }
 }
 
+/** The parameters a loaded file was built with (its sidecar; files of before they were recorded: 16 and 100). */
+function builtWith(path: string): { m: number; efConstruction: number } {
+  const sidecar = readSidecar(path);
+  return { m: sidecar?.m ?? 16, efConstruction: sidecar?.efConstruction ?? 100 };
+}
+
 async function save(store: OpenStore): Promise<void> {
   if (store.timer) clearTimeout(store.timer);
   store.timer = undefined;
@@ -99,7 +105,10 @@ function storeOf(name: string): OpenStore {
 }
 
 /** Loads the file when it is usable; says why not otherwise. */
-function load(request: Extract<HnswRequest, { op: 'open' }>, index: Index): Omit<HnswOpenResult, 'count' | 'bytes'> {
+function load(
+  request: Extract<HnswRequest, { op: 'open' }>,
+  index: Index,
+): Omit<HnswOpenResult, 'count' | 'bytes' | 'm' | 'efConstruction'> {
   if (!existsSync(request.path)) return { state: 'empty', reason: 'it has no HNSW file yet' };
   const sidecar = readSidecar(request.path);
   if (!sidecar) return { state: 'empty', reason: 'its HNSW file has no readable sidecar (a save was interrupted)' };
@@ -112,10 +121,10 @@ function load(request: Extract<HnswRequest, { op: 'open' }>, index: Index): Omit
       reason: `its HNSW file was built from vectors of '${sidecar.embedderId}', the store's are '${request.embedderId}'`,
     };
   }
-  if ((sidecar.m ?? 16) !== request.m || (sidecar.efConstruction ?? 100) !== request.efConstruction) {
+  if (!request.keepBuilt && ((sidecar.m ?? 16) !== request.m || (sidecar.efConstruction ?? 100) !== request.efConstruction)) {
     return {
       state: 'empty',
-      reason: `its HNSW file was built with M=${sidecar.m ?? 16}, efConstruction=${sidecar.efConstruction ?? 100}; a store of this size uses M=${request.m}, efConstruction=${request.efConstruction}`,
+      reason: `its HNSW file was built with M=${sidecar.m ?? 16}, efConstruction=${sidecar.efConstruction ?? 100}; the configuration asks for M=${request.m}, efConstruction=${request.efConstruction}`,
     };
   }
   try {
@@ -137,6 +146,8 @@ async function handle(request: HnswRequest): Promise<unknown> {
       }
       const index = new HierarchicalNSW('cosine', request.dimensions);
       const found = load(request, index);
+      // A loaded file keeps the parameters it was built with (hnswlib reads them from the file).
+      const built = found.state === 'empty' ? request : builtWith(request.path);
       if (found.state === 'empty') {
         index.initIndex({
           maxElements: Math.max(64, request.capacity),
@@ -152,14 +163,20 @@ async function handle(request: HnswRequest): Promise<unknown> {
         path: request.path,
         dimensions: request.dimensions,
         embedderId: request.embedderId,
-        m: request.m,
-        efConstruction: request.efConstruction,
+        m: built.m,
+        efConstruction: built.efConstruction,
         generation: found.state === 'current' ? request.generation : -1,
         dirty: false,
         firstDirtyAt: 0,
       };
       stores.set(request.store, store);
-      return { ...found, count: index.getCurrentCount(), bytes: graphBytes(store) } satisfies HnswOpenResult;
+      return {
+        ...found,
+        count: index.getCurrentCount(),
+        bytes: graphBytes(store),
+        m: built.m,
+        efConstruction: built.efConstruction,
+      } satisfies HnswOpenResult;
     }
     case 'add': {
       const store = storeOf(request.store);

@@ -46,6 +46,8 @@ export interface StoreGraphsOptions {
   directory: string;
   /** The parameters of new graphs for a store of `chunks` chunks. */
   parameters(chunks: number): GraphParameters;
+  /** Files built with other parameters are used as they are (true) or rebuilt with these (false). */
+  keepBuilt: boolean;
   /** Bytes of graphs kept in memory: beyond it, the least recently used graphs nobody is using are saved and unloaded. */
   memoryBudget: number;
   /** How often a long build or catch-up logs its progress (ms). */
@@ -69,6 +71,8 @@ interface Entry {
   dimensions: number;
   /** Estimated memory of each shard's graph. */
   bytes: number[];
+  /** The parameters each shard's graph was built with (known once opened). */
+  built: Array<GraphParameters | undefined>;
   lastUsed: number;
   holds: number;
 }
@@ -96,6 +100,15 @@ export class StoreGraphs {
   /** Whether the store's graphs are in memory (loaded or loading). */
   isOpen(storeId: string): boolean {
     return this.entries.has(storeId);
+  }
+
+  /**
+   * The parameters the store's graphs were built with (those of the shard built with the smallest
+   * efConstruction, which needs the widest beam); undefined before they are opened.
+   */
+  builtWith(storeId: string): GraphParameters | undefined {
+    const built = this.entries.get(storeId)?.built.filter((parameters) => parameters !== undefined) ?? [];
+    return built.sort((a, b) => a.efConstruction - b.efConstruction)[0];
   }
 
   /** How many stores have graphs in memory, and their estimated bytes. */
@@ -275,6 +288,7 @@ export class StoreGraphs {
       embedderId: meta.embedder_id,
       dimensions: meta.dimensions,
       bytes: new Array<number>(SHARDS).fill(0),
+      built: new Array<GraphParameters | undefined>(SHARDS).fill(undefined),
       lastUsed: performance.now(),
       holds: 0,
     };
@@ -294,10 +308,14 @@ export class StoreGraphs {
             generation: meta.generation,
             capacity: perShard + Math.max(512, Math.ceil(perShard / 8)),
             ...parameters,
+            keepBuilt: this.options.keepBuilt,
           }),
         ),
       );
-      opened.forEach((result, shard) => (entry.bytes[shard] = result.bytes));
+      opened.forEach((result, shard) => {
+        entry.bytes[shard] = result.bytes;
+        entry.built[shard] = { m: result.m, efConstruction: result.efConstruction };
+      });
       if (opened.every((result) => result.state === 'current')) return { adding: 0, done: Promise.resolve(meta.generation) };
       const common = this.buildOptions(storeId, meta.dimensions);
       const empty = targets.filter((_, shard) => opened[shard]!.state === 'empty');

@@ -1,5 +1,5 @@
 import type { Database } from '../db';
-import type { StoreGraphs } from './store-graphs';
+import type { GraphParameters, StoreGraphs } from './store-graphs';
 import type { FileSelection } from './store-files';
 import { blobToVector, dot } from './vector-blob';
 
@@ -7,8 +7,8 @@ import { blobToVector, dot } from './vector-blob';
 export interface VectorPlanOptions {
   /** A store, or the part of it a filter leaves, of at most this many chunks is scanned exactly. */
   exactSearchLimit: number;
-  /** The HNSW beam for a search of `k` neighbours in a graph of `chunks` chunks. */
-  ef(chunks: number, k: number): number;
+  /** The HNSW beam for a search of `k` neighbours in a store of `chunks` chunks whose graphs were `built` so. */
+  ef(chunks: number, k: number, built: GraphParameters | undefined): number;
 }
 
 /** One store to search: its chunk count and, with a filter, the files it leaves. */
@@ -79,7 +79,7 @@ export class VectorCandidates {
         continue;
       }
       const wanted = Math.min(k, size);
-      const ef = Math.max(this.options.ef(scope.chunks, wanted), wanted);
+      const ef = Math.max(this.options.ef(scope.chunks, wanted, this.graphs.builtWith(scope.storeId)), wanted);
       if (selection.kind !== 'some') {
         pending.push(this.graphs.search({ store: scope.storeId, vector: query, k: wanted, ef }));
         continue;

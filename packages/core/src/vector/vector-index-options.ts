@@ -12,11 +12,14 @@ export interface VectorIndexOptions {
   dataDir: string;
   log: Logger;
   hnsw?: {
-    /** Graph degree; default: by store size (`graph-parameters.ts`). */
+    /**
+     * Graph degree; default 16 (`graph-parameters.ts`). Set (with or without `efConstruction`), files built
+     * with other parameters are rebuilt with these; unset, files of earlier defaults are used as built.
+     */
     m?: number;
-    /** Build-time beam; default: by store size. */
+    /** Build-time beam; default 200 (`graph-parameters.ts`); set, rebuilds files built otherwise, like `m`. */
     efConstruction?: number;
-    /** Search-time beam (at least the candidate depth); default: follows the store size and the depth (`searchBeam`). */
+    /** Search-time beam (at least the candidate depth); default: follows the store size, the depth and how the graphs were built (`searchBeam`). */
     efSearch?: number;
     /** Bytes of graphs kept in memory (least recently used idle ones are unloaded beyond it); default 2 GiB (`FATHOM_HNSW_MEMORY_MB`). */
     memoryBytes?: number;

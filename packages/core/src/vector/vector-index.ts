@@ -95,6 +95,8 @@ export class VectorIndex implements VectorIndexContract {
     this.graphs = new StoreGraphs({
       directory: join(options.dataDir, 'vector-index'),
       parameters: (chunks) => ({ ...graphParameters(chunks), ...(m ? { m } : {}), ...(efConstruction ? { efConstruction } : {}) }),
+      // Files of earlier defaults are used as built (searched with their beam); parameters set by the operator rebuild them.
+      keepBuilt: !m && !efConstruction,
       memoryBudget: memoryBytes ?? 2 * 1024 ** 3,
       progressIntervalMs: progressIntervalMs ?? PROGRESS_INTERVAL_MS,
       log: this.log,
@@ -112,7 +114,7 @@ export class VectorIndex implements VectorIndexContract {
     });
     this.candidatesOf = new VectorCandidates(this.db, this.graphs, {
       exactSearchLimit: this.exactSearchLimit,
-      ef: (chunks, k) => (efSearch ? Math.max(efSearch, k) : searchBeam(chunks, k)),
+      ef: (chunks, k, built) => (efSearch ? Math.max(efSearch, k) : searchBeam(chunks, k, built)),
     });
     this.scopeSearch = new ScopeSearch(this.db, {
       files: this.files,
