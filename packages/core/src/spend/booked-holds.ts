@@ -58,26 +58,29 @@ export class BookedHolds implements ModelCallHolds {
     return async (usage, countTokens, charged) => {
       clearTimeout(timer);
       let captured = false;
-      this.writes.enqueue({
-        run: async (tx) => {
-          if (holdWritten) {
-            captured = await captureHeld(tx, this.accounts, this.repository, call, usage, countTokens);
-            return;
-          }
-          // A quick call (or one whose hold could not be written): hold, release and charge written at once,
-          // the call row settled (its id refuses a second), the key's tokens.
-          await countTokens(tx);
-          await this.repository.in(tx).insertAnswered(call.row, usage);
-          await this.accounts.in(tx).chargeAnswered(call.money, usage.cost, call.row.created_at);
-          holdWritten = true;
-          captured = true;
+      this.writes.enqueue(
+        {
+          run: async (tx) => {
+            if (holdWritten) {
+              captured = await captureHeld(tx, this.accounts, this.repository, call, usage, countTokens);
+              return;
+            }
+            // A quick call (or one whose hold could not be written): hold, release and charge written at once,
+            // the call row settled (its id refuses a second), the key's tokens.
+            await countTokens(tx);
+            await this.repository.in(tx).insertAnswered(call.row, usage);
+            await this.accounts.in(tx).chargeAnswered(call.money, usage.cost, call.row.created_at);
+            holdWritten = true;
+            captured = true;
+          },
+          done: (committed) => {
+            if (!committed) return this.#lost(call, usage);
+            leaveBook();
+            if (captured) charged(usage.cost);
+          },
         },
-        done: (committed) => {
-          if (!committed) return this.#lost(call, usage);
-          leaveBook();
-          if (captured) charged(usage.cost);
-        },
-      });
+        'shared',
+      );
     };
   }
 

@@ -126,7 +126,7 @@ export class BookedRateWindows implements RateWindows {
           else if (!committed) this.#book.addToWindow(keyId, start, written);
         },
       },
-      false,
+      'lazy',
     );
   }
 }

@@ -1,6 +1,19 @@
 import { type Logger, silentLogger } from '../internal/logger';
 import type { SqlClient, SqlDatabase } from '../storage';
 
+/**
+ * How long a call's write waits for others to share its commit (ms): under load several answered calls go
+ * in one transaction, and a sequential client's next request no longer waits for the previous call's commit.
+ * A SIGKILL loses at most this long of answered quick calls (`docs/decisions/2026-11-26-spend-holds-in-process.md`).
+ */
+export const SHARE_COMMIT_MS = 5;
+
+/**
+ * When a queued op is written: `now` at the next `setImmediate` (a hold to make durable), `shared` within
+ * the sharing window (a call's write after its answer), `lazy` within `lazyMs` (a rate-limit window's count).
+ */
+export type WriteWhen = 'now' | 'shared' | 'lazy';
+
 /** One write queued behind the requests: `done` hears whether it was committed. */
 export interface WriteBehindOp {
   run(tx: SqlClient): Promise<unknown>;
@@ -10,23 +23,27 @@ export interface WriteBehindOp {
 /**
  * The spend writes of SQLite, off the request path: queued, then written together in one transaction
  * (one commit for every op queued meanwhile), each op in its own savepoint so one failing op does not
- * undo the others. An urgent op (a call's capture, a hold to make durable) is written at the next
- * `setImmediate`, after the answer that queued it has left; a lazy one (a rate-limit window's count)
- * waits up to `lazyMs` for a commit to share. `drain` writes everything queued: `close` waits for it.
+ * undo the others. A hold to make durable is written at the next `setImmediate`; a call's write after
+ * its answer waits up to `shareMs` (`SHARE_COMMIT_MS`) so the calls answered meanwhile share its commit; a
+ * rate-limit window's count up to `lazyMs`. Every read of money goes through `readsAfter`, which writes
+ * what is queued first, so no reader misses an answered call. `drain` writes everything: `close` waits for it.
  */
 export class WriteBehind {
   readonly #db: SqlDatabase;
   readonly #log: Logger;
   readonly #lazyMs: number;
+  readonly #shareMs: number;
   #queue: WriteBehindOp[] = [];
   #writing: Promise<void> | undefined;
   #immediate: NodeJS.Immediate | undefined;
+  #shared: NodeJS.Timeout | undefined;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(db: SqlDatabase, options: { log?: Logger; lazyMs?: number } = {}) {
+  constructor(db: SqlDatabase, options: { log?: Logger; lazyMs?: number; shareMs?: number } = {}) {
     this.#db = db;
     this.#log = options.log ?? silentLogger;
     this.#lazyMs = options.lazyMs ?? 100;
+    this.#shareMs = options.shareMs ?? SHARE_COMMIT_MS;
   }
 
   /** Ops queued or being written. */
@@ -34,13 +51,18 @@ export class WriteBehind {
     return this.#queue.length;
   }
 
-  enqueue(op: WriteBehindOp, urgent = true): void {
+  enqueue(op: WriteBehindOp, when: WriteWhen = 'now'): void {
     this.#queue.push(op);
-    if (urgent) {
+    if (when === 'now') {
       this.#immediate ??= setImmediate(() => {
         this.#immediate = undefined;
         void this.flush();
       });
+    } else if (when === 'shared') {
+      this.#shared ??= setTimeout(() => {
+        this.#shared = undefined;
+        void this.flush();
+      }, this.#shareMs);
     } else if (!this.#timer) {
       this.#timer = setTimeout(() => {
         this.#timer = undefined;
@@ -98,4 +120,26 @@ export class WriteBehind {
       }
     });
   }
+}
+
+/**
+ * `db` for the readers of money (balances, the ledger, keys' spend, model calls): each read outside a
+ * transaction first writes what `writes` has queued (after a write in progress), so it sees every call
+ * answered before it. Writes and transactions go to `db` as they are (a read inside a transaction, such as
+ * a queued op's, must not wait for the queue that runs it).
+ */
+export function readsAfter(db: SqlClient, writes: Pick<WriteBehind, 'flush'>): SqlClient {
+  return {
+    dialect: db.dialect,
+    async all<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]> {
+      await writes.flush();
+      return db.all<Row>(sql, params);
+    },
+    async get<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row | undefined> {
+      await writes.flush();
+      return db.get<Row>(sql, params);
+    },
+    run: (sql, params) => db.run(sql, params),
+    transaction: (fn) => db.transaction(fn),
+  };
 }
