@@ -82,4 +82,33 @@ describe('the write-behind queue shares one commit among the writes of a window'
     expect(writes.pending).toBe(0);
     await db.close();
   });
+
+  it('without a savepoint per op: a failing op rolls back the batch, the others undo what they did in memory and are written again, once each', async () => {
+    const { db, writes, transactions, note, notes } = await setup(60_000);
+    let inMemory = 0;
+    const counted = (text: string): WriteBehindOp => ({
+      ...note(text),
+      run: async (tx) => {
+        inMemory++;
+        await note(text).run(tx);
+      },
+      undo: () => {
+        inMemory--;
+      },
+    });
+    writes.enqueue(counted('a'), 'shared');
+    await writes.drain();
+    // The usual case: one transaction, no savepoint.
+    expect(transactions).toHaveBeenCalledTimes(1);
+    writes.enqueue(counted('b'), 'shared');
+    writes.enqueue(counted('a'), 'shared');
+    writes.enqueue(counted('c'), 'shared');
+    await writes.drain();
+    expect(transactions).toHaveBeenCalledTimes(3);
+    expect(await notes()).toEqual(['a', 'b', 'c']);
+    // a, b and c ran once for good; the failing a's run was rolled back with its savepoint (its undo is
+    // for a batch rolled back, not for its own failure, which `done(false)` hears).
+    expect(inMemory).toBe(4);
+    await db.close();
+  });
 });

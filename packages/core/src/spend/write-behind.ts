@@ -17,13 +17,19 @@ export type WriteWhen = 'now' | 'shared' | 'lazy';
 /** One write queued behind the requests: `done` hears whether it was committed. */
 export interface WriteBehindOp {
   run(tx: SqlClient): Promise<unknown>;
+  /**
+   * The transaction `run` wrote in was rolled back (another op failed) and the op will run again: put back
+   * what `run` changed in memory.
+   */
+  undo?(): void;
   done?(committed: boolean): void;
 }
 
 /**
  * The spend writes of SQLite, off the request path: queued, then written together in one transaction
- * (one commit for every op queued meanwhile), each op in its own savepoint so one failing op does not
- * undo the others. A hold to make durable is written at the next `setImmediate`; a call's write after
+ * (one commit for every op queued meanwhile). No savepoint per op: when one fails, the transaction is
+ * rolled back, each op that ran `undo`es its in-memory effects, and the ops are written again, each in its
+ * own savepoint, so the failing one does not undo the others. A hold to make durable is written at the next `setImmediate`; a call's write after
  * its answer waits up to `shareMs` (`SHARE_COMMIT_MS`) so the calls answered meanwhile share its commit; a
  * rate-limit window's count up to `lazyMs`. Every read of money goes through `readsAfter`, which writes
  * what is queued first, so no reader misses an answered call. `drain` writes everything: `close` waits for it.
@@ -90,11 +96,43 @@ export class WriteBehind {
   }
 
   async #write(ops: WriteBehindOp[]): Promise<void> {
-    let outcomes: boolean[] = [];
+    let outcomes: boolean[];
     try {
-      await this.#db.transaction(async (tx) => {
-        outcomes = [];
+      outcomes = await this.#commit(ops, false);
+    } catch (error) {
+      this.#log.warn(`spend: a queued write failed, writing the ${ops.length} op(s) again one savepoint each: ${(error as Error).message}`);
+      try {
+        outcomes = await this.#commit(ops, true);
+      } catch (again) {
+        this.#log.error(`spend: could not commit ${ops.length} queued write(s): ${(again as Error).message}`);
+        outcomes = ops.map(() => false);
+      }
+    }
+    ops.forEach((op, i) => {
+      try {
+        op.done?.(outcomes[i] ?? false);
+      } catch (error) {
+        this.#log.warn(`spend: after a queued write: ${(error as Error).message}`);
+      }
+    });
+  }
+
+  /**
+   * One transaction of `ops`. Not `isolated`: all or nothing (a failing op throws; the ops that ran are
+   * undone in memory). `isolated`: each op in a savepoint, its outcome in the answer.
+   */
+  async #commit(ops: WriteBehindOp[], isolated: boolean): Promise<boolean[]> {
+    const ran: WriteBehindOp[] = [];
+    try {
+      return await this.#db.transaction(async (tx) => {
+        const outcomes: boolean[] = [];
         for (const op of ops) {
+          if (!isolated) {
+            ran.push(op);
+            await op.run(tx);
+            outcomes.push(true);
+            continue;
+          }
           await tx.run('SAVEPOINT spend_write');
           try {
             await op.run(tx);
@@ -107,18 +145,12 @@ export class WriteBehind {
             outcomes.push(false);
           }
         }
+        return outcomes;
       });
     } catch (error) {
-      this.#log.error(`spend: could not commit ${ops.length} queued write(s): ${(error as Error).message}`);
-      outcomes = ops.map(() => false);
+      for (const op of ran.reverse()) op.undo?.();
+      throw error;
     }
-    ops.forEach((op, i) => {
-      try {
-        op.done?.(outcomes[i] ?? false);
-      } catch (error) {
-        this.#log.warn(`spend: after a queued write: ${(error as Error).message}`);
-      }
-    });
   }
 }
 
