@@ -253,8 +253,10 @@ export class Accounts {
       const entry = ledgerOf(call);
       // One balance update for release and charge: the hold covers the charge, so the balance only grows.
       if (!(await repository.addToBalance(call.accountId, held - charge))) throw new NotFoundError('account', call.accountId);
-      await repository.insertLedger({ ...entry, kind: 'release', micros: held, createdAt });
-      if (charge > 0) await repository.insertLedger({ ...entry, kind: 'charge', micros: -charge, createdAt });
+      await repository.insertLedger(
+        { ...entry, kind: 'release', micros: held, createdAt },
+        ...(charge > 0 ? [{ ...entry, kind: 'charge' as const, micros: -charge, createdAt }] : []),
+      );
       if (call.keyId && held > charge) await repository.takeFromKeySpend(call.keyId, held - charge);
       return true;
     });
@@ -282,9 +284,12 @@ export class Accounts {
         );
       }
       const entry = { ...ledgerOf(call), createdAt: now };
-      await repository.insertLedger({ ...entry, kind: 'reserve', micros: -call.micros });
-      await repository.insertLedger({ ...entry, kind: 'release', micros: call.micros });
-      if (charge > 0) await repository.insertLedger({ ...entry, kind: 'charge', micros: -charge });
+      // The three rows in one statement.
+      await repository.insertLedger(
+        { ...entry, kind: 'reserve', micros: -call.micros },
+        { ...entry, kind: 'release', micros: call.micros },
+        ...(charge > 0 ? [{ ...entry, kind: 'charge' as const, micros: -charge }] : []),
+      );
     });
   }
 
@@ -298,8 +303,7 @@ export class Accounts {
       const repository = this.#repository.in(tx);
       if (call.micros <= 0 || (await repository.released(call.ref))) return false;
       const entry = { ...ledgerOf(call), createdAt: nowSeconds() };
-      await repository.insertLedger({ ...entry, kind: 'release', micros: call.micros });
-      await repository.insertLedger({ ...entry, kind: 'charge', micros: -call.micros });
+      await repository.insertLedger({ ...entry, kind: 'release', micros: call.micros }, { ...entry, kind: 'charge', micros: -call.micros });
       return true;
     });
   }
