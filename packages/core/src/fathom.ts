@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Accounts, accountsSchema, bootstrapAccounts, type BootstrapResult } from './accounts';
+import { Accounts, accountsSchema, bootstrapAccounts, type BootstrapResult, SqlAccountsRepository } from './accounts';
 import { type Assistants, assistantsSchema, type Threads } from './assistants';
 import { type AssistantsCapability, createAssistants } from './assistants/create-assistants';
 import { threadStoresOf } from './assistants/documents-thread-stores';
@@ -60,6 +60,8 @@ export interface FathomOptions {
   embedder?: Embedder;
   /** The clock of the per-key rate-limit windows, ms (tests); default `Date.now`. */
   clock?: () => number;
+  /** How long a call's write waits to share a commit on SQLite, ms (tests); default `SHARE_COMMIT_MS`. */
+  spendShareMs?: number;
 }
 
 /** Every capability's tables, in dependency order. */
@@ -154,19 +156,21 @@ export class Fathom {
     database: SqlDatabase,
     bootstrap: BootstrapResult,
     clock?: () => number,
+    spendShareMs?: number,
   ) {
     this.config = config;
     this.log = log;
     this.database = database;
     // Where SQLite and PostgreSQL part ways for charging: holds and windows in process, or committed first.
-    const charging = chargingPathOf(database, log);
+    const charging = chargingPathOf(database, log, { shareMs: spendShareMs });
     this.#charging = charging;
-    this.accounts = new Accounts(database, undefined, charging.pending);
+    // Views of money read through `charging.reads`: on SQLite they first write the queued charges.
+    this.accounts = new Accounts(database, new SqlAccountsRepository(charging.reads), charging.pending, charging.reads);
     this.bootstrap = bootstrap;
     this.egress = new EgressGuard({ allow: config.egressAllow });
     this.embedder = embedder;
     this.rateLimits = new KeyRateLimits(database, clock, charging.windows());
-    const modelCalls = new SqlModelCallsRepository(database);
+    const modelCalls = new SqlModelCallsRepository(charging.reads);
     this.spend = new SpendMeter({
       repository: modelCalls,
       holds: charging.holds(this.accounts, modelCalls),
@@ -314,7 +318,7 @@ export class Fathom {
     try {
       const bootstrap = await bootstrapAccounts(new Accounts(database), config);
       const embedder = options.embedder ?? (await createEmbedder(config, log));
-      fathom = new Fathom(config, log, embedder, database, bootstrap, options.clock);
+      fathom = new Fathom(config, log, embedder, database, bootstrap, options.clock, options.spendShareMs);
     } catch (error) {
       await database.close();
       throw error;

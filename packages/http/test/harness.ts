@@ -44,6 +44,8 @@ export interface StartOptions {
   start?: boolean;
   /** The clock of the per-key rate-limit windows, ms. */
   clock?: () => number;
+  /** How long a call's write waits to share a commit on SQLite, ms. */
+  spendShareMs?: number;
 }
 
 /**
@@ -72,7 +74,14 @@ export async function startFathom(options: StartOptions = {}): Promise<TestFatho
     FATHOM_API_KEY: apiKey,
     FATHOM_ADMIN_KEY: adminKey,
   };
-  const fathom = await Fathom.open({ env, logger: silentLogger, embedder: options.embedder, start: options.start, clock: options.clock });
+  const fathom = await Fathom.open({
+    env,
+    logger: silentLogger,
+    embedder: options.embedder,
+    start: options.start,
+    clock: options.clock,
+    spendShareMs: options.spendShareMs,
+  });
   const app = await createServer(fathom, { checkAnswers: true });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as AddressInfo).port;

@@ -56,7 +56,8 @@ export interface AccountsRepository extends Repository<AccountsRepository> {
    * `keep` (default 0: money held in process and not yet written, which the balance must still cover).
    */
   addToBalance(accountId: string, micros: number, keep?: number): Promise<boolean>;
-  insertLedger(entry: LedgerInsert): Promise<void>;
+  /** Ledger rows, in one statement (ids in the order given). */
+  insertLedger(...entries: LedgerInsert[]): Promise<void>;
   /**
    * Adds `micros` to a key's spend in its current budget window (a window that ended starts again at 0 and
    * the next reset moves on by whole durations) if its budget covers it and `keep` more (spend held in process,
@@ -137,11 +138,12 @@ export class SqlAccountsRepository implements AccountsRepository {
     return result.changes > 0;
   }
 
-  async insertLedger(entry: LedgerInsert): Promise<void> {
+  async insertLedger(...entries: LedgerInsert[]): Promise<void> {
+    if (entries.length === 0) return;
     await this.db.run(
       `INSERT INTO ledger (account_id, kind, amount_micros, ref, description, created_at, request_id, model, key_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
+       VALUES ${entries.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+      entries.flatMap((entry) => [
         entry.accountId,
         entry.kind,
         entry.micros,
@@ -151,7 +153,7 @@ export class SqlAccountsRepository implements AccountsRepository {
         entry.requestId ?? null,
         entry.model ?? null,
         entry.keyId ?? null,
-      ],
+      ]),
     );
   }
 

@@ -50,12 +50,20 @@ export class Accounts {
   /**
    * `pending`: money held in this process and not yet written (SQLite's model-call holds, see
    * `spend/charging-path.ts`), which every hold and reservation leaves untouched: one balance.
+   * `reads`: the client of the views of money (accounts, the ledger, keys with their spend), which on
+   * SQLite first writes the queued charges (`ChargingPath.reads`); `repository` should read through it too.
+   * Only the bearer-key check of every request reads `db` directly (it shows no money).
    */
-  constructor(db: SqlClient, repository: AccountsRepository = new SqlAccountsRepository(db), pending: PendingMoney = NOTHING_PENDING) {
+  constructor(
+    db: SqlClient,
+    repository: AccountsRepository = new SqlAccountsRepository(db),
+    pending: PendingMoney = NOTHING_PENDING,
+    reads: SqlClient = db,
+  ) {
     this.#db = db;
     this.#repository = repository;
     this.#pending = pending;
-    this.keys = new ApiKeys(new SqlKeysRepository(db), async (accountId) => {
+    this.keys = new ApiKeys(new SqlKeysRepository(reads), async (accountId) => {
       await this.retrieve(accountId);
     });
     this.#keys = new SqlKeysRepository(db);
@@ -90,7 +98,11 @@ export class Accounts {
     return (await this.authenticateKey(apiKey))?.account ?? null;
   }
 
-  /** The account and the key of a bearer secret with what the key grants, or null; records the key's use (to the minute). */
+  /**
+   * The account and the key of a bearer secret with what the key grants, or null; records the key's use (to
+   * the minute). On every request's path, so it does not wait for the queued charges: the balance and the
+   * key's spend it carries may miss the last few ms of calls (a view of money reads `retrieve`).
+   */
   async authenticateKey(apiKey: string, now = nowSeconds()): Promise<{ account: Account; key: KeyGrant; apiKey: ApiKey } | null> {
     const found = await this.#keys.byHash(hashApiKey(apiKey), now);
     if (!found || (found.key.expires_at !== null && found.key.expires_at <= now)) return null;
@@ -241,8 +253,10 @@ export class Accounts {
       const entry = ledgerOf(call);
       // One balance update for release and charge: the hold covers the charge, so the balance only grows.
       if (!(await repository.addToBalance(call.accountId, held - charge))) throw new NotFoundError('account', call.accountId);
-      await repository.insertLedger({ ...entry, kind: 'release', micros: held, createdAt });
-      if (charge > 0) await repository.insertLedger({ ...entry, kind: 'charge', micros: -charge, createdAt });
+      await repository.insertLedger(
+        { ...entry, kind: 'release', micros: held, createdAt },
+        ...(charge > 0 ? [{ ...entry, kind: 'charge' as const, micros: -charge, createdAt }] : []),
+      );
       if (call.keyId && held > charge) await repository.takeFromKeySpend(call.keyId, held - charge);
       return true;
     });
@@ -270,9 +284,12 @@ export class Accounts {
         );
       }
       const entry = { ...ledgerOf(call), createdAt: now };
-      await repository.insertLedger({ ...entry, kind: 'reserve', micros: -call.micros });
-      await repository.insertLedger({ ...entry, kind: 'release', micros: call.micros });
-      if (charge > 0) await repository.insertLedger({ ...entry, kind: 'charge', micros: -charge });
+      // The three rows in one statement.
+      await repository.insertLedger(
+        { ...entry, kind: 'reserve', micros: -call.micros },
+        { ...entry, kind: 'release', micros: call.micros },
+        ...(charge > 0 ? [{ ...entry, kind: 'charge' as const, micros: -charge }] : []),
+      );
     });
   }
 
@@ -286,8 +303,7 @@ export class Accounts {
       const repository = this.#repository.in(tx);
       if (call.micros <= 0 || (await repository.released(call.ref))) return false;
       const entry = { ...ledgerOf(call), createdAt: nowSeconds() };
-      await repository.insertLedger({ ...entry, kind: 'release', micros: call.micros });
-      await repository.insertLedger({ ...entry, kind: 'charge', micros: -call.micros });
+      await repository.insertLedger({ ...entry, kind: 'release', micros: call.micros }, { ...entry, kind: 'charge', micros: -call.micros });
       return true;
     });
   }

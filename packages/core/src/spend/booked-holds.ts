@@ -44,40 +44,57 @@ export class BookedHolds implements ModelCallHolds {
       await this.repository.in(tx).insertHeld(call.row);
       holdWritten = true;
     };
-    const queueHold = () =>
+    const queueHold = () => {
+      let before = false;
       this.writes.enqueue({
-        run: writeHold,
+        run: (tx) => {
+          before = holdWritten;
+          return writeHold(tx);
+        },
+        undo: () => {
+          holdWritten = before;
+        },
         done: (committed) => {
           if (committed) leaveBook();
           else holdWritten = false;
         },
       });
+    };
     const timer = call.stream ? undefined : setTimeout(queueHold, this.durableAfterMs);
     timer?.unref();
     if (call.stream) queueHold();
     return async (usage, countTokens, charged) => {
       clearTimeout(timer);
       let captured = false;
-      this.writes.enqueue({
-        run: async (tx) => {
-          if (holdWritten) {
-            captured = await captureHeld(tx, this.accounts, this.repository, call, usage, countTokens);
-            return;
-          }
-          // A quick call (or one whose hold could not be written): hold, release and charge written at once,
-          // the call row settled (its id refuses a second), the key's tokens.
-          await countTokens(tx);
-          await this.repository.in(tx).insertAnswered(call.row, usage);
-          await this.accounts.in(tx).chargeAnswered(call.money, usage.cost, call.row.created_at);
-          holdWritten = true;
-          captured = true;
+      let before = false;
+      this.writes.enqueue(
+        {
+          run: async (tx) => {
+            before = holdWritten;
+            if (holdWritten) {
+              captured = await captureHeld(tx, this.accounts, this.repository, call, usage, countTokens);
+              return;
+            }
+            // A quick call (or one whose hold could not be written): hold, release and charge written at once,
+            // the call row settled (its id refuses a second), the key's tokens.
+            await countTokens(tx);
+            await this.repository.in(tx).insertAnswered(call.row, usage);
+            await this.accounts.in(tx).chargeAnswered(call.money, usage.cost, call.row.created_at);
+            holdWritten = true;
+            captured = true;
+          },
+          undo: () => {
+            holdWritten = before;
+            captured = false;
+          },
+          done: (committed) => {
+            if (!committed) return this.#lost(call, usage);
+            leaveBook();
+            if (captured) charged(usage.cost);
+          },
         },
-        done: (committed) => {
-          if (!committed) return this.#lost(call, usage);
-          leaveBook();
-          if (captured) charged(usage.cost);
-        },
-      });
+        'shared',
+      );
     };
   }
 

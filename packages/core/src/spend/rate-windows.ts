@@ -120,13 +120,18 @@ export class BookedRateWindows implements RateWindows {
             [keyId, start, written.requests, written.tokens],
           );
         },
+        undo: () => {
+          // Rolled back with another op: the counts go back to the book, to be taken again by the retry.
+          if (written) this.#book.addToWindow(keyId, start, written);
+          written = undefined;
+        },
         done: (committed) => {
           if (!written) this.#queued.delete(name);
           // Not written: the counts stay in the book (counted in process until the window ends), logged by the queue.
           else if (!committed) this.#book.addToWindow(keyId, start, written);
         },
       },
-      false,
+      'lazy',
     );
   }
 }

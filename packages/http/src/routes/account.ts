@@ -9,7 +9,11 @@ export const accountRoutes: Route[] = [
     summary: "The caller's account and its balance.",
     operationId: 'getAccount',
     schema: { response: AccountBalance },
-    handler: ({ account }) => ({ id: account.id, name: account.name, balance: account.balance }),
+    // Read again (not the account the key check found): a view of money sees every call answered before it.
+    handler: async ({ fathom, account }) => {
+      const current = await fathom.accounts.retrieve(account.id);
+      return { id: current.id, name: current.name, balance: current.balance };
+    },
   }),
   defineRoute({
     method: 'GET',
