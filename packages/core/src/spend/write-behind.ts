@@ -6,7 +6,7 @@ import type { SqlClient, SqlDatabase } from '../storage';
  * in one transaction, and a sequential client's next request no longer waits for the previous call's commit.
  * A SIGKILL loses at most this long of answered quick calls (`docs/decisions/2026-11-26-spend-holds-in-process.md`).
  */
-export const SHARE_COMMIT_MS = 5;
+export const SHARE_COMMIT_MS = 25;
 
 /**
  * When a queued op is written: `now` at the next `setImmediate` (a hold to make durable), `shared` within
