@@ -58,12 +58,6 @@ function readSidecar(path: string): HnswSidecar | null {
   }
 }
 
-/** The parameters a loaded file was built with (its sidecar; files of before they were recorded: 16 and 100). */
-function builtWith(path: string): { m: number; efConstruction: number } {
-  const sidecar = readSidecar(path);
-  return { m: sidecar?.m ?? 16, efConstruction: sidecar?.efConstruction ?? 100 };
-}
-
 async function save(store: OpenStore): Promise<void> {
   if (store.timer) clearTimeout(store.timer);
   store.timer = undefined;
@@ -104,11 +98,11 @@ function storeOf(name: string): OpenStore {
   return store;
 }
 
+/** What `load` found; `built`: the parameters of the file it loaded. */
+type Loaded = Omit<HnswOpenResult, 'count' | 'bytes' | 'm' | 'efConstruction'> & { built?: { m: number; efConstruction: number } };
+
 /** Loads the file when it is usable; says why not otherwise. */
-function load(
-  request: Extract<HnswRequest, { op: 'open' }>,
-  index: Index,
-): Omit<HnswOpenResult, 'count' | 'bytes' | 'm' | 'efConstruction'> {
+function load(request: Extract<HnswRequest, { op: 'open' }>, index: Index): Loaded {
   if (!existsSync(request.path)) return { state: 'empty', reason: 'it has no HNSW file yet' };
   const sidecar = readSidecar(request.path);
   if (!sidecar) return { state: 'empty', reason: 'its HNSW file has no readable sidecar (a save was interrupted)' };
@@ -121,10 +115,12 @@ function load(
       reason: `its HNSW file was built from vectors of '${sidecar.embedderId}', the store's are '${request.embedderId}'`,
     };
   }
-  if (!request.keepBuilt && ((sidecar.m ?? 16) !== request.m || (sidecar.efConstruction ?? 100) !== request.efConstruction)) {
+  // Files of before the parameters were recorded were built with 16 and 100.
+  const built = { m: sidecar.m ?? 16, efConstruction: sidecar.efConstruction ?? 100 };
+  if (!request.keepBuilt && (built.m !== request.m || built.efConstruction !== request.efConstruction)) {
     return {
       state: 'empty',
-      reason: `its HNSW file was built with M=${sidecar.m ?? 16}, efConstruction=${sidecar.efConstruction ?? 100}; the configuration asks for M=${request.m}, efConstruction=${request.efConstruction}`,
+      reason: `its HNSW file was built with M=${built.m}, efConstruction=${built.efConstruction}; the configuration asks for M=${request.m}, efConstruction=${request.efConstruction}`,
     };
   }
   try {
@@ -132,8 +128,8 @@ function load(
   } catch (error) {
     return { state: 'empty', reason: `its HNSW file could not be read (${(error as Error).message})` };
   }
-  if (sidecar.generation === request.generation) return { state: 'current' };
-  return { state: 'behind', fileGeneration: sidecar.generation };
+  if (sidecar.generation === request.generation) return { state: 'current', built };
+  return { state: 'behind', fileGeneration: sidecar.generation, built };
 }
 
 async function handle(request: HnswRequest): Promise<unknown> {
@@ -145,9 +141,8 @@ async function handle(request: HnswRequest): Promise<unknown> {
         if (previous.timer) clearTimeout(previous.timer);
       }
       const index = new HierarchicalNSW('cosine', request.dimensions);
-      const found = load(request, index);
       // A loaded file keeps the parameters it was built with (hnswlib reads them from the file).
-      const built = found.state === 'empty' ? request : builtWith(request.path);
+      const { built = { m: request.m, efConstruction: request.efConstruction }, ...found } = load(request, index);
       if (found.state === 'empty') {
         index.initIndex({
           maxElements: Math.max(64, request.capacity),

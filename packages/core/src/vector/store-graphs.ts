@@ -71,8 +71,11 @@ interface Entry {
   dimensions: number;
   /** Estimated memory of each shard's graph. */
   bytes: number[];
-  /** The parameters each shard's graph was built with (known once opened). */
-  built: Array<GraphParameters | undefined>;
+  /**
+   * The parameters the store's graphs were built with, known once opened: those of the shard built with the
+   * smallest efConstruction, which needs the widest beam.
+   */
+  built?: GraphParameters;
   lastUsed: number;
   holds: number;
 }
@@ -102,13 +105,9 @@ export class StoreGraphs {
     return this.entries.has(storeId);
   }
 
-  /**
-   * The parameters the store's graphs were built with (those of the shard built with the smallest
-   * efConstruction, which needs the widest beam); undefined before they are opened.
-   */
+  /** The parameters the store's graphs were built with (`Entry.built`); undefined before they are opened. */
   builtWith(storeId: string): GraphParameters | undefined {
-    const built = this.entries.get(storeId)?.built.filter((parameters) => parameters !== undefined) ?? [];
-    return built.sort((a, b) => a.efConstruction - b.efConstruction)[0];
+    return this.entries.get(storeId)?.built;
   }
 
   /** How many stores have graphs in memory, and their estimated bytes. */
@@ -288,7 +287,6 @@ export class StoreGraphs {
       embedderId: meta.embedder_id,
       dimensions: meta.dimensions,
       bytes: new Array<number>(SHARDS).fill(0),
-      built: new Array<GraphParameters | undefined>(SHARDS).fill(undefined),
       lastUsed: performance.now(),
       holds: 0,
     };
@@ -312,10 +310,9 @@ export class StoreGraphs {
           }),
         ),
       );
-      opened.forEach((result, shard) => {
-        entry.bytes[shard] = result.bytes;
-        entry.built[shard] = { m: result.m, efConstruction: result.efConstruction };
-      });
+      opened.forEach((result, shard) => (entry.bytes[shard] = result.bytes));
+      const { m, efConstruction } = opened.reduce((least, result) => (result.efConstruction < least.efConstruction ? result : least));
+      entry.built = { m, efConstruction };
       if (opened.every((result) => result.state === 'current')) return { adding: 0, done: Promise.resolve(meta.generation) };
       const common = this.buildOptions(storeId, meta.dimensions);
       const empty = targets.filter((_, shard) => opened[shard]!.state === 'empty');
