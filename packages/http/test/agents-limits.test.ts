@@ -1,4 +1,4 @@
-import { WORKFLOW_LIMITS, type Workflow } from '@fathom/core';
+import { FATHOM_SCHEMAS, WORKFLOW_LIMITS, type Workflow } from '@fathom/core';
 import {
   createFakeOpenAIUpstream,
   type FakeUpstream,
@@ -52,7 +52,7 @@ interface ServeProcess {
 
 async function startServe(env: Record<string, string>): Promise<ServeProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fathom-limits-'));
-  const databaseUrl = process.env.FATHOM_TEST_BACKEND === 'postgres' ? await postgresForDataDir(dataDir) : undefined;
+  const databaseUrl = process.env.FATHOM_TEST_BACKEND === 'postgres' ? await postgresForDataDir(dataDir, FATHOM_SCHEMAS) : undefined;
   const child: ChildProcess = spawn(process.execPath, ['--import', probe, await builtCli(), 'serve'], {
     env: {
       ...process.env,

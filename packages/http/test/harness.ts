@@ -1,4 +1,4 @@
-import { Fathom, silentLogger, type Embedder } from '@fathom/core';
+import { Fathom, FATHOM_SCHEMAS, silentLogger, type Embedder } from '@fathom/core';
 import { postgresForDataDir, releasePostgresForDataDir } from '@fathom/core/test';
 import type { FastifyInstance } from 'fastify';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -64,7 +64,7 @@ export async function startFathom(options: StartOptions = {}): Promise<TestFatho
   const adminKey = 'fth_test_admin_key';
   // The http suite runs on both backends: `FATHOM_TEST_BACKEND=postgres` (the http-postgres project)
   // gives each data dir a PostgreSQL database of its own (a restart on the same data dir finds its data).
-  const databaseUrl = process.env.FATHOM_TEST_BACKEND === 'postgres' ? await postgresForDataDir(dataDir) : undefined;
+  const databaseUrl = process.env.FATHOM_TEST_BACKEND === 'postgres' ? await postgresForDataDir(dataDir, FATHOM_SCHEMAS) : undefined;
   const env = {
     FATHOM_EMBEDDER: 'hash',
     FATHOM_ALLOW_REMOTE_MODELS: 'false',

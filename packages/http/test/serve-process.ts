@@ -1,4 +1,5 @@
 import { postgresForDataDir, releasePostgresForDataDir } from '@fathom/core/test';
+import { FATHOM_SCHEMAS } from '@fathom/core';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,7 +42,7 @@ export async function startServeProcess(options: ServeProcessOptions = {}): Prom
   const ownDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'fathom-serve-'));
   const apiKey = options.env?.FATHOM_API_KEY ?? 'fth_serve_process_key';
-  const databaseUrl = process.env.FATHOM_TEST_BACKEND === 'postgres' ? await postgresForDataDir(dataDir) : undefined;
+  const databaseUrl = process.env.FATHOM_TEST_BACKEND === 'postgres' ? await postgresForDataDir(dataDir, FATHOM_SCHEMAS) : undefined;
   const child: ChildProcess = spawn(process.execPath, [await builtCli(), 'serve'], {
     env: {
       ...process.env,

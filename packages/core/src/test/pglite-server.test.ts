@@ -11,6 +11,8 @@ describe.skipIf(process.env.FATHOM_TEST_DATABASE_URL || !testBackends().includes
   beforeAll(async () => {
     postgres = await startTestPostgres();
     pool = new pg.Pool({ connectionString: postgres.url, max: 8 });
+    // Its idle connections end in the disconnect() test; the pool opens new ones.
+    pool.on('error', () => undefined);
     await pool.query('CREATE TABLE items (id int PRIMARY KEY, label text NOT NULL, n int NOT NULL)');
   });
 
@@ -71,5 +73,24 @@ describe.skipIf(process.env.FATHOM_TEST_DATABASE_URL || !testBackends().includes
     await expect(pool.query('INSERT INTO items (id, label, n) VALUES ($1, $2, $3)', [0, 'duplicate', 1])).rejects.toThrow(/duplicate key/);
     const { rows } = await pool.query<{ label: string }>('SELECT label FROM items WHERE id = $1', [4]);
     expect(rows[0]!.label).toBe('item 4');
+  });
+
+  it('disconnect() ends every client, rolls back a block one left open, and keeps serving new clients', async () => {
+    const client = new pg.Client({ connectionString: postgres.url });
+    const ended = new Promise((resolve) => client.on('error', resolve).on('end', resolve));
+    await client.connect();
+    await client.query('BEGIN');
+    await client.query('UPDATE items SET n = -5 WHERE id = 6');
+    await postgres.disconnect();
+    await ended;
+    // A new client is served at once (no open block owns the session) and sees the block rolled back.
+    const fresh = new pg.Client({ connectionString: postgres.url });
+    await fresh.connect();
+    try {
+      const { rows } = await fresh.query<{ n: number }>('SELECT n FROM items WHERE id = 6');
+      expect(rows[0]!.n).toBe(60);
+    } finally {
+      await fresh.end();
+    }
   });
 });

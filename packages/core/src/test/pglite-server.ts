@@ -75,6 +75,19 @@ export class PgliteServer {
     while (this.#processing) await new Promise((resolve) => setImmediate(resolve));
   }
 
+  /**
+   * Closes every connection and keeps listening: a block a connection left open is rolled back, so the
+   * next client finds the session as a new one (a server kept for the next test file).
+   */
+  async disconnect(): Promise<void> {
+    for (const connection of [...this.#connections]) {
+      connection.socket.destroy();
+      this.#drop(connection);
+    }
+    while (this.#processing) await new Promise((resolve) => setImmediate(resolve));
+    if (this.#owner) await this.#release();
+  }
+
   #accept(socket: Socket): void {
     socket.setNoDelay(true);
     const connection: Connection = { id: this.#nextId++, socket, buffer: Buffer.alloc(0), started: false, open: true };

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { MigratedReset, type RawSql, schemaKey } from './migrated-reset';
 import { PgliteServer } from './pglite-server';
 import { PostgresDatabase, SqliteDatabase, type Schema, type SqlDatabase } from '../storage';
 
@@ -10,8 +11,16 @@ import { PostgresDatabase, SqliteDatabase, type Schema, type SqlDatabase } from 
 export interface TestPostgres {
   /** `postgres://…` to give `FATHOM_DATABASE_URL` (or `pg`). */
   readonly url: string;
-  /** Drops every table (a fresh, empty database). Nothing may be connected and busy meanwhile. */
-  reset(): Promise<void>;
+  /**
+   * Without `schemas`, drops every table (a fresh, empty database). With them, a fresh database with those schemas
+   * migrated: after the first time, emptying the tables is enough while the database keeps the migrated shape
+   * (see `MigratedReset`). Nothing may be connected and busy meanwhile.
+   */
+  reset(schemas?: readonly Schema[]): Promise<void>;
+  /** The schemas the last `reset(schemas)` migrated (a server whose reset needs no migration), if any. */
+  readonly migrated?: string;
+  /** Ends every client's connection (rolling back what one left open); the server stays. */
+  disconnect(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -34,15 +43,32 @@ async function startPglite(): Promise<TestPostgres> {
   const db = await PGlite.create({ extensions: { vector } });
   const server = new PgliteServer(db);
   const address = await server.start();
-  return {
-    url: `postgres://postgres:postgres@${address}/postgres`,
-    async reset() {
-      await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
+  const url = `postgres://postgres:postgres@${address}/postgres`;
+  const sql: RawSql = {
+    exec: async (text) => {
+      await db.exec(text);
     },
+    rows: async <Row>(text: string) => (await db.query<Row>(text)).rows,
+  };
+  return withReset(url, sql, {
+    disconnect: () => server.disconnect(),
     async close() {
       await server.stop();
       await db.close();
     },
+  });
+}
+
+/** A test PostgreSQL at `url` whose `reset` empties or migrates it through `sql` (see `MigratedReset`). */
+function withReset(url: string, sql: RawSql, rest: Pick<TestPostgres, 'close' | 'disconnect'>): TestPostgres {
+  const migrated = new MigratedReset(sql, url);
+  return {
+    url,
+    get migrated() {
+      return migrated.key;
+    },
+    reset: (schemas) => (schemas ? migrated.reset(schemas) : migrated.drop()),
+    ...rest,
   };
 }
 
@@ -54,20 +80,29 @@ async function createExternalDatabase(serverUrl: string): Promise<TestPostgres> 
   await admin.end();
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const run = async (sql: string, target = url.toString()) => {
+  const run = async <Row>(sql: string, target = url.toString()) => {
     const client = new pg.Client({ connectionString: target });
     await client.connect();
     try {
-      await client.query(sql);
+      return (await client.query<Row & pg.QueryResultRow>(sql)).rows;
     } finally {
       await client.end();
     }
   };
-  return {
-    url: url.toString(),
-    reset: () => run('DROP SCHEMA public CASCADE; CREATE SCHEMA public;'),
-    close: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`, serverUrl),
+  const sql: RawSql = {
+    exec: async (text) => {
+      await run(text);
+    },
+    rows: (text) => run(text),
   };
+  return withReset(url.toString(), sql, {
+    disconnect: async () => {
+      await run('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    },
+    close: async () => {
+      await run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`, serverUrl);
+    },
+  });
 }
 
 export type TestBackend = 'sqlite' | 'postgres';
@@ -81,14 +116,22 @@ export function testBackends(): TestBackend[] {
 const idle: TestPostgres[] = [];
 const busy = new Set<TestPostgres>();
 
+/** Takes the idle server last migrated with `schemas` (its reset only empties tables), else the latest idle one. */
+function takeIdle(schemas: readonly Schema[] | undefined): TestPostgres | undefined {
+  const key = schemas && schemaKey(schemas);
+  const index = key ? idle.findLastIndex((server) => server.migrated === key) : -1;
+  return index >= 0 ? idle.splice(index, 1)[0] : idle.pop();
+}
+
 /**
  * A PostgreSQL no other open test database is using: a fresh (reset) one from this process's pool,
- * started on first use. `release()` hands it back; `close()` ends them all (afterAll).
+ * started on first use; with `schemas`, already migrated with them. `release()` hands it back;
+ * `close()` ends them all (afterAll).
  */
-export async function leaseTestPostgres(): Promise<{ url: string; release(): void }> {
-  const server = idle.pop() ?? (await startTestPostgres());
+export async function leaseTestPostgres(schemas?: readonly Schema[]): Promise<{ url: string; release(): void }> {
+  const server = takeIdle(schemas) ?? (await startTestPostgres());
   busy.add(server);
-  await server.reset();
+  await server.reset(schemas);
   let released = false;
   return {
     url: server.url,
@@ -106,9 +149,10 @@ const byDataDir = new Map<string, { server: TestPostgres; open: boolean }>();
 /**
  * The PostgreSQL that stands for a data dir in the http tests (`FATHOM_TEST_BACKEND=postgres`): the
  * same database again for a data dir seen before (a restart keeps its data), else a fresh one — a
- * server no open Fathom uses, reset. Call `release(dataDir)` when that Fathom closes.
+ * server no open Fathom uses, reset (with `schemas`, already migrated with them, as Fathom would leave
+ * it after its first open). Call `release(dataDir)` when that Fathom closes.
  */
-export async function postgresForDataDir(dataDir: string): Promise<string> {
+export async function postgresForDataDir(dataDir: string, schemas?: readonly Schema[]): Promise<string> {
   const known = byDataDir.get(dataDir);
   if (known) {
     known.open = true;
@@ -124,8 +168,8 @@ export async function postgresForDataDir(dataDir: string): Promise<string> {
       break;
     }
   }
-  server ??= await startTestPostgres();
-  await server.reset();
+  server ??= takeIdle(schemas) ?? (await startTestPostgres());
+  await server.reset(schemas);
   byDataDir.set(dataDir, { server, open: true });
   return server.url;
 }
@@ -136,19 +180,36 @@ export function releasePostgresForDataDir(dataDir: string): void {
   if (entry) entry.open = false;
 }
 
-/** Stops every test PostgreSQL this process started. */
+/** Idle servers a worker keeps for its next test files (each PGlite holds ~100 MB and takes seconds to start). */
+const KEPT_IDLE = 3;
+
+/**
+ * The end of a test file (afterAll): every test PostgreSQL it used is given back. A server nothing uses
+ * any more stays, idle, for the next file of this worker process (vitest runs files one after another
+ * in a worker): starting a PGlite costs seconds, and its next reset empties it like a new one. A server
+ * still in use (a Fathom or a lease the file left open) is stopped, as are servers beyond `KEPT_IDLE`.
+ */
 export async function closeTestPostgres(): Promise<void> {
-  const all = [...new Set([...idle, ...busy, ...[...byDataDir.values()].map((entry) => entry.server)])];
-  idle.length = 0;
+  const stopping = new Set<TestPostgres>(busy);
   busy.clear();
+  for (const { server, open } of byDataDir.values()) {
+    if (open) stopping.add(server);
+    else if (!idle.includes(server)) idle.push(server);
+  }
   byDataDir.clear();
-  await Promise.allSettled(all.map((server) => server.close()));
+  for (let index = idle.length - 1; index >= 0; index--) {
+    if (stopping.has(idle[index]!)) idle.splice(index, 1);
+  }
+  for (const server of idle.splice(0, Math.max(0, idle.length - KEPT_IDLE))) stopping.add(server);
+  await Promise.allSettled([...stopping].map((server) => server.close()));
+  // A kept server starts the next file with no client of this one connected.
+  await Promise.allSettled(idle.map((server) => server.disconnect()));
 }
 
 /** A fresh, migrated database of `backend` for a repository suite; `close()` gives it back. */
 export async function openTestDatabase(backend: TestBackend, schemas: readonly Schema[]): Promise<SqlDatabase> {
   if (backend === 'sqlite') return new SqliteDatabase({ schemas });
-  const lease = await leaseTestPostgres();
+  const lease = await leaseTestPostgres(schemas);
   const database = await PostgresDatabase.open({ url: lease.url, schemas, poolSize: 5 });
   const close = database.close.bind(database);
   return Object.assign(database, {
@@ -186,7 +247,7 @@ export async function sharedTestDatabase(
       },
     };
   }
-  const lease = await leaseTestPostgres();
+  const lease = await leaseTestPostgres(schemas);
   return {
     async open() {
       const client = await PostgresDatabase.open({ url: lease.url, schemas, poolSize: 5 });
