@@ -77,7 +77,7 @@ describe.skipIf(process.env.FATHOM_TEST_DATABASE_URL || !testBackends().includes
 
   it('disconnect() ends every client, rolls back a block one left open, and keeps serving new clients', async () => {
     const client = new pg.Client({ connectionString: postgres.url });
-    const ended = new Promise((resolve) => client.on('error', resolve).on('end', resolve));
+    const ended = new Promise<void>((resolve) => client.on('error', () => resolve()).on('end', () => resolve()));
     await client.connect();
     await client.query('BEGIN');
     await client.query('UPDATE items SET n = -5 WHERE id = 6');
