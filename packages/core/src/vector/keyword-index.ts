@@ -19,6 +19,12 @@ export interface KeywordPlan {
   match: string | null;
   /** Chunks indexed in all stores when the plan was made (the `N` of the IDF weights). */
   total: number;
+  /**
+   * MATCH expressions tried before `match`, most words first: rows holding the rarest group and the next
+   * rarest ones (AND). Set when the rarest group alone has more postings than `intersectAbove`; the hits of
+   * each are taken in turn until the limit is reached, so `match` runs only when they fall short.
+   */
+  narrowed?: string[];
 }
 
 export interface KeywordIndexOptions {
@@ -28,6 +34,11 @@ export interface KeywordIndexOptions {
   postingsBudget?: number;
   /** A word or phrase in more than this share of all chunks (and more than 2,000) is never searched; default 0.1. */
   commonShare?: number;
+  /**
+   * When the rarest group alone is in more chunks than this, rows holding it and the next rarest groups
+   * (up to 3 groups, each in at most 5x the postings budget) are searched first; default 500.
+   */
+  intersectAbove?: number;
 }
 
 /**
@@ -41,6 +52,7 @@ export class KeywordIndex {
   private readonly maxTerms: number;
   private readonly postingsBudget: number;
   private readonly commonShare: number;
+  private readonly intersectAbove: number;
   private readonly frequencies: TermFrequencies;
   private readonly totalStatement;
 
@@ -51,6 +63,7 @@ export class KeywordIndex {
     this.maxTerms = options.maxTerms ?? 6;
     this.postingsBudget = options.postingsBudget ?? 0.02;
     this.commonShare = options.commonShare ?? 0.1;
+    this.intersectAbove = options.intersectAbove ?? 500;
     this.frequencies = new TermFrequencies(db);
     this.totalStatement = db.prepare<[], { total: number | null }>('SELECT SUM(chunk_count) AS total FROM vector_index_meta');
   }
@@ -112,10 +125,23 @@ export class KeywordIndex {
       postings += group.documentFrequency;
       kept++;
     }
-    const parts = groups
-      .filter((group) => group.searched)
-      .map((group) => (group.kind === 'phrase' ? ftsString(group.words) : group.present.map((form) => ftsString([form])).join(' OR ')));
-    return { groups, match: parts.length ? parts.map((part) => `(${part})`).join(' OR ') : null, total };
+    const expression = (group: PlannedGroup) =>
+      `(${group.kind === 'phrase' ? ftsString(group.words) : group.present.map((form) => ftsString([form])).join(' OR ')})`;
+    const parts = groups.filter((group) => group.searched).map(expression);
+    if (parts.length === 0) return { groups, match: null, total };
+    // FTS5 scores every row it matches (~1-2 µs each: BM25 reads the row's length), and at a million chunks
+    // the rarest word of a query can be in thousands of them. Rows holding two or three of the query's
+    // rarer groups are fewer, cost less to find than to score, and are the ones BM25 over all the groups
+    // ranks first; the rarest group alone (`match`) fills what they leave.
+    const partners = order.filter((group) => group.documentFrequency <= Math.min(tooCommon, 5 * budget)).slice(0, 3);
+    const rarest = order.find((group) => group.searched);
+    const narrowed =
+      rarest && rarest.documentFrequency > this.intersectAbove && partners[0] === rarest && partners.length >= 2
+        ? [partners, partners.slice(0, 2)]
+            .filter((stage, i) => i === 1 || stage.length === 3)
+            .map((stage) => stage.map(expression).join(' AND '))
+        : undefined;
+    return { groups, match: parts.join(' OR '), total, ...(narrowed ? { narrowed } : {}) };
   }
 
   private byStores?: { all(...parameters: unknown[]): unknown[] };
@@ -123,7 +149,8 @@ export class KeywordIndex {
   private unfiltered?: { all(...parameters: unknown[]): unknown[] };
 
   /**
-   * Top `limit` chunk ids of the stores by BM25 (best first), optionally only among the chunk ids in
+   * Top `limit` chunk ids of the stores by BM25 (best first; with `plan.narrowed`, the rows of each narrower
+   * expression before those of the next), optionally only among the chunk ids in
    * `ranges` (what a filter leaves of the stores); `bounds` are the first and last chunk id of the stores
    * (optional, narrows the postings read). `everyChunk` says the stores hold every indexed chunk:
    * the store filter would keep every row, so it is left out. It is not free: FTS5 reads each matching
@@ -139,8 +166,32 @@ export class KeywordIndex {
     bounds?: [number, number],
   ): Array<{ id: number; bm25: number }> {
     if (!plan.match || storeIds.length === 0) return [];
+    if (ranges?.length === 0) return [];
+    if (!plan.narrowed) return this.searchOne(plan.match, storeIds, limit, ranges, everyChunk, bounds);
+    // The narrower expressions first; each later one adds the rows the earlier ones did not return.
+    const hits: Array<{ id: number; bm25: number }> = [];
+    const seen = new Set<number>();
+    for (const match of [...plan.narrowed, plan.match]) {
+      for (const hit of this.searchOne(match, storeIds, limit, ranges, everyChunk, bounds)) {
+        if (hits.length >= limit) break;
+        if (seen.has(hit.id)) continue;
+        seen.add(hit.id);
+        hits.push(hit);
+      }
+      if (hits.length >= limit) break;
+    }
+    return hits;
+  }
+
+  private searchOne(
+    match: string,
+    storeIds: string[],
+    limit: number,
+    ranges: Float64Array | undefined,
+    everyChunk: boolean,
+    bounds: [number, number] | undefined,
+  ): Array<{ id: number; bm25: number }> {
     if (ranges) {
-      if (ranges.length === 0) return [];
       // The ranges are chunk ids of these stores only: a cheap test per matching row instead of reading its
       // store or file, and FTS5 reads only the postings between the first and the last.
       registerRangeTest(this.db);
@@ -150,7 +201,7 @@ export class KeywordIndex {
       );
       allowedRanges = ranges;
       try {
-        return this.inRanges.all(plan.match, ranges[0], ranges[ranges.length - 1], limit) as Array<{ id: number; bm25: number }>;
+        return this.inRanges.all(match, ranges[0], ranges[ranges.length - 1], limit) as Array<{ id: number; bm25: number }>;
       } finally {
         allowedRanges = undefined;
       }
@@ -159,7 +210,7 @@ export class KeywordIndex {
       this.unfiltered ??= this.db.prepare(
         'SELECT rowid AS id, bm25(vector_fts) AS bm25 FROM vector_fts WHERE vector_fts MATCH ? ORDER BY bm25 LIMIT ?',
       );
-      return this.unfiltered.all(plan.match, limit) as Array<{ id: number; bm25: number }>;
+      return this.unfiltered.all(match, limit) as Array<{ id: number; bm25: number }>;
     }
     // Other stores hold chunks too: FTS5 reads only the postings between the stores' first and last chunk
     // ids (a store written at once is one short range), and the store of each of those rows.
@@ -168,7 +219,7 @@ export class KeywordIndex {
        WHERE vector_fts MATCH ? AND rowid BETWEEN ? AND ? AND store_id IN (SELECT value FROM json_each(?)) ORDER BY bm25 LIMIT ?`,
     );
     const [low, high] = bounds ?? [0, Number.MAX_SAFE_INTEGER];
-    return this.byStores.all(plan.match, low, high, JSON.stringify(storeIds), limit) as Array<{ id: number; bm25: number }>;
+    return this.byStores.all(match, low, high, JSON.stringify(storeIds), limit) as Array<{ id: number; bm25: number }>;
   }
 }
 

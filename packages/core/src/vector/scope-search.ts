@@ -51,6 +51,10 @@ export class ScopeSearch {
       candidateTexts: db.prepare<[string], CandidateRow>(
         'SELECT id, store_id, file_id, text FROM vector_chunks WHERE id IN (SELECT value FROM json_each(?))',
       ),
+      // Rows written by this connection, and a number that moves when another connection commits.
+      writes: db.prepare<[], { changes: number; version: number }>(
+        'SELECT total_changes() AS changes, (SELECT data_version FROM pragma_data_version) AS version',
+      ),
     };
   }
 
@@ -101,23 +105,28 @@ export class ScopeSearch {
             );
       const plan: KeywordPlan = mode === 'vector' ? { groups: [], match: null, total: 0 } : keywords.plan(query);
       const keywordList = mode === 'vector' ? [] : keywords.search(plan, storeIds, depth, narrowed, searchedChunks >= plan.total, bounds);
-      const vectorList = await vectorPending;
       const keywordIds = keywordList.map((hit) => hit.id);
-      const ids = [...new Set([...vectorList, ...keywordIds])];
-      if (ids.length === 0) continue;
-      // Filters apply to the rows themselves; ranks are counted among the rows that pass.
+      // Keyword-only scores need no vectors: their rows are read without the 1.5 KB blob. The keyword side's
+      // rows are read while the graph workers still search (each is a random read in a large store).
+      const read = (ids: number[]) =>
+        ids.length ? (mode === 'keyword' ? sql.candidateTexts : sql.candidates).all(JSON.stringify(ids)) : [];
+      const before = sql.writes.get()!;
+      let keywordRows = read(keywordIds);
+      const vectorList = await vectorPending;
+      // A write committed meanwhile may have replaced or removed those rows: they are read again then.
+      const after = sql.writes.get()!;
+      if (after.changes !== before.changes || after.version !== before.version) keywordRows = read(keywordIds);
+      const fromKeywords = new Set(keywordIds);
+      const rest = [...new Set(vectorList.filter((id) => !fromKeywords.has(id)))];
+      if (keywordIds.length === 0 && rest.length === 0) continue;
+      // Filters apply to the rows themselves (read after the vector side answered, so a file being written
+      // meanwhile is left out); ranks are counted among the rows that pass.
       const passes = (row: CandidateRow) => {
         if (writes.isBusy(row.store_id, row.file_id)) return false;
         const selection = selections.get(row.store_id);
         return selection !== undefined && (selection.kind === 'all' || (selection.kind === 'some' && selection.files.has(row.file_id)));
       };
-      // Keyword-only scores need no vectors: their rows are read without the 1.5 KB blob.
-      const rows = new Map(
-        (mode === 'keyword' ? sql.candidateTexts : sql.candidates)
-          .all(JSON.stringify(ids))
-          .filter(passes)
-          .map((row) => [row.id, row]),
-      );
+      const rows = new Map([...keywordRows, ...read(rest)].filter(passes).map((row) => [row.id, row]));
       best.addQuery({
         rows,
         vectorList,
