@@ -78,8 +78,9 @@ async function startSegmentingRelay(port: number, piece: number): Promise<{ port
  * the open itself does not wait for a writer); a timer writes a byte every `everyMs`, which frees one thread,
  * and the read is issued again from its callback. Work queued meanwhile runs on the freed thread before the
  * read that follows it, so a file write waits up to `everyMs` for a thread. It costs a syscall per byte,
- * where the pbkdf2 jobs this replaces spent about two cores of CPU for the whole test (see
- * docs/decisions/2026-11-26-upload-test-load.md). Resolves the returned function once every thread is free
+ * where the four pbkdf2 jobs it replaces kept about two cores busy for the whole test: the file's CPU went from
+ * 24 s to 13 s on SQLite and from 48 s to 25 s on PostgreSQL (vitest's start included), and it still catches
+ * the lost purpose (docs/decisions/2026-11-26-upload-test-load.md). Resolves the returned function once every thread is free
  * again and the FIFO is gone (the same promise on every call): nothing stays blocked in the shared worker for
  * the next test file.
  */
@@ -139,10 +140,13 @@ describe('uploads through the SDK over kept-alive connections', () => {
   it('keeps purpose on every one of several hundred uploads, five at a time on reused connections', async () => {
     // With uploads' disk writes waiting and the body arriving in network-sized segments, the file part
     // backs up in the parser while the rest of the body (with purpose) has already arrived: the moment
-    // at which the parts iteration of @fastify/multipart 9 ended early and dropped purpose.
+    // at which the parts iteration of @fastify/multipart 9 ended early and dropped purpose. Measured on a
+    // loaded machine with 9.4.0: 26 to 42 of the 360 uploads lost purpose in each of 6 runs on SQLite, 2 in
+    // each of 2 runs on PostgreSQL; with 10.1.9, none in any run (docs/decisions/2026-11-26-upload-test-load.md).
     const client = new OpenAI({ apiKey: server.apiKey, baseURL: `http://127.0.0.1:${relay.port}/v1`, maxRetries: 0, timeout: 30_000 });
     const sizes = [300, 20_000, 30_000, 40_000, 50_000, 140_000];
     const total = 360;
+    // Of the periods tried (1 to 20 ms), 20 ms lost the most uploads on 9.4.0, as many as the pbkdf2 load did.
     stopLoad = holdThreadPool(20);
     const failures: string[] = [];
     const uploaded: string[] = [];
