@@ -80,9 +80,9 @@ async function startSegmentingRelay(port: number, piece: number): Promise<{ port
  * read that follows it, so a file write waits up to `everyMs` for a thread. It costs a syscall per byte,
  * where the four pbkdf2 jobs it replaces kept about two cores busy for the whole test: the file's CPU went from
  * 24 s to 13 s on SQLite and from 48 s to 25 s on PostgreSQL (vitest's start included), and it still catches
- * the lost purpose (docs/decisions/2026-11-26-upload-test-load.md). Resolves the returned function once every thread is free
- * again and the FIFO is gone (the same promise on every call): nothing stays blocked in the shared worker for
- * the next test file.
+ * the lost purpose (docs/decisions/2026-11-26-upload-test-load.md). The returned function resolves once every
+ * thread is free again and the FIFO is gone (the same promise on every call): nothing stays blocked in the
+ * shared worker for the next test file.
  */
 function holdThreadPool(everyMs: number): () => Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'fathom-pool-'));
