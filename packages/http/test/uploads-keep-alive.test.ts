@@ -141,8 +141,9 @@ describe('uploads through the SDK over kept-alive connections', () => {
     // With uploads' disk writes waiting and the body arriving in network-sized segments, the file part
     // backs up in the parser while the rest of the body (with purpose) has already arrived: the moment
     // at which the parts iteration of @fastify/multipart 9 ended early and dropped purpose. Measured on a
-    // loaded machine with 9.4.0: 26 to 42 of the 360 uploads lost purpose in each of 6 runs on SQLite, 2 in
-    // each of 2 runs on PostgreSQL; with 10.1.9, none in any run (docs/decisions/2026-11-26-upload-test-load.md).
+    // shared machine with 9.4.0: 8 to 43 of the 360 uploads lost purpose in each of 12 runs on SQLite, 1 or 2
+    // in each of 3 runs on PostgreSQL, and without the held pool 1 or none; with 10.1.9, none in any run
+    // (docs/decisions/2026-11-26-upload-test-load.md).
     const client = new OpenAI({ apiKey: server.apiKey, baseURL: `http://127.0.0.1:${relay.port}/v1`, maxRetries: 0, timeout: 30_000 });
     const sizes = [300, 20_000, 30_000, 40_000, 50_000, 140_000];
     const total = 360;
