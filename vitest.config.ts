@@ -23,6 +23,10 @@ const POSTGRES_EXCLUDED: string[] = [
   'test/disk-full.test.ts',
   // Copies a SQLite data dir into its own PostgreSQL.
   'test/migrate-data.test.ts',
+  // Hundreds of uploads under a held thread pool, for a bug of the multipart parser in the HTTP layer (purpose lost on
+  // reused connections): the backend behind the upload is not what it tests, and on PostgreSQL it caught the bug
+  // only thinly (1-2 of 360 uploads lost against 8-43 on SQLite) in three times the time (docs/decisions/2026-11-26-upload-test-load.md).
+  'test/uploads-keep-alive.test.ts',
   // The CLI as a process: in remote mode a client of the public API (the backend behind it is the other
   // suites' business), in embedded mode a data dir of its own. Each command is a process loading the
   // sources, the slowest file of the suite: running it twice buys nothing.

@@ -12,7 +12,6 @@ export const SLOW_FIRST: readonly string[] = [
   'http:test/cli.test.ts', // 49 s: about 40 CLI processes
   'http:test/cluster.test.ts', // 25 s: two servers over their own PostgreSQL
   'http:test/mcp-cluster.test.ts', // 15 s
-  'http-postgres:test/uploads-keep-alive.test.ts', // 24 s
   'http-postgres:test/fuzz-routes.test.ts', // 22 s
   'http-postgres:test/models-chat.test.ts', // 20 s
   'http-postgres:test/documents-errors.test.ts', // 20 s
