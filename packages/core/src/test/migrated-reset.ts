@@ -41,7 +41,7 @@ export class MigratedReset {
 
   constructor(
     private readonly sql: RawSql,
-    private readonly url: string,
+    private readonly url: () => string,
   ) {}
 
   /** The schemas the database was last migrated with by this reset (to pick a server that needs no migration). */
@@ -71,7 +71,7 @@ export class MigratedReset {
       }
     }
     await this.drop();
-    const database = await PostgresDatabase.open({ url: this.url, schemas, poolSize: 1 });
+    const database = await PostgresDatabase.open({ url: this.url(), schemas, poolSize: 1 });
     await database.close();
     const shape = await readShape(this.sql);
     const seeded: string[] = [];

@@ -11,7 +11,7 @@ describe.skipIf(process.env.FATHOM_TEST_DATABASE_URL || !testBackends().includes
   beforeAll(async () => {
     postgres = await startTestPostgres();
     pool = new pg.Pool({ connectionString: postgres.url, max: 8 });
-    // Its idle connections end in the disconnect() test; the pool opens new ones.
+    // Its idle connections end in the disconnect() test, the last one.
     pool.on('error', () => undefined);
     await pool.query('CREATE TABLE items (id int PRIMARY KEY, label text NOT NULL, n int NOT NULL)');
   });
@@ -75,14 +75,19 @@ describe.skipIf(process.env.FATHOM_TEST_DATABASE_URL || !testBackends().includes
     expect(rows[0]!.label).toBe('item 4');
   });
 
-  it('disconnect() ends every client, rolls back a block one left open, and keeps serving new clients', async () => {
-    const client = new pg.Client({ connectionString: postgres.url });
+  it('disconnect() ends every client, rolls back a block one left open, and moves the server: a new client is served, the old address refused', async () => {
+    const oldUrl = postgres.url;
+    const client = new pg.Client({ connectionString: oldUrl });
     const ended = new Promise<void>((resolve) => client.on('error', () => resolve()).on('end', () => resolve()));
     await client.connect();
     await client.query('BEGIN');
     await client.query('UPDATE items SET n = -5 WHERE id = 6');
     await postgres.disconnect();
     await ended;
+    expect(postgres.url).not.toBe(oldUrl);
+    // A client left behind by an earlier test file cannot reach the next file's data.
+    const stale = new pg.Client({ connectionString: oldUrl });
+    await expect(stale.connect()).rejects.toThrow(/ECONNREFUSED/);
     // A new client is served at once (no open block owns the session) and sees the block rolled back.
     const fresh = new pg.Client({ connectionString: postgres.url });
     await fresh.connect();

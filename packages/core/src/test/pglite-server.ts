@@ -43,7 +43,7 @@ interface Queued {
  */
 export class PgliteServer {
   readonly #db: PGlite;
-  readonly #server: Server;
+  #server: Server;
   readonly #connections = new Set<Connection>();
   #queue: Queued[] = [];
   /** The connection that runs alone: inside its extended batch or its transaction block. */
@@ -76,16 +76,21 @@ export class PgliteServer {
   }
 
   /**
-   * Closes every connection and keeps listening: a block a connection left open is rolled back, so the
-   * next client finds the session as a new one (a server kept for the next test file).
+   * Ends every connection (a block one left open is rolled back) and listens again on a new port, answered as
+   * `host:port`: the next client finds the session as a new one, and a client of the old address (a pool a
+   * test file left open, reconnecting) is refused instead of reaching the next file's data. The database stays.
    */
-  async disconnect(): Promise<void> {
+  async relisten(): Promise<string> {
     for (const connection of [...this.#connections]) {
       connection.socket.destroy();
       this.#drop(connection);
     }
     while (this.#processing) await new Promise((resolve) => setImmediate(resolve));
     if (this.#owner) await this.#release();
+    const old = this.#server;
+    await new Promise<void>((resolve) => old.close(() => resolve()));
+    this.#server = createServer((socket) => this.#accept(socket));
+    return this.start();
   }
 
   #accept(socket: Socket): void {

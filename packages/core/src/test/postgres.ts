@@ -9,7 +9,7 @@ import { PostgresDatabase, SqliteDatabase, type Schema, type SqlDatabase } from 
 
 /** A PostgreSQL with pgvector for one test process, reachable over the wire at `url`. */
 export interface TestPostgres {
-  /** `postgres://…` to give `FATHOM_DATABASE_URL` (or `pg`). */
+  /** `postgres://…` to give `FATHOM_DATABASE_URL` (or `pg`); it changes when `disconnect()` moves the server. */
   readonly url: string;
   /**
    * Without `schemas`, drops every table (a fresh, empty database). With them, a fresh database with those schemas
@@ -19,7 +19,10 @@ export interface TestPostgres {
   reset(schemas?: readonly Schema[]): Promise<void>;
   /** The schemas the last `reset(schemas)` migrated (a server whose reset needs no migration), if any. */
   readonly migrated?: string;
-  /** Ends every client's connection (rolling back what one left open); the server stays. */
+  /**
+   * Ends every client's connection (rolling back what one left open) and, for PGlite, moves the server to a new
+   * port (`url` changes): a client left open by an earlier test file cannot reach the next one's data.
+   */
   disconnect(): Promise<void>;
   close(): Promise<void>;
 }
@@ -42,16 +45,18 @@ async function startPglite(): Promise<TestPostgres> {
   const [{ PGlite }, { vector }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-pgvector')]);
   const db = await PGlite.create({ extensions: { vector } });
   const server = new PgliteServer(db);
-  const address = await server.start();
-  const url = `postgres://postgres:postgres@${address}/postgres`;
+  const urlOf = (address: string) => `postgres://postgres:postgres@${address}/postgres`;
+  let url = urlOf(await server.start());
   const sql: RawSql = {
     exec: async (text) => {
       await db.exec(text);
     },
     rows: async <Row>(text: string) => (await db.query<Row>(text)).rows,
   };
-  return withReset(url, sql, {
-    disconnect: () => server.disconnect(),
+  return withReset(() => url, sql, {
+    async disconnect() {
+      url = urlOf(await server.relisten());
+    },
     async close() {
       await server.stop();
       await db.close();
@@ -60,14 +65,21 @@ async function startPglite(): Promise<TestPostgres> {
 }
 
 /** A test PostgreSQL at `url` whose `reset` empties or migrates it through `sql` (see `MigratedReset`). */
-function withReset(url: string, sql: RawSql, rest: Pick<TestPostgres, 'close' | 'disconnect'>): TestPostgres {
+function withReset(url: () => string, sql: RawSql, rest: Pick<TestPostgres, 'close' | 'disconnect'>): TestPostgres {
   const migrated = new MigratedReset(sql, url);
   return {
-    url,
+    get url() {
+      return url();
+    },
     get migrated() {
       return migrated.key;
     },
-    reset: (schemas) => (schemas ? migrated.reset(schemas) : migrated.drop()),
+    // Clients of the test before (one it left open, reconnecting) are cut off first: the reset runs alone, and the
+    // next test's data is out of their reach.
+    async reset(schemas) {
+      await rest.disconnect();
+      await (schemas ? migrated.reset(schemas) : migrated.drop());
+    },
     ...rest,
   };
 }
@@ -95,7 +107,7 @@ async function createExternalDatabase(serverUrl: string): Promise<TestPostgres> 
     },
     rows: (text) => run(text),
   };
-  return withReset(url.toString(), sql, {
+  return withReset(() => url.toString(), sql, {
     disconnect: async () => {
       await run('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
     },
@@ -186,7 +198,7 @@ const KEPT_IDLE = 3;
 /**
  * The end of a test file (afterAll): every test PostgreSQL it used is given back. A server nothing uses
  * any more stays, idle, for the next file of this worker process (vitest runs files one after another
- * in a worker): starting a PGlite costs seconds, and its next reset empties it like a new one. A server
+ * in a worker): starting a PGlite costs seconds, and its next reset cuts off old clients and empties it like a new one. A server
  * still in use (a Fathom or a lease the file left open) is stopped, as are servers beyond `KEPT_IDLE`.
  */
 export async function closeTestPostgres(): Promise<void> {
@@ -202,8 +214,6 @@ export async function closeTestPostgres(): Promise<void> {
   }
   for (const server of idle.splice(0, Math.max(0, idle.length - KEPT_IDLE))) stopping.add(server);
   await Promise.allSettled([...stopping].map((server) => server.close()));
-  // A kept server starts the next file with no client of this one connected.
-  await Promise.allSettled(idle.map((server) => server.disconnect()));
 }
 
 /** A fresh, migrated database of `backend` for a repository suite; `close()` gives it back. */
