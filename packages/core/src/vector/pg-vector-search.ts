@@ -31,6 +31,35 @@ export function vectorLiteral(vector: Float32Array): string {
 }
 
 /**
+ * Session settings of an approximate search, for the transaction it runs in (`SET LOCAL`): the beam,
+ * the iterative scan and its bound (`maxScan`; undefined = no iterative scans), and no sorting. Fathom
+ * chose the index itself (the store is too large for an exact scan), so the plan must walk the HNSW
+ * index: with sorting off, reading the store's rows through the B-tree on `store_id` and sorting them
+ * by distance (an exact scan of a large store, what the planner picks when the table has no statistics
+ * or under-estimates the store) is never cheaper than the index scan.
+ */
+export async function applyApproximateSettings(tx: SqlClient, ef: number, maxScan: number | undefined): Promise<void> {
+  await tx.get("SELECT set_config('hnsw.ef_search', ?, true) AS ef, set_config('enable_sort', 'off', true) AS sort", [String(ef)]);
+  if (maxScan !== undefined) {
+    await tx.get(
+      "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true) AS mode, set_config('hnsw.max_scan_tuples', ?, true) AS scan",
+      [String(maxScan)],
+    );
+  }
+}
+
+/** The statement of an approximate search of `scope`: the `limit` nearest rows by the HNSW index of its vector size. */
+export function approximateStatement(scope: StoreScope, vector: string, limit: number): { sql: string; params: unknown[] } {
+  const dimensions = scope.meta.dimensions;
+  return {
+    sql: `SELECT id, (embedding::vector(${dimensions})) <=> CAST(? AS vector(${dimensions})) AS distance FROM vector_chunks
+         WHERE dimensions = ${dimensions} AND store_id = ?${scope.files ? ' AND file_id = ANY(?)' : ''}
+         ORDER BY distance LIMIT ?`,
+    params: [vector, scope.meta.store_id, ...(scope.files ? [scope.files] : []), limit],
+  };
+}
+
+/**
  * The vector side of search on PostgreSQL. Each vector size has one HNSW index (cosine) over the
  * chunks of that size, shared by every store; a store is searched either
  * - exactly (distance to each of its chunks, through the B-tree on `store_id`) when it, or the part a
@@ -117,20 +146,9 @@ export class PgVectorSearch {
     const ef = Math.min(1000, Math.max(limit, Math.ceil(efSearch * Math.sqrt(spread))));
     const maxScan = Math.min(MAX_SCAN_TUPLES, Math.max(20_000, 4 * ef * spread));
     return db.transaction(async (tx) => {
-      await tx.get("SELECT set_config('hnsw.ef_search', ?, true) AS ef", [String(ef)]);
-      if (iterative) {
-        await tx.get(
-          "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true) AS mode, set_config('hnsw.max_scan_tuples', ?, true) AS scan",
-          [String(maxScan)],
-        );
-      }
-      const rows = await tx.all<{ id: number; distance: number }>(
-        `SELECT id, (embedding::vector(${dimensions})) <=> CAST(? AS vector(${dimensions})) AS distance FROM vector_chunks
-         WHERE dimensions = ${dimensions} AND store_id = ?${scope.files ? ' AND file_id = ANY(?)' : ''}
-         ORDER BY distance LIMIT ?`,
-        [vector, scope.meta.store_id, ...(scope.files ? [scope.files] : []), limit],
-      );
-      return rows;
+      await applyApproximateSettings(tx, ef, iterative ? maxScan : undefined);
+      const { sql, params } = approximateStatement(scope, vector, limit);
+      return tx.all<{ id: number; distance: number }>(sql, params);
     });
   }
 
