@@ -7,6 +7,9 @@
  * files, with sorting allowed (the plan before the fix) and with Fathom's settings (sorting off), and
  * of the keyword query of a bench query's words.
  *
+ * With `EF_SWEEP=200,400,1000` it then measures recall@8 of the approximate query (Fathom's settings
+ * for a store that is the whole index) at each `hnsw.ef_search`, 50 queries against exact search.
+ *
  * Run: N=30000 nice -n 19 npx tsx bench/scale/pg-plans.ts   (30k chunks: ~2 min on a quiet machine)
  */
 import { PostgresDatabase, type SqlClient } from '../../packages/core/src/storage';
@@ -33,19 +36,24 @@ await db.run('INSERT INTO vector_index_meta (store_id, embedder_id, dimensions) 
 const writes = new PgChunkWrites(db);
 const search = new PgVectorSearch({ db, log: console, m: 16, efConstruction: 64, efSearch: 200, exactSearchLimit: 4096 });
 let started = performance.now();
+/** Every row's vector, in insertion order (ids 1..N): the exact reference of the recall sweep. */
+const vectors: Float32Array[] = [];
 for (let file = 0; file < N / 100; file++) {
   const texts = fileTexts(file, 100);
+  const embedded = texts.map((text) => embedder.embedOne(text));
+  vectors.push(...embedded);
   await writes.write({
     storeId: STORE,
     fileId: `file-${file}`,
     filename: `file-${file}.txt`,
     attributes: fileAttributes(file),
     dimensions: 384,
-    chunks: texts.map((text, index) => ({ index, text, tokens: 80, vector: embedder.embedOne(text) })),
+    chunks: texts.map((text, index) => ({ index, text, tokens: 80, vector: embedded[index]! })),
   });
 }
 console.log(`${N.toLocaleString('en-US')} rows written in ${seconds(started)}`);
 started = performance.now();
+await db.run("SET maintenance_work_mem = '1GB'"); // build the graph in memory
 await search.ensureIndex(384);
 console.log(`HNSW index built in ${seconds(started)}`);
 
@@ -91,5 +99,45 @@ started = performance.now();
 await db.run('ANALYZE vector_chunks');
 console.log(`\nANALYZE vector_chunks took ${seconds(started)}`);
 await plans('after ANALYZE');
+if (process.env.EF_SWEEP) await sweep(process.env.EF_SWEEP.split(',').map(Number));
 await db.close();
 await postgres.close();
+
+/** Recall@8 and latency of the approximate query at each beam, 50 queries against exact search. */
+async function sweep(beams: number[]): Promise<void> {
+  const ids = await db.get<{ low: number; high: number }>('SELECT MIN(id) AS low, MAX(id) AS high FROM vector_chunks');
+  if (Number(ids?.low) !== 1 || Number(ids?.high) !== N) throw new Error('the sweep needs ids 1..N in insertion order');
+  const queries = benchQueries(50).map((text) => embedder.embedOne(text));
+  const exact = queries.map((query) => {
+    const scored = vectors.map((vector, i) => {
+      let dot = 0;
+      for (let d = 0; d < vector.length; d++) dot += vector[d]! * query[d]!;
+      return { id: i + 1, dot };
+    });
+    return new Set(
+      scored
+        .sort((a, b) => b.dot - a.dot)
+        .slice(0, 8)
+        .map((entry) => entry.id),
+    );
+  });
+  const scope = { meta: { store_id: STORE, embedder_id: embedder.id, dimensions: 384, chunk_count: N }, chunks: N };
+  console.log(`\n=== recall@8 of the approximate query (whole store, ${N.toLocaleString('en-US')} chunks, 50 queries)`);
+  for (const ef of beams) {
+    let found = 0;
+    const times: number[] = [];
+    for (const [q, query] of queries.entries()) {
+      const { sql, params } = approximateStatement(scope, vectorLiteral(query), 40);
+      const at = performance.now();
+      const rows = await db.transaction(async (tx) => {
+        await applyApproximateSettings(tx, ef, Math.max(20_000, 4 * ef));
+        return tx.all<{ id: number; distance: number }>(sql, params);
+      });
+      times.push(performance.now() - at);
+      const top = rows.sort((a, b) => Number(a.distance) - Number(b.distance)).slice(0, 8);
+      found += top.filter((row) => exact[q]!.has(Number(row.id))).length;
+    }
+    times.sort((a, b) => a - b);
+    console.log(`  ef ${ef}: recall@8 ${(found / (8 * queries.length)).toFixed(3)}, p50 ${times[25]!.toFixed(1)} ms`);
+  }
+}
