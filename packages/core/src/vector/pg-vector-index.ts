@@ -25,7 +25,7 @@ export interface PgVectorIndexOptions {
     m?: number;
     /** Build-time beam; default 64 (pgvector's default). */
     efConstruction?: number;
-    /** Search-time beam (`hnsw.ef_search`, at most 1000); default 200. */
+    /** Least search-time beam (`hnsw.ef_search`, at most 1000); default 200; wider for large indexes (`approximateBeam`). */
     efSearch?: number;
   };
   keyword?: KeywordPlanOptions;
