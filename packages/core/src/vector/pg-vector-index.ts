@@ -8,6 +8,7 @@ import { keywordCoverage } from './keyword-index';
 import type { KeywordPlanOptions } from './keyword-plan';
 import { PgChunkWrites } from './pg-chunk-writes';
 import { PgKeywordSearch, type PgKeywordPlan } from './pg-keywords';
+import { PgStatistics } from './pg-statistics';
 import { PgVectorSearch, type StoreScope, vectorLiteral } from './pg-vector-search';
 import { readSearchOptions } from './search-options';
 import { embedderMismatch, QueryEmbedders, REINDEX_MARK } from './store-embedders';
@@ -24,7 +25,7 @@ export interface PgVectorIndexOptions {
     m?: number;
     /** Build-time beam; default 64 (pgvector's default). */
     efConstruction?: number;
-    /** Search-time beam (`hnsw.ef_search`, at most 1000); default 200. */
+    /** Least search-time beam (`hnsw.ef_search`, at most 1000); default 200; wider for large indexes (`approximateBeam`). */
     efSearch?: number;
   };
   keyword?: KeywordPlanOptions;
@@ -55,7 +56,7 @@ interface CandidateRow {
  * pruning, coverage, rank fusion, filters, thresholds and weights). Every process of a cluster uses
  * the same tables, so a file indexed on one node is searched on every other at once. Writes are
  * `PgChunkWrites` (a file's chunks appear at once), the vector side `PgVectorSearch`, the keyword side
- * `PgKeywordSearch`.
+ * `PgKeywordSearch`; `PgStatistics` analyses the table as ingestion grows it.
  */
 export class PgVectorIndex implements VectorIndexContract {
   readonly embedder: Embedder;
@@ -64,6 +65,7 @@ export class PgVectorIndex implements VectorIndexContract {
   private readonly keywords: PgKeywordSearch;
   private readonly vectors: PgVectorSearch;
   private readonly writes: PgChunkWrites;
+  private readonly statistics: PgStatistics;
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly queryEmbedders: QueryEmbedders;
 
@@ -76,6 +78,7 @@ export class PgVectorIndex implements VectorIndexContract {
     this.log = options.log;
     this.keywords = new PgKeywordSearch(this.db, options.keyword);
     this.writes = new PgChunkWrites(this.db);
+    this.statistics = new PgStatistics(this.db, options.log);
     this.vectors = new PgVectorSearch({
       db: this.db,
       log: options.log,
@@ -101,7 +104,7 @@ export class PgVectorIndex implements VectorIndexContract {
 
   async addFileChunks(input: FileChunksInput): Promise<boolean> {
     const { storeId, fileId, chunks } = input;
-    return this.exclusive(storeId, async () => {
+    const written = await this.exclusive(storeId, async () => {
       const meta = await this.adoptEmbedder(storeId);
       for (const chunk of chunks) {
         if (chunk.vector.length !== meta.dimensions) {
@@ -113,6 +116,9 @@ export class PgVectorIndex implements VectorIndexContract {
       await this.vectors.ensureIndex(meta.dimensions);
       return (await this.writes.write({ ...input, dimensions: meta.dimensions })) !== 'fenced';
     });
+    // Outside the store's lock: a bulk load keeps the planner's statistics current (else exact scans).
+    await this.statistics.rowsWritten(chunks.length);
+    return written;
   }
 
   async removeFile(storeId: string, fileId: string): Promise<void> {
