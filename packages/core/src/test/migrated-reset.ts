@@ -6,23 +6,22 @@ export interface RawSql {
   rows<Row>(sql: string): Promise<Row[]>;
 }
 
-/** What a database looks like right after `schemas` were migrated into an empty one. */
-interface MigratedState {
-  key: string;
+/** What a database holds: the things a reset compares. */
+interface Shape {
   /** Every column of every table, with its type, default and nullability. */
   columns: string;
   /** Every index's definition, by name. */
   indexes: Map<string, string>;
-  migrations: string;
-  /** Tables the migrations left rows in: their rows are kept in `fathom_test_seed` and copied back. */
-  seeded: string[];
-}
-
-interface Shape {
-  columns: string;
-  indexes: Map<string, string>;
+  /** The `schema_migrations` rows. */
   migrations: string;
   tables: string[];
+}
+
+/** The shape of a database right after `schemas` (`key`) were migrated into an empty one. */
+interface MigratedState extends Shape {
+  key: string;
+  /** Tables the migrations left rows in: their rows are kept in `fathom_test_seed` and copied back. */
+  seeded: string[];
 }
 
 const SEED_SCHEMA = 'fathom_test_seed';
@@ -88,7 +87,7 @@ export class MigratedReset {
         ].join(';'),
       );
     }
-    this.state = { key, columns: shape.columns, indexes: shape.indexes, migrations: shape.migrations, seeded };
+    this.state = { ...shape, key, seeded };
   }
 
   private async empty(state: MigratedState, shape: Shape): Promise<void> {

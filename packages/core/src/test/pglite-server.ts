@@ -70,9 +70,8 @@ export class PgliteServer {
   }
 
   async stop(): Promise<void> {
-    for (const connection of this.#connections) connection.socket.destroy();
+    await this.#endConnections();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
-    while (this.#processing) await new Promise((resolve) => setImmediate(resolve));
   }
 
   /**
@@ -81,16 +80,19 @@ export class PgliteServer {
    * test file left open, reconnecting) is refused instead of reaching the next file's data. The database stays.
    */
   async relisten(): Promise<string> {
+    await this.stop();
+    this.#server = createServer((socket) => this.#accept(socket));
+    return this.start();
+  }
+
+  /** Closes every connection and waits until the session is idle, a block one left open rolled back. */
+  async #endConnections(): Promise<void> {
     for (const connection of [...this.#connections]) {
       connection.socket.destroy();
       this.#drop(connection);
     }
     while (this.#processing) await new Promise((resolve) => setImmediate(resolve));
     if (this.#owner) await this.#release();
-    const old = this.#server;
-    await new Promise<void>((resolve) => old.close(() => resolve()));
-    this.#server = createServer((socket) => this.#accept(socket));
-    return this.start();
   }
 
   #accept(socket: Socket): void {

@@ -135,11 +135,11 @@ export class KeywordIndex {
     // ranks first; the rarest group alone (`match`) fills what they leave.
     const partners = order.filter((group) => group.documentFrequency <= Math.min(tooCommon, 5 * budget)).slice(0, 3);
     const rarest = order.find((group) => group.searched);
+    // Three groups together first (when there are three), then the rarest two.
+    const stages = partners.length === 3 ? [partners, partners.slice(0, 2)] : [partners];
     const narrowed =
       rarest && rarest.documentFrequency > this.intersectAbove && partners[0] === rarest && partners.length >= 2
-        ? [partners, partners.slice(0, 2)]
-            .filter((stage, i) => i === 1 || stage.length === 3)
-            .map((stage) => stage.map(expression).join(' AND '))
+        ? stages.map((stage) => stage.map(expression).join(' AND '))
         : undefined;
     return { groups, match: parts.join(' OR '), total, ...(narrowed ? { narrowed } : {}) };
   }
