@@ -33,6 +33,7 @@ import { processCpuMs } from './peers/stats';
 import { diskBytes, firstAnsweredSearch, mb, memoryOf, ms, type Node, percentile, seconds, startNode } from './scale/harness';
 import type { MissDiagnosis } from './scale/diagnose';
 import { exactTopKFromDataDir } from './scale/exact';
+import { filteredRecall } from './scale/filtered-recall';
 import type { Latencies, Miss, Mode } from './scale/node';
 
 interface Scenario {
@@ -188,7 +189,8 @@ function printLatency(times: Latencies, what: string): void {
 
 /**
  * Recall@8 of the vector side against exact search over the same store, 100 queries. One store on SQLite:
- * the reference scans the vectors the store holds (`scale/exact.ts`); otherwise it re-embeds the texts.
+ * the reference scans the vectors the store holds (`scale/exact.ts`), and recall is measured with filters too
+ * (`scale/filtered-recall.ts`); otherwise it re-embeds the texts.
  */
 async function recall(node: Node, layout: Layout, storeIds: string[], sqliteDir: string | undefined): Promise<void> {
   const many = layout.stores > 1;
@@ -222,6 +224,8 @@ async function recall(node: Node, layout: Layout, storeIds: string[], sqliteDir:
   print(
     `  recall@8 of the vector side vs exact search (${RECALL_QUERIES} queries): ${(found / wanted).toFixed(3)} (target >= 0.95; reference took ${seconds(performance.now() - started)})`,
   );
+  // One store on SQLite: the same with the latency phase's filter, and with filters small enough to be searched inside the graph.
+  if (sqliteDir && !many) await filteredRecall(node, layout, storeIds[0]!, sqliteDir, queries, print);
 }
 
 /** Many stores after a restart: memory as more stores are searched, and the latency of first searches. */

@@ -5,7 +5,7 @@
  * (the ingestion queue's last step, without extraction), measure search latency and recall in-process,
  * check what survived a crash. Its RSS is read by the bench from /proc.
  */
-import { Fathom, VectorIndex } from '../../packages/core/src';
+import { type AttributeFilter, Fathom, VectorIndex } from '../../packages/core/src';
 import { createServer } from '../../packages/http/src/server';
 import { benchQueries, fileAttributes, fileNumber, fileTexts, type Layout, TopicAverageEmbedder } from './corpus';
 import { diagnoseMisses } from './diagnose';
@@ -24,7 +24,8 @@ export type NodeCommand =
       filterParts?: number[];
       warmUp?: boolean;
     }
-  | { op: 'recall'; storeId: string; queries: string[] }
+  /** `filters[i]`: the attribute filter of query i (none: the whole store). */
+  | { op: 'recall'; storeId: string; queries: string[]; filters?: AttributeFilter[] }
   | { op: 'verify'; layout: Layout; storeIds: string[]; files: Array<{ store: number; index: number }> }
   | { op: 'diagnose'; layout: Layout; storeIds: string[]; misses: Miss[] }
   | { op: 'graphs' }
@@ -143,8 +144,14 @@ async function handle(command: NodeCommand): Promise<unknown> {
     case 'recall': {
       // Vector-side hits of each query, as (file id, text).
       const out: Array<Array<{ file_id: string; text: string }>> = [];
-      for (const query of command.queries) {
-        const hits = await fathom.vectorIndex.search([command.storeId], { query, mode: 'vector', maxNumResults: 8 });
+      for (const [i, query] of command.queries.entries()) {
+        const filters = command.filters?.[i];
+        const hits = await fathom.vectorIndex.search([command.storeId], {
+          query,
+          mode: 'vector',
+          maxNumResults: 8,
+          ...(filters ? { filters } : {}),
+        });
         out.push(hits.map((hit) => ({ file_id: hit.file_id, text: hit.content[0]!.text })));
       }
       return out;
