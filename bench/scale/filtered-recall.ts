@@ -61,13 +61,28 @@ function plans(chunks: number): FilterPlan[] {
   ];
 }
 
-/** The plan the vector side takes for a filter leaving `kept` of `chunks` chunks (vector-candidates.ts), and its beam. */
-function planOf(kept: number, chunks: number): string {
-  if (kept <= EXACT_SEARCH_CHUNKS) return 'scanned exactly';
+/** The plan the vector side takes for a filter leaving `kept` of `chunks` chunks (vector-candidates.ts), and its beam per shard. */
+function planOf(kept: number, chunks: number): { how: string; beam?: number } {
+  if (kept <= EXACT_SEARCH_CHUNKS) return { how: 'scanned exactly' };
   const ef = searchBeam(chunks, K);
   const share = kept / chunks;
-  if (share * ef >= BEAM_MARGIN * K) return `applied to the beam of ${ef} per shard`;
-  return `inside the graph, beam ${Math.max(K, Math.ceil(ef * Math.sqrt(share)))} per shard`;
+  if (share * ef >= BEAM_MARGIN * K) return { how: 'applied to the beam', beam: ef };
+  return { how: 'inside the graph', beam: Math.max(K, Math.ceil(ef * Math.sqrt(share))) };
+}
+
+/** The plans a filter's queries took, e.g. `inside the graph (beam 115-117 per shard)`, with counts when they differ. */
+function describePlans(plans: Array<{ how: string; beam?: number }>): string {
+  const kinds = [...new Set(plans.map((plan) => plan.how))];
+  return kinds
+    .map((how) => {
+      const same = plans.filter((plan) => plan.how === how);
+      const beams = same.flatMap((plan) => (plan.beam === undefined ? [] : [plan.beam]));
+      const range = beams.length
+        ? ` (beam ${Math.min(...beams)}${Math.max(...beams) > Math.min(...beams) ? `-${Math.max(...beams)}` : ''} per shard)`
+        : '';
+      return `${how}${range}${kinds.length > 1 ? ` for ${same.length} queries` : ''}`;
+    })
+    .join(', ');
 }
 
 /** Prints recall@8 of the vector side per filter of `plans`, with the chunks each leaves and the plan it takes. */
@@ -108,9 +123,7 @@ export async function filteredRecall(
       (filter) => Array.from({ length: files }, (_, file) => file).filter((file) => matches(filter, file)).length * layout.chunksPerFile,
     );
     const meanKept = kept.reduce((a, b) => a + b, 0) / kept.length;
-    const taken = new Map<string, number>();
-    for (const chunksLeft of kept) taken.set(planOf(chunksLeft, chunks), (taken.get(planOf(chunksLeft, chunks)) ?? 0) + 1);
-    const planned = [...taken].map(([how, count]) => (taken.size === 1 ? how : `${how} for ${count}`)).join(', ');
+    const planned = describePlans(kept.map((chunksLeft) => planOf(chunksLeft, chunks)));
     print(
       `    ${plan.what.padEnd(44)} ${(found / wanted).toFixed(3)}  (${Math.round(meanKept).toLocaleString('en-US')} chunks, ${((100 * meanKept) / chunks).toFixed(2)}% of the store: ${planned}; reference ${(referenceMs / 1000).toFixed(1)} s)`,
     );
