@@ -14,7 +14,8 @@ import type { AttributeFilter } from '../../packages/core/src';
 import { searchBeam } from '../../packages/core/src/vector/graph-parameters';
 import { fileAttributes, fileTexts, type Layout, TopicAverageEmbedder } from './corpus';
 import { exactTopKFromDataDir, type ExactScope } from './exact';
-import type { Node } from './harness';
+import { type Node, percentile } from './harness';
+import type { RecallAnswer } from './node';
 
 /** As in vector-candidates.ts: a filter applies to the beam when the beam holds this many times k allowed chunks. */
 const BEAM_MARGIN = 2;
@@ -85,13 +86,18 @@ function describePlans(plans: Array<{ how: string; beam?: number }>): string {
     .join(', ');
 }
 
-/** Prints recall@8 of the vector side per filter of `plans`, with the chunks each leaves and the plan it takes. */
+/**
+ * Prints recall@8 of the vector side per filter of `plans`, with the chunks each leaves, the plan it takes and the CPU
+ * time of its searches in the server process (every thread; the machine's load disturbs it least).
+ */
 export async function filteredRecall(
   node: Node,
   layout: Layout,
   storeId: string,
   dataDir: string,
   queries: string[],
+  /** CPU of each search of these queries without a filter (the unfiltered recall's), for comparison. */
+  unfilteredCpu: number[],
   print: (line: string) => void,
 ): Promise<void> {
   const embedder = new TopicAverageEmbedder();
@@ -99,6 +105,9 @@ export async function filteredRecall(
   const files = layout.filesPerStore;
   const chunks = files * layout.chunksPerFile;
   print(`  recall@8 of the vector side with a filter, vs exact search over the chunks it leaves (${queries.length} queries):`);
+  print(
+    `    ${'(no filter: the line above)'.padEnd(44)}        vector search CPU p50 ${percentile(unfilteredCpu, 50).toFixed(2)} ms, p99 ${percentile(unfilteredCpu, 99).toFixed(2)} ms (the first search loads the graphs)`,
+  );
   for (const plan of plans(chunks)) {
     const started = performance.now();
     const filters = queries.map((_, q) => plan.filterOf(q));
@@ -108,7 +117,7 @@ export async function filteredRecall(
     }));
     const exact = exactTopKFromDataDir(dataDir, storeId, vectors, K, { label: plan.label, scopes });
     const referenceMs = performance.now() - started;
-    const hits = await node.call<Array<Array<{ file_id: string; text: string }>>>({ op: 'recall', storeId, queries, filters });
+    const { hits, cpu } = await node.call<RecallAnswer>({ op: 'recall', storeId, queries, filters });
     let found = 0;
     let wanted = 0;
     exact.forEach((pairs, q) => {
@@ -125,7 +134,7 @@ export async function filteredRecall(
     const meanKept = kept.reduce((a, b) => a + b, 0) / kept.length;
     const planned = describePlans(kept.map((chunksLeft) => planOf(chunksLeft, chunks)));
     print(
-      `    ${plan.what.padEnd(44)} ${(found / wanted).toFixed(3)}  (${Math.round(meanKept).toLocaleString('en-US')} chunks, ${((100 * meanKept) / chunks).toFixed(2)}% of the store: ${planned}; reference ${(referenceMs / 1000).toFixed(1)} s)`,
+      `    ${plan.what.padEnd(44)} ${(found / wanted).toFixed(3)}  (${Math.round(meanKept).toLocaleString('en-US')} chunks, ${((100 * meanKept) / chunks).toFixed(2)}% of the store: ${planned}; vector search CPU p50 ${percentile(cpu, 50).toFixed(2)} ms, p99 ${percentile(cpu, 99).toFixed(2)} ms; reference ${(referenceMs / 1000).toFixed(1)} s)`,
     );
   }
 }

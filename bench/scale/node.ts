@@ -90,6 +90,12 @@ async function ingest(command: Extract<NodeCommand, { op: 'ingest' }>): Promise<
   return { chunks, seconds: (performance.now() - started) / 1000 };
 }
 
+/** The `recall` op's answer: per query its vector-side hits and the CPU time of its search (ms, every thread). */
+export interface RecallAnswer {
+  hits: Array<Array<{ file_id: string; text: string }>>;
+  cpu: number[];
+}
+
 /** Per mode: wall time and CPU time of the process (all threads) per search, in ms. */
 export type Latencies = Record<Mode, { wall: number[]; cpu: number[] }>;
 
@@ -142,19 +148,22 @@ async function handle(command: NodeCommand): Promise<unknown> {
     case 'latency':
       return latency(command);
     case 'recall': {
-      // Vector-side hits of each query, as (file id, text).
-      const out: Array<Array<{ file_id: string; text: string }>> = [];
+      // Vector-side hits of each query, as (file id, text), and the CPU time of each search (every thread, ms).
+      const { hits, cpu }: RecallAnswer = { hits: [], cpu: [] };
       for (const [i, query] of command.queries.entries()) {
         const filters = command.filters?.[i];
-        const hits = await fathom.vectorIndex.search([command.storeId], {
+        const before = process.cpuUsage();
+        const found = await fathom.vectorIndex.search([command.storeId], {
           query,
           mode: 'vector',
           maxNumResults: 8,
           ...(filters ? { filters } : {}),
         });
-        out.push(hits.map((hit) => ({ file_id: hit.file_id, text: hit.content[0]!.text })));
+        const used = process.cpuUsage(before);
+        cpu.push((used.user + used.system) / 1000);
+        hits.push(found.map((hit) => ({ file_id: hit.file_id, text: hit.content[0]!.text })));
       }
-      return out;
+      return { hits, cpu };
     }
     case 'verify': {
       // Each file's rows are all there, and its chunks are found by the vector side (the top hit for their own text).
