@@ -19,8 +19,12 @@ import type { RecallAnswer } from './node';
 
 /** As in vector-candidates.ts: a filter applies to the beam when the beam holds this many times k allowed chunks. */
 const BEAM_MARGIN = 2;
-/** The server's default FATHOM_EXACT_SEARCH_CHUNKS: a filter leaving at most this many chunks is scanned exactly. */
-const EXACT_SEARCH_CHUNKS = 512;
+/**
+ * The server's default FATHOM_EXACT_SEARCH_CHUNKS: a filter leaving at most this many chunks is scanned exactly.
+ * The topic filters are sized by the default; the plan printed follows the variable, which the node inherits.
+ */
+const DEFAULT_EXACT_SEARCH_CHUNKS = 512;
+const EXACT_SEARCH_CHUNKS = Number(process.env.FATHOM_EXACT_SEARCH_CHUNKS ?? DEFAULT_EXACT_SEARCH_CHUNKS);
 const K = 8;
 const TOPICS = 300;
 
@@ -44,7 +48,7 @@ const topicOf = (q: number) => (q * 7) % TOPICS;
 function plans(chunks: number): FilterPlan[] {
   // Chunks a filter must leave to be searched inside the graph: above the exact scan, below the beam's threshold.
   const beamThreshold = (BEAM_MARGIN * K * chunks) / searchBeam(chunks, K);
-  const target = Math.sqrt(EXACT_SEARCH_CHUNKS * beamThreshold);
+  const target = Math.sqrt(DEFAULT_EXACT_SEARCH_CHUNKS * beamThreshold);
   const topics = Math.max(1, Math.round(target / (chunks / TOPICS)));
   const run = (first: number) => Array.from({ length: topics }, (_, t) => (first + t) % TOPICS);
   return [
