@@ -33,7 +33,8 @@ import { processCpuMs } from './peers/stats';
 import { diskBytes, firstAnsweredSearch, mb, memoryOf, ms, type Node, percentile, seconds, startNode } from './scale/harness';
 import type { MissDiagnosis } from './scale/diagnose';
 import { exactTopKFromDataDir } from './scale/exact';
-import type { Latencies, Miss, Mode } from './scale/node';
+import { filteredRecall } from './scale/filtered-recall';
+import type { Latencies, Miss, Mode, RecallAnswer } from './scale/node';
 
 interface Scenario {
   name: string;
@@ -188,7 +189,8 @@ function printLatency(times: Latencies, what: string): void {
 
 /**
  * Recall@8 of the vector side against exact search over the same store, 100 queries. One store on SQLite:
- * the reference scans the vectors the store holds (`scale/exact.ts`); otherwise it re-embeds the texts.
+ * the reference scans the vectors the store holds (`scale/exact.ts`), and recall is measured with filters too
+ * (`scale/filtered-recall.ts`); otherwise it re-embeds the texts.
  */
 async function recall(node: Node, layout: Layout, storeIds: string[], sqliteDir: string | undefined): Promise<void> {
   const many = layout.stores > 1;
@@ -197,6 +199,7 @@ async function recall(node: Node, layout: Layout, storeIds: string[], sqliteDir:
   const started = performance.now();
   let found = 0;
   let wanted = 0;
+  const searchCpu: number[] = [];
   // One store: all queries against it; many: query i against its own store.
   const groups = many ? queries.map((query, i) => ({ store: stores[i]!, queries: [query] })) : [{ store: 0, queries }];
   for (const group of groups) {
@@ -208,11 +211,12 @@ async function recall(node: Node, layout: Layout, storeIds: string[], sqliteDir:
             pairs.map(({ fileId, chunk }) => ({ file: Number(fileId.slice('file-'.length)), chunk })),
           )
         : exactTopK(embedder, vectors, files, layout.chunksPerFile, 8);
-    const hits = await node.call<Array<Array<{ file_id: string; text: string }>>>({
+    const { hits, cpu } = await node.call<RecallAnswer>({
       op: 'recall',
       storeId: storeIds[group.store]!,
       queries: group.queries,
     });
+    searchCpu.push(...cpu);
     exact.forEach((pairs, q) => {
       const wantedTexts = new Set(pairs.map(({ file, chunk }) => `file-${file}|${fileTexts(file, layout.chunksPerFile)[chunk]}`));
       wanted += wantedTexts.size;
@@ -222,6 +226,8 @@ async function recall(node: Node, layout: Layout, storeIds: string[], sqliteDir:
   print(
     `  recall@8 of the vector side vs exact search (${RECALL_QUERIES} queries): ${(found / wanted).toFixed(3)} (target >= 0.95; reference took ${seconds(performance.now() - started)})`,
   );
+  // One store on SQLite: the same with the latency phase's filter, and with filters small enough to be searched inside the graph.
+  if (sqliteDir && !many) await filteredRecall(node, layout, storeIds[0]!, sqliteDir, queries, searchCpu, print);
 }
 
 /** Many stores after a restart: memory as more stores are searched, and the latency of first searches. */

@@ -5,7 +5,7 @@
  * (the ingestion queue's last step, without extraction), measure search latency and recall in-process,
  * check what survived a crash. Its RSS is read by the bench from /proc.
  */
-import { Fathom, VectorIndex } from '../../packages/core/src';
+import { type AttributeFilter, Fathom, VectorIndex } from '../../packages/core/src';
 import { createServer } from '../../packages/http/src/server';
 import { benchQueries, fileAttributes, fileNumber, fileTexts, type Layout, TopicAverageEmbedder } from './corpus';
 import { diagnoseMisses } from './diagnose';
@@ -24,7 +24,8 @@ export type NodeCommand =
       filterParts?: number[];
       warmUp?: boolean;
     }
-  | { op: 'recall'; storeId: string; queries: string[] }
+  /** `filters[i]`: the attribute filter of query i (none: the whole store). */
+  | { op: 'recall'; storeId: string; queries: string[]; filters?: AttributeFilter[] }
   | { op: 'verify'; layout: Layout; storeIds: string[]; files: Array<{ store: number; index: number }> }
   | { op: 'diagnose'; layout: Layout; storeIds: string[]; misses: Miss[] }
   | { op: 'graphs' }
@@ -89,6 +90,12 @@ async function ingest(command: Extract<NodeCommand, { op: 'ingest' }>): Promise<
   return { chunks, seconds: (performance.now() - started) / 1000 };
 }
 
+/** The `recall` op's answer: per query its vector-side hits and the CPU time of its search (ms, every thread). */
+export interface RecallAnswer {
+  hits: Array<Array<{ file_id: string; text: string }>>;
+  cpu: number[];
+}
+
 /** Per mode: wall time and CPU time of the process (all threads) per search, in ms. */
 export type Latencies = Record<Mode, { wall: number[]; cpu: number[] }>;
 
@@ -141,13 +148,22 @@ async function handle(command: NodeCommand): Promise<unknown> {
     case 'latency':
       return latency(command);
     case 'recall': {
-      // Vector-side hits of each query, as (file id, text).
-      const out: Array<Array<{ file_id: string; text: string }>> = [];
-      for (const query of command.queries) {
-        const hits = await fathom.vectorIndex.search([command.storeId], { query, mode: 'vector', maxNumResults: 8 });
-        out.push(hits.map((hit) => ({ file_id: hit.file_id, text: hit.content[0]!.text })));
+      // Vector-side hits of each query, as (file id, text), and the CPU time of each search (every thread, ms).
+      const { hits, cpu }: RecallAnswer = { hits: [], cpu: [] };
+      for (const [i, query] of command.queries.entries()) {
+        const filters = command.filters?.[i];
+        const before = process.cpuUsage();
+        const found = await fathom.vectorIndex.search([command.storeId], {
+          query,
+          mode: 'vector',
+          maxNumResults: 8,
+          ...(filters ? { filters } : {}),
+        });
+        const used = process.cpuUsage(before);
+        cpu.push((used.user + used.system) / 1000);
+        hits.push(found.map((hit) => ({ file_id: hit.file_id, text: hit.content[0]!.text })));
       }
-      return out;
+      return { hits, cpu };
     }
     case 'verify': {
       // Each file's rows are all there, and its chunks are found by the vector side (the top hit for their own text).
