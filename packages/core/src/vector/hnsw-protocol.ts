@@ -35,6 +35,13 @@ export type HnswRequest =
        * any selectivity, at a much higher cost per visited node).
        */
       filterIn?: 'beam' | 'graph';
+      /**
+       * With `filterIn: 'graph'`: how many candidates the filter may judge. A walk whose allowed labels are
+       * far from the query crosses much of the graph before it finds them (hundreds of ms at 1M chunks); past
+       * the budget the filter lets every label through, so the walk ends, and the answer says `exhausted`
+       * when it holds fewer than `k` allowed labels (the caller then scans the allowed chunks exactly).
+       */
+      visitBudget?: number;
     }
   | { op: 'labels'; store: string }
   | { op: 'unload'; store: string }
@@ -64,6 +71,8 @@ export interface HnswOpenResult {
 export interface HnswSearchResult {
   labels: number[];
   distances: number[];
+  /** A filtered walk used its `visitBudget` and found fewer than `k` allowed labels. */
+  exhausted?: boolean;
 }
 
 /** Answer of `add`: the graph's estimated memory after the insert (it grows by resizing). */

@@ -210,8 +210,20 @@ async function handle(request: HnswRequest): Promise<unknown> {
         return { labels: result.neighbors, distances: result.distances };
       }
       if (request.filterIn === 'graph') {
-        const result = index.searchKnn(query, Math.min(request.k, count), (label) => inRanges(allowed, label));
-        return { labels: result.neighbors, distances: result.distances };
+        const budget = request.visitBudget ?? Number.POSITIVE_INFINITY;
+        let judged = 0;
+        const wanted = Math.min(request.k, count);
+        // Past the budget every label passes: the walk fills its beam where it is and ends.
+        const result = index.searchKnn(query, wanted, (label) => ++judged > budget || inRanges(allowed, label));
+        if (judged <= budget) return { labels: result.neighbors, distances: result.distances };
+        const labels: number[] = [];
+        const distances: number[] = [];
+        result.neighbors.forEach((label, i) => {
+          if (!inRanges(allowed, label)) return;
+          labels.push(label);
+          distances.push(result.distances[i]!);
+        });
+        return { labels, distances, ...(labels.length < wanted ? { exhausted: true } : {}) };
       }
       // The whole beam, then the labels the filter allows, best first (hnswlib's filter callback costs
       // about 1 µs per visited candidate and makes the search visit ~7x more of them at 1/7 selectivity).

@@ -205,7 +205,12 @@ export class StoreGraphs {
       const merged = results.flatMap((result) => result.labels.map((label, i) => ({ label, distance: result.distances[i]! })));
       merged.sort((a, b) => a.distance - b.distance);
       const top = merged.slice(0, request.k);
-      return { labels: top.map((entry) => entry.label), distances: top.map((entry) => entry.distance) };
+      const exhausted = results.some((result) => result.exhausted);
+      return {
+        labels: top.map((entry) => entry.label),
+        distances: top.map((entry) => entry.distance),
+        ...(exhausted ? { exhausted } : {}),
+      };
     });
   }
 

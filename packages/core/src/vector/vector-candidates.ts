@@ -1,5 +1,6 @@
 import type { Database } from '../db';
-import type { GraphParameters, StoreGraphs } from './store-graphs';
+import type { HnswSearchResult } from './hnsw-protocol';
+import { type GraphParameters, SHARDS, type StoreGraphs } from './store-graphs';
 import type { FileSelection } from './store-files';
 import { blobToVector, dot } from './vector-blob';
 
@@ -24,6 +25,19 @@ export interface VectorScope {
  * leaves this many times the wanted neighbours in it; otherwise inside hnswlib's search.
  */
 const BEAM_MARGIN = 2;
+
+/**
+ * A filtered walk inside the graph may judge this many candidates per allowed chunk (plus `VISIT_FLOOR`)
+ * before it gives up for an exact scan of the allowed chunks. Measured at 1M chunks (docs/performance.md,
+ * filtered recall): a filter leaving ~3,300 chunks of the query's own topic is answered by the walk in ~7 ms
+ * of CPU, one leaving as many of another topic took 382 ms (p50; 956 at p99), since the walk crosses the
+ * graph before it finds them, where an exact scan of those chunks costs ~10 µs each. A judged candidate
+ * costs ~1-2 µs, so the budget keeps a hopeless walk to about the scan's own cost.
+ */
+const VISITS_PER_ALLOWED = 4;
+const VISIT_FLOOR = 1_000;
+/** Above this many allowed chunks the walk has no budget: the scan it would fall back to blocks this thread longer. */
+const SCAN_FALLBACK_MAX = 16_384;
 
 /**
  * The vector side of a search: per store, the nearest chunks of the scope. A small scope (a small store,
@@ -65,23 +79,30 @@ export class VectorCandidates {
    */
   find(scopes: VectorScope[], k: number): Promise<number[]> {
     const found: Array<{ id: number; similarity: number }> = [];
-    const pending: Array<Promise<{ labels: number[]; distances: number[] }>> = [];
+    const pending: Array<Promise<HnswSearchResult>> = [];
+    // The scopes whose filtered walk gave up (`exhausted`): scanned exactly once the walks have answered.
+    const walked: VectorScope[] = [];
+    const scan = (scope: VectorScope) => {
+      const { selection, query } = scope;
+      const rows =
+        selection.kind === 'some'
+          ? this.sql.rangeVectors.all(JSON.stringify(pairs(selection.ranges)))
+          : this.sql.storeVectors.all(scope.storeId);
+      for (const row of rows) found.push({ id: row.id, similarity: dot(query, blobToVector(row.vector)) });
+    };
     for (const scope of scopes) {
       const size = this.scopeSize(scope);
       if (size === 0) continue;
       const { selection, query } = scope;
       if (this.isExact(size)) {
-        const rows =
-          selection.kind === 'some'
-            ? this.sql.rangeVectors.all(JSON.stringify(pairs(selection.ranges)))
-            : this.sql.storeVectors.all(scope.storeId);
-        for (const row of rows) found.push({ id: row.id, similarity: dot(query, blobToVector(row.vector)) });
+        scan(scope);
         continue;
       }
       const wanted = Math.min(k, size);
       const ef = Math.max(this.options.ef(scope.chunks, wanted, this.graphs.builtWith(scope.storeId)), wanted);
       if (selection.kind !== 'some') {
         pending.push(this.graphs.search({ store: scope.storeId, vector: query, k: wanted, ef }));
+        walked.push(scope);
         continue;
       }
       const share = selection.chunks / scope.chunks;
@@ -95,11 +116,20 @@ export class VectorCandidates {
           ef: inBeam ? ef : Math.max(wanted, Math.ceil(ef * Math.sqrt(share))),
           allowed: selection.ranges,
           filterIn: inBeam ? 'beam' : 'graph',
+          // Per shard graph: each holds about 1/SHARDS of the allowed chunks.
+          ...(inBeam || selection.chunks > SCAN_FALLBACK_MAX
+            ? {}
+            : { visitBudget: VISIT_FLOOR + Math.ceil((VISITS_PER_ALLOWED * selection.chunks) / SHARDS) }),
         }),
       );
+      walked.push(scope);
     }
     return Promise.all(pending).then((results) => {
-      for (const result of results) result.labels.forEach((id, i) => found.push({ id, similarity: 1 - result.distances[i]! }));
+      results.forEach((result, i) => {
+        // A walk that gave up: the allowed chunks are scanned exactly instead (its partial answer is dropped).
+        if (result.exhausted) scan(walked[i]!);
+        else result.labels.forEach((id, at) => found.push({ id, similarity: 1 - result.distances[at]! }));
+      });
       return found
         .sort((a, b) => b.similarity - a.similarity)
         .slice(0, k)
