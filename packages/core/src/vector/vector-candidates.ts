@@ -36,8 +36,8 @@ const BEAM_MARGIN = 2;
  */
 const VISITS_PER_ALLOWED = 4;
 const VISIT_FLOOR = 1_000;
-/** Above this many allowed chunks the walk has no budget: the scan it would fall back to blocks this thread longer. */
-const SCAN_FALLBACK_MAX = 16_384;
+/** Above this many allowed chunks the walk has no budget: the scan it would fall back to runs on this thread (~10 µs a chunk at 1M, so at most ~80 ms). */
+const SCAN_FALLBACK_MAX = 8_192;
 
 /**
  * The vector side of a search: per store, the nearest chunks of the scope. A small scope (a small store,
