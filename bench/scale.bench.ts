@@ -62,6 +62,11 @@ const SCENARIOS: Record<string, Scenario> = {
     postgres: true,
   },
   // Not in the default list: past 100k chunks of one vector size the PostgreSQL beam sits at pgvector's cap (1000).
+  'pg-150k': {
+    name: 'PostgreSQL (PGlite), one store, 150k chunks',
+    layout: { stores: 1, filesPerStore: 1_500, chunksPerFile: 100 },
+    postgres: true,
+  },
   'pg-200k': {
     name: 'PostgreSQL (PGlite), one store, 200k chunks',
     layout: { stores: 1, filesPerStore: 2_000, chunksPerFile: 100 },
