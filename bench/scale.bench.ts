@@ -62,6 +62,17 @@ const SCENARIOS: Record<string, Scenario> = {
     layout: { stores: 1, filesPerStore: 1_000, chunksPerFile: 100 },
     postgres: true,
   },
+  // Not in the default list: past 100k chunks of one vector size the PostgreSQL beam sits at pgvector's cap (1000).
+  'pg-150k': {
+    name: 'PostgreSQL (PGlite), one store, 150k chunks',
+    layout: { stores: 1, filesPerStore: 1_500, chunksPerFile: 100 },
+    postgres: true,
+  },
+  'pg-200k': {
+    name: 'PostgreSQL (PGlite), one store, 200k chunks',
+    layout: { stores: 1, filesPerStore: 2_000, chunksPerFile: 100 },
+    postgres: true,
+  },
 };
 const QUERIES = Number(process.env.QUERIES ?? 200);
 /** The phases after the build (SCALE_PHASES=recall on a kept data dir measures recall alone). */

@@ -118,7 +118,9 @@ async function latency(command: Extract<NodeCommand, { op: 'latency' }>): Promis
     // The keyword planner's copy of the vocabulary is read by a background scan after the first search
     // (4 s of a worker at 1M chunks); until it ends, each new word is looked up in FTS5 (ms for a common
     // one). The steady state is measured after it; the restart phase measures the first searches.
-    await (fathom.vectorIndex as unknown as { keywords: { vocabularyScanned(): Promise<boolean> } }).keywords.vocabularyScanned();
+    // SQLite's keyword side only: PostgreSQL's has no vocabulary copy to wait for.
+    const { keywords } = fathom.vectorIndex as unknown as { keywords: { vocabularyScanned?(): Promise<boolean> } };
+    await keywords.vocabularyScanned?.();
   }
   for (let i = 0; i < queries.length; i++) {
     for (let turn = 0; turn < command.modes.length; turn++) {

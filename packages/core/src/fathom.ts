@@ -8,7 +8,7 @@ import { Batches, batchesSchema } from './batches';
 import { type AgentsCapability, createAgents } from './agents/create-agents';
 import { McpCardClient } from './agents/mcp-card-client';
 import { loadConfig, resolveModelAlias, type FathomConfig } from './config';
-import { openDatabase, SqliteDatabase, type SqlDatabase } from './storage';
+import { openDatabase, type SqlDatabase } from './storage';
 import { documentsSchema, type Files, type VectorStores } from './documents';
 import { DocumentsCapability } from './documents/documents-capability';
 import { modelQueryRewriter } from './documents/query-rewrite';
@@ -34,7 +34,7 @@ import {
   requestErrorsSchema,
 } from './models';
 import { createModels, type ModelsCapability } from './models/create-models';
-import { PgVectorIndex, VectorIndex, type VectorIndexContract, vectorSchema } from './vector';
+import { openVectorIndex, type VectorIndexContract, vectorSchema } from './vector';
 import { SqlRateLimiter, WebhookToolkit, webhooksSchema } from './webhooks';
 import {
   type ChargingPath,
@@ -202,17 +202,7 @@ export class Fathom {
     this.embeddings = models.embeddings;
     this.models = models.models;
     this.usage = models.usage;
-    this.vectorIndex =
-      database instanceof SqliteDatabase
-        ? new VectorIndex({
-            db: database,
-            embedder,
-            dataDir: config.dataDir,
-            log,
-            hnsw: { memoryBytes: config.vector.hnswMemoryMb * 1024 ** 2, efSearch: config.vector.hnswEfSearch },
-            exactSearchLimit: config.vector.exactSearchChunks,
-          })
-        : new PgVectorIndex({ db: database, embedder, log });
+    this.vectorIndex = openVectorIndex({ db: database, embedder, dataDir: config.dataDir, log, settings: config.vector });
     const rewriteModel = config.documents.queryRewriteModel;
     const rewriteQuery = rewriteModel
       ? modelQueryRewriter(

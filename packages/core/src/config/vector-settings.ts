@@ -1,10 +1,10 @@
 import { type Env, parsePositiveInteger } from './env-values';
 
-/** Settings of the SQLite vector index (HNSW graphs and the exact scan). */
+/** Settings of the vector index: the search beam on both backends; graph memory and the exact scan on SQLite. */
 export interface VectorSettings {
   /** `FATHOM_HNSW_MEMORY_MB`: memory for HNSW graphs in one process, default 2048 (MiB); beyond it, idle graphs are saved and unloaded. */
   hnswMemoryMb: number;
-  /** `FATHOM_HNSW_EF_SEARCH`: a fixed HNSW search beam; unset = one that follows the store's size and the results asked for. */
+  /** `FATHOM_HNSW_EF_SEARCH`: a fixed HNSW search beam (SQLite: per shard graph; PostgreSQL: `hnsw.ef_search`, at most 1000); unset = one that follows the store's size and the results asked for. */
   hnswEfSearch?: number;
   /** `FATHOM_EXACT_SEARCH_CHUNKS`: stores (or the part of a store a filter leaves) of at most this many chunks are scanned exactly, default 512. */
   exactSearchChunks: number;

@@ -22,15 +22,22 @@ const next = random(24);
 describe('the beam of an approximate search on PostgreSQL', () => {
   it("widens with the index (recall@8 at 100k chunks: 0.698 at ef 200, 0.993 at ef 1000) up to pgvector's 1000", () => {
     // A store that is the whole index: 200 up to 20k chunks (recall 0.974 measured there), then rows / 100.
-    expect(approximateBeam(200, 40, 20_000, 1)).toBe(200);
-    expect(approximateBeam(200, 40, 50_000, 1)).toBe(500);
-    expect(approximateBeam(200, 40, 100_000, 1)).toBe(1000);
-    expect(approximateBeam(200, 40, 1_000_000, 1)).toBe(1000);
+    expect(approximateBeam(undefined, 40, 20_000, 1)).toBe(200);
+    expect(approximateBeam(undefined, 40, 50_000, 1)).toBe(500);
+    expect(approximateBeam(undefined, 40, 100_000, 1)).toBe(1000);
+    expect(approximateBeam(undefined, 40, 1_000_000, 1)).toBe(1000);
     // A scope that is a small share of a small index still widens by the square root of the spread.
-    expect(approximateBeam(200, 40, 10_000, 4)).toBe(400);
-    // Never below the rows asked for, nor the configured least beam.
+    expect(approximateBeam(undefined, 40, 10_000, 4)).toBe(400);
+    // Never below the rows asked for, never above pgvector's 1000.
+    expect(approximateBeam(undefined, 1200, 1_000, 1)).toBe(1000);
     expect(approximateBeam(50, 120, 1_000, 1)).toBe(120);
+  });
+
+  it('is the configured beam (FATHOM_HNSW_EF_SEARCH) whatever the size of the index, widened only for a share of it', () => {
     expect(approximateBeam(600, 40, 1_000, 1)).toBe(600);
+    expect(approximateBeam(300, 40, 1_000_000, 1)).toBe(300);
+    expect(approximateBeam(300, 40, 1_000_000, 4)).toBe(600);
+    expect(approximateBeam(1000, 40, 1_000, 4)).toBe(1000);
   });
 });
 

@@ -9,7 +9,7 @@ import type { KeywordPlanOptions } from './keyword-plan';
 import { PgChunkWrites } from './pg-chunk-writes';
 import { PgKeywordSearch, type PgKeywordPlan } from './pg-keywords';
 import { PgStatistics } from './pg-statistics';
-import { PgVectorSearch, type StoreScope, vectorLiteral } from './pg-vector-search';
+import { MAX_EF_SEARCH, PgVectorSearch, type StoreScope, vectorLiteral } from './pg-vector-search';
 import { readSearchOptions } from './search-options';
 import { embedderMismatch, QueryEmbedders, REINDEX_MARK } from './store-embedders';
 import type { FileChunksInput, SearchHit, StoreIndexInfo, StoreSearchOptions, VectorIndexContract } from './types';
@@ -25,7 +25,11 @@ export interface PgVectorIndexOptions {
     m?: number;
     /** Build-time beam; default 64 (pgvector's default). */
     efConstruction?: number;
-    /** Least search-time beam (`hnsw.ef_search`, at most 1000); default 200; wider for large indexes (`approximateBeam`). */
+    /**
+     * A fixed search-time beam (`hnsw.ef_search`) for a store that is the whole index of its vector size, widened
+     * for a store that shares it or a filter; pgvector accepts at most 1000, so a larger one is clamped (with a
+     * warning). Default: one that grows with the index, `max(200, rows / 100)` (`approximateBeam`).
+     */
     efSearch?: number;
   };
   keyword?: KeywordPlanOptions;
@@ -79,12 +83,18 @@ export class PgVectorIndex implements VectorIndexContract {
     this.keywords = new PgKeywordSearch(this.db, options.keyword);
     this.writes = new PgChunkWrites(this.db);
     this.statistics = new PgStatistics(this.db, options.log);
+    const efSearch = options.hnsw?.efSearch;
+    if (efSearch !== undefined && efSearch > MAX_EF_SEARCH) {
+      options.log.warn(
+        `HNSW search beam ${efSearch} is above pgvector's largest hnsw.ef_search; PostgreSQL searches use ${MAX_EF_SEARCH}.`,
+      );
+    }
     this.vectors = new PgVectorSearch({
       db: this.db,
       log: options.log,
       m: options.hnsw?.m ?? 16,
       efConstruction: options.hnsw?.efConstruction ?? 64,
-      efSearch: Math.min(1000, options.hnsw?.efSearch ?? 200),
+      efSearch: efSearch === undefined ? undefined : Math.min(MAX_EF_SEARCH, efSearch),
       exactSearchLimit: options.exactSearchLimit ?? 4096,
     });
   }

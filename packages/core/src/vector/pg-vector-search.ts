@@ -14,7 +14,8 @@ export interface PgVectorSearchOptions {
   log: Logger;
   m: number;
   efConstruction: number;
-  efSearch: number;
+  /** A fixed beam (`FATHOM_HNSW_EF_SEARCH`, at most `MAX_EF_SEARCH`); undefined: it follows the index (`approximateBeam`). */
+  efSearch?: number;
   exactSearchLimit: number;
 }
 
@@ -48,18 +49,25 @@ export async function applyApproximateSettings(tx: SqlClient, ef: number, maxSca
   }
 }
 
-/** Rows of the index per unit of beam: ef 200 kept recall@8 0.974 at 20k chunks, ef 1000 0.993 at 100k. */
+/** pgvector's largest `hnsw.ef_search` (it accepts 1..1000); a larger configured beam is clamped to it. */
+export const MAX_EF_SEARCH = 1000;
+/** The least beam when none is configured: ef 200 kept recall@8 0.974 at 20k chunks. */
+const DEFAULT_EF_SEARCH = 200;
+/** Rows of the index per unit of beam when none is configured: ef 1000 reached recall@8 0.993 at 100k chunks. */
 const ROWS_PER_BEAM = 100;
 
 /**
- * The beam (`hnsw.ef_search`) of an approximate search: at least `efSearch` and the rows asked for;
- * wider as the index grows (`rows / 100`: at 100k chunks of the scale corpus ef 200 reached recall@8
- * 0.698, 400 0.858, 1000 0.993) and as the scope's share of it shrinks (`efSearch x sqrt(spread)`: a
- * filtered scan keeps fewer of the candidates it walks; ef 200 -> 1000 took a 4% store from 0.92 to
- * 0.975); at most pgvector's 1000.
+ * The beam (`hnsw.ef_search`) of an approximate search, at least the rows asked for and at most pgvector's
+ * 1000. For a scope that is the whole index of its vector size it is the configured `efSearch`
+ * (`FATHOM_HNSW_EF_SEARCH`) or, unset, one that grows with the index: `max(200, rows / 100)` (at 100k
+ * chunks of the scale corpus ef 200 reached recall@8 0.698, 400 0.858, 1000 0.993). Either widens as the
+ * scope's share of the index shrinks (`beam x sqrt(spread)`: a scan of a shared index or a filtered one
+ * keeps fewer of the candidates it walks; ef 200 -> 1000 took a 4% store from 0.92 to 0.975).
  */
-export function approximateBeam(efSearch: number, limit: number, rowsOfSize: number, spread: number): number {
-  return Math.min(1000, Math.max(limit, Math.ceil(efSearch * Math.sqrt(spread)), Math.ceil(rowsOfSize / ROWS_PER_BEAM)));
+export function approximateBeam(efSearch: number | undefined, limit: number, rowsOfSize: number, spread: number): number {
+  const grown = efSearch === undefined ? Math.ceil(rowsOfSize / ROWS_PER_BEAM) : 0;
+  const widened = Math.ceil((efSearch ?? DEFAULT_EF_SEARCH) * Math.sqrt(spread));
+  return Math.min(MAX_EF_SEARCH, Math.max(limit, widened, grown));
 }
 
 /** The statement of an approximate search of `scope`: the `limit` nearest rows by the HNSW index of its vector size. */
@@ -81,8 +89,8 @@ export function approximateStatement(scope: StoreScope, vector: string, limit: n
  *   small store in a large table, where an approximate scan would have to walk past most of the table;
  * - else by the HNSW index with pgvector's iterative index scan (`hnsw.iterative_scan = relaxed_order`):
  *   the scan continues past rows of other stores and files until `depth` rows of this one are found,
- *   up to `hnsw.max_scan_tuples`, with a beam (`hnsw.ef_search`) widened by the square root of the
- *   index's size over the scope's and by the index's size (`approximateBeam`), both set from the store's share of the index. Without iterative
+ *   up to `hnsw.max_scan_tuples`, with a beam (`hnsw.ef_search`: the configured one, else one that grows with
+ *   the index) widened by the square root of the index's size over the scope's (`approximateBeam`). Without iterative
  *   scans (pgvector < 0.8) it asks for proportionally more neighbours instead.
  * The rule and its measurements are in docs/decisions/2026-11-22-postgres-vector-filtering.md.
  */
