@@ -69,10 +69,12 @@ function plans(chunks: number): FilterPlan[] {
 /** The plan the vector side takes for a filter leaving `kept` of `chunks` chunks (vector-candidates.ts), and its beam per shard. */
 function planOf(kept: number, chunks: number): { how: string; beam?: number } {
   if (kept <= EXACT_SEARCH_CHUNKS) return { how: 'scanned exactly' };
-  const ef = searchBeam(chunks, K);
+  // The vector side is asked for the search's depth of candidates (at least 40), not the k of the recall.
+  const depth = Math.max(40, 2 * K);
+  const ef = searchBeam(chunks, depth);
   const share = kept / chunks;
-  if (share * ef >= BEAM_MARGIN * K) return { how: 'applied to the beam', beam: ef };
-  return { how: 'inside the graph', beam: Math.max(K, Math.ceil(ef * Math.sqrt(share))) };
+  if (share * ef >= BEAM_MARGIN * depth) return { how: 'applied to the beam', beam: ef };
+  return { how: 'inside the graph', beam: Math.max(depth, Math.ceil(ef * Math.sqrt(share))) };
 }
 
 /** The plans a filter's queries took, e.g. `inside the graph (beam 115-117 per shard)`, with counts when they differ. */
