@@ -94,7 +94,7 @@ export class PgVectorIndex implements VectorIndexContract {
       log: options.log,
       m: options.hnsw?.m ?? 16,
       efConstruction: options.hnsw?.efConstruction ?? 64,
-      efSearch: efSearch === undefined ? undefined : Math.min(MAX_EF_SEARCH, efSearch),
+      efSearch,
       exactSearchLimit: options.exactSearchLimit ?? 4096,
     });
   }

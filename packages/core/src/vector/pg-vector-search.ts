@@ -14,7 +14,7 @@ export interface PgVectorSearchOptions {
   log: Logger;
   m: number;
   efConstruction: number;
-  /** A fixed beam (`FATHOM_HNSW_EF_SEARCH`, at most `MAX_EF_SEARCH`); undefined: it follows the index (`approximateBeam`). */
+  /** A fixed beam (`FATHOM_HNSW_EF_SEARCH`; `approximateBeam` clamps it to `MAX_EF_SEARCH`); undefined: it follows the index. */
   efSearch?: number;
   exactSearchLimit: number;
 }

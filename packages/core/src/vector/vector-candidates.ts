@@ -79,9 +79,6 @@ export class VectorCandidates {
    */
   find(scopes: VectorScope[], k: number): Promise<number[]> {
     const found: Array<{ id: number; similarity: number }> = [];
-    const pending: Array<Promise<HnswSearchResult>> = [];
-    // The scopes whose filtered walk gave up (`exhausted`): scanned exactly once the walks have answered.
-    const walked: VectorScope[] = [];
     const scan = (scope: VectorScope) => {
       const { selection, query } = scope;
       const rows =
@@ -90,44 +87,17 @@ export class VectorCandidates {
           : this.sql.storeVectors.all(scope.storeId);
       for (const row of rows) found.push({ id: row.id, similarity: dot(query, blobToVector(row.vector)) });
     };
+    const walks: Array<{ scope: VectorScope; answer: Promise<HnswSearchResult> }> = [];
     for (const scope of scopes) {
       const size = this.scopeSize(scope);
       if (size === 0) continue;
-      const { selection, query } = scope;
-      if (this.isExact(size)) {
-        scan(scope);
-        continue;
-      }
-      const wanted = Math.min(k, size);
-      const ef = Math.max(this.options.ef(scope.chunks, wanted, this.graphs.builtWith(scope.storeId)), wanted);
-      if (selection.kind !== 'some') {
-        pending.push(this.graphs.search({ store: scope.storeId, vector: query, k: wanted, ef }));
-        walked.push(scope);
-        continue;
-      }
-      const share = selection.chunks / scope.chunks;
-      const inBeam = share * ef >= BEAM_MARGIN * wanted;
-      pending.push(
-        this.graphs.search({
-          store: scope.storeId,
-          vector: query,
-          k: wanted,
-          // Inside the graph, hnswlib keeps a beam of allowed nodes only: the same beam costs about 1/share more.
-          ef: inBeam ? ef : Math.max(wanted, Math.ceil(ef * Math.sqrt(share))),
-          allowed: selection.ranges,
-          filterIn: inBeam ? 'beam' : 'graph',
-          // Per shard graph: each holds about 1/SHARDS of the allowed chunks.
-          ...(inBeam || selection.chunks > SCAN_FALLBACK_MAX
-            ? {}
-            : { visitBudget: VISIT_FLOOR + Math.ceil((VISITS_PER_ALLOWED * selection.chunks) / SHARDS) }),
-        }),
-      );
-      walked.push(scope);
+      if (this.isExact(size)) scan(scope);
+      else walks.push({ scope, answer: this.graphs.search(this.graphRequest(scope, Math.min(k, size))) });
     }
-    return Promise.all(pending).then((results) => {
+    return Promise.all(walks.map((walk) => walk.answer)).then((results) => {
       results.forEach((result, i) => {
         // A walk that gave up: the allowed chunks are scanned exactly instead (its partial answer is dropped).
-        if (result.exhausted) scan(walked[i]!);
+        if (result.exhausted) scan(walks[i]!.scope);
         else result.labels.forEach((id, at) => found.push({ id, similarity: 1 - result.distances[at]! }));
       });
       return found
@@ -135,6 +105,28 @@ export class VectorCandidates {
         .slice(0, k)
         .map((entry) => entry.id);
     });
+  }
+
+  /** The graph search of a scope for its `wanted` nearest: whole, or with its filter applied to the beam or inside the walk. */
+  private graphRequest(scope: VectorScope, wanted: number): Parameters<StoreGraphs['search']>[0] {
+    const { selection, query } = scope;
+    const ef = Math.max(this.options.ef(scope.chunks, wanted, this.graphs.builtWith(scope.storeId)), wanted);
+    if (selection.kind !== 'some') return { store: scope.storeId, vector: query, k: wanted, ef };
+    const share = selection.chunks / scope.chunks;
+    const inBeam = share * ef >= BEAM_MARGIN * wanted;
+    return {
+      store: scope.storeId,
+      vector: query,
+      k: wanted,
+      // Inside the graph, hnswlib keeps a beam of allowed nodes only: the same beam costs about 1/share more.
+      ef: inBeam ? ef : Math.max(wanted, Math.ceil(ef * Math.sqrt(share))),
+      allowed: selection.ranges,
+      filterIn: inBeam ? 'beam' : 'graph',
+      // Per shard graph: each holds about 1/SHARDS of the allowed chunks.
+      ...(inBeam || selection.chunks > SCAN_FALLBACK_MAX
+        ? {}
+        : { visitBudget: VISIT_FLOOR + Math.ceil((VISITS_PER_ALLOWED * selection.chunks) / SHARDS) }),
+    };
   }
 }
 
