@@ -4,8 +4,8 @@ import { loadConfig } from './config';
 const base = { FATHOM_DATA_DIR: '/tmp/fathom-config-test' };
 
 describe('vector index settings', () => {
-  it('default to a 2 GiB graph budget, a beam that follows the store and exact scans up to 512 chunks', () => {
-    expect(loadConfig(base).vector).toEqual({ hnswMemoryMb: 2048, hnswEfSearch: undefined, exactSearchChunks: 512 });
+  it("default to a 2 GiB graph budget, a beam that follows the store and each backend's own exact-scan size", () => {
+    expect(loadConfig(base).vector).toEqual({ hnswMemoryMb: 2048, hnswEfSearch: undefined, exactSearchChunks: undefined });
   });
 
   it('read FATHOM_HNSW_MEMORY_MB, FATHOM_HNSW_EF_SEARCH and FATHOM_EXACT_SEARCH_CHUNKS', () => {

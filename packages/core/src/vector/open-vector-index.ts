@@ -20,8 +20,10 @@ export interface OpenVectorIndexOptions {
  * The vector index of the database's backend, with the operator's settings as that backend reads them.
  * `FATHOM_HNSW_EF_SEARCH` fixes the search beam on both: on SQLite the beam of each shard graph of a
  * store, on PostgreSQL `hnsw.ef_search` for a store that is the whole index of its vector size (pgvector
- * accepts at most 1000: a larger value is clamped there). The graph memory and the exact-scan size are
- * SQLite's alone: PostgreSQL holds its indexes in its own memory and has its own exact-scan rule.
+ * accepts at most 1000: a larger value is clamped there). `FATHOM_EXACT_SEARCH_CHUNKS` sets the size up to which a
+ * store (or what a filter leaves of it) is scanned exactly on both; unset, each backend keeps its measured default
+ * (SQLite 512; PostgreSQL 4096, raised further for a small store in a large index). The graph memory is SQLite's
+ * alone: PostgreSQL holds its indexes in its own memory.
  */
 export function openVectorIndex(options: OpenVectorIndexOptions): VectorIndexContract {
   const { db, embedder, dataDir, log, settings } = options;
@@ -35,5 +37,11 @@ export function openVectorIndex(options: OpenVectorIndexOptions): VectorIndexCon
       exactSearchLimit: settings.exactSearchChunks,
     });
   }
-  return new PgVectorIndex({ db, embedder, log, hnsw: { efSearch: settings.hnswEfSearch } });
+  return new PgVectorIndex({
+    db,
+    embedder,
+    log,
+    hnsw: { efSearch: settings.hnswEfSearch },
+    exactSearchLimit: settings.exactSearchChunks,
+  });
 }

@@ -1,6 +1,7 @@
 /**
- * `FATHOM_HNSW_EF_SEARCH` on PostgreSQL (issue 24): the operator's search beam reaches pgvector's
- * `hnsw.ef_search` as it reaches SQLite's graphs, clamped to pgvector's 1000; unset, the beam follows the index.
+ * The vector settings on PostgreSQL (issue 24): the operator's search beam (`FATHOM_HNSW_EF_SEARCH`) reaches
+ * pgvector's `hnsw.ef_search` as it reaches SQLite's graphs, clamped to pgvector's 1000; unset, the beam follows
+ * the index. `FATHOM_EXACT_SEARCH_CHUNKS` moves the size up to which a store is scanned exactly; unset, it is 4,096.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
@@ -40,7 +41,7 @@ function recordBeams(db: SqlClient, beams: number[]): SqlClient {
   return wrap(db);
 }
 
-describe.runIf(testBackends().includes('postgres'))('FATHOM_HNSW_EF_SEARCH on PostgreSQL', () => {
+describe.runIf(testBackends().includes('postgres'))('FATHOM_HNSW_EF_SEARCH and FATHOM_EXACT_SEARCH_CHUNKS on PostgreSQL', () => {
   let db: SqlDatabase;
 
   beforeAll(async () => {
@@ -85,5 +86,15 @@ describe.runIf(testBackends().includes('postgres'))('FATHOM_HNSW_EF_SEARCH on Po
     const log: Logger = { ...silentLogger, warn: (message) => warnings.push(message) };
     expect(await beamUnder({ FATHOM_HNSW_EF_SEARCH: '2500' }, log)).toEqual([1000]);
     expect(warnings).toEqual(["HNSW search beam 2500 is above pgvector's largest hnsw.ef_search; PostgreSQL searches use 1000."]);
+  });
+
+  it('scans a store exactly up to FATHOM_EXACT_SEARCH_CHUNKS chunks (4,096 when unset)', async () => {
+    // 4,200 chunks: above the default, so the HNSW index answers (a beam is set); an exact scan sets none.
+    expect(await beamUnder({})).toEqual([200]);
+    expect(await beamUnder({ FATHOM_EXACT_SEARCH_CHUNKS: '4200' })).toEqual([]);
+    expect(await beamUnder({ FATHOM_EXACT_SEARCH_CHUNKS: '4199' })).toEqual([200]);
+    // Lower than the default: still approximate for this store (PostgreSQL also scans a store exactly below
+    // sqrt(depth x chunks of its size), here 410).
+    expect(await beamUnder({ FATHOM_EXACT_SEARCH_CHUNKS: '100' })).toEqual([200]);
   });
 });
