@@ -1,0 +1,124 @@
+/**
+ * The IVF index's file: one binary file, little-endian, written to a temporary name then renamed (a reader
+ * never sees half a file). Layout: the magic `FIVF`, u32 version, u32 dimensions, u32 lists, f64 vectors;
+ * the centroids (`lists x dimensions` f32); then per list a u32 count, its labels (f64) and its vectors
+ * (`count x dimensions` f32, normalised); the magic `FEND`. Loading reads the vectors straight into the
+ * index's memory, block by block.
+ */
+import { closeSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { threadId } from 'node:worker_threads';
+import { FathomError } from '../../errors';
+import type { IvfIndex } from './ivf-index';
+
+const MAGIC = 0x46564946; // 'FIVF'
+const END = 0x444e4546; // 'FEND'
+const VERSION = 1;
+const HEADER_BYTES = 24;
+
+/** What a file's header declares, for the caller to build the index it is read into. */
+export interface IvfFileHeader {
+  dimensions: number;
+  centroids: Float32Array;
+}
+
+/** Writes `index` to `path` (a temporary file renamed over it). */
+export function writeIvfFile(index: IvfIndex, path: string): void {
+  const temporary = `${path}.tmp-${process.pid}-${threadId}`;
+  const fd = openSync(temporary, 'w');
+  try {
+    const { dimensions, stride } = index;
+    const header = Buffer.alloc(HEADER_BYTES);
+    header.writeUInt32LE(MAGIC, 0);
+    header.writeUInt32LE(VERSION, 4);
+    header.writeUInt32LE(dimensions, 8);
+    header.writeUInt32LE(index.lists, 12);
+    header.writeDoubleLE(index.count, 16);
+    writeSync(fd, header);
+    writeSync(fd, bytesOf(index.centroids()));
+    const count = Buffer.alloc(4);
+    const row = new Float32Array(dimensions);
+    index.listsForSave().forEach((list, listIndex) => {
+      count.writeUInt32LE(list.count, 0);
+      writeSync(fd, count);
+      writeSync(fd, bytesOf(list.labels.subarray(0, list.count)));
+      for (let first = 0; first < list.count; first += index.blockRows) {
+        const rows = Math.min(index.blockRows, list.count - first);
+        const floats = index.floats();
+        const at = index.rowOf(listIndex, first);
+        if (stride === dimensions) writeSync(fd, bytesOf(floats.subarray(at, at + rows * dimensions)));
+        else
+          for (let r = 0; r < rows; r++) {
+            row.set(floats.subarray(at + r * stride, at + r * stride + dimensions));
+            writeSync(fd, bytesOf(row));
+          }
+      }
+    });
+    count.writeUInt32LE(END, 0);
+    writeSync(fd, count);
+    closeSync(fd);
+    renameSync(temporary, path);
+  } catch (error) {
+    try {
+      closeSync(fd);
+    } catch {}
+    try {
+      unlinkSync(temporary);
+    } catch {}
+    throw error;
+  }
+}
+
+/** Reads the file at `path` into the index `create` builds from its header. Throws `ivf_file_invalid` when it is not whole. */
+export function readIvfFile(path: string, create: (header: IvfFileHeader) => IvfIndex): IvfIndex {
+  const fd = openSync(path, 'r');
+  let position = 0;
+  const read = (target: Uint8Array) => {
+    let done = 0;
+    while (done < target.length) {
+      const got = readSync(fd, target, done, target.length - done, position);
+      if (got === 0) throw invalid(path, 'it ends early');
+      done += got;
+      position += got;
+    }
+  };
+  try {
+    const header = Buffer.alloc(HEADER_BYTES);
+    read(header);
+    if (header.readUInt32LE(0) !== MAGIC) throw invalid(path, 'it is not an IVF index file');
+    if (header.readUInt32LE(4) !== VERSION) throw invalid(path, `its version ${header.readUInt32LE(4)} is not ${VERSION}`);
+    const dimensions = header.readUInt32LE(8);
+    const lists = header.readUInt32LE(12);
+    const total = header.readDoubleLE(16);
+    const centroids = new Float32Array(lists * dimensions);
+    read(bytesOf(centroids));
+    const index = create({ dimensions, centroids });
+    const count = Buffer.alloc(4);
+    const row = new Float32Array(dimensions);
+    for (let list = 0; list < lists; list++) {
+      read(count);
+      const labels = new Float64Array(count.readUInt32LE(0));
+      read(bytesOf(labels));
+      index.appendStored(list, labels, (floats, at, _first, rows) => {
+        if (index.stride === dimensions) read(bytesOf(floats.subarray(at, at + rows * dimensions)));
+        else
+          for (let r = 0; r < rows; r++) {
+            read(bytesOf(row));
+            floats.set(row, at + r * index.stride);
+          }
+      });
+    }
+    read(count);
+    if (count.readUInt32LE(0) !== END || index.count !== total) throw invalid(path, 'its lists do not add up to its header');
+    return index;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function bytesOf(array: Float32Array | Float64Array): Uint8Array {
+  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+}
+
+function invalid(path: string, why: string): FathomError {
+  return new FathomError(`The vector index file ${path} cannot be read: ${why}.`, { code: 'ivf_file_invalid', status: 500 });
+}

@@ -1,0 +1,393 @@
+/**
+ * An inverted-file vector index (IVF) for cosine similarity: vectors grouped in lists under unit centroids
+ * (trained by `trainCentroids`), each list a run of fixed-size blocks in one WebAssembly memory; a search
+ * scores the centroids, then every vector of the `nprobe` nearest lists, exactly, with the SIMD kernel.
+ * Labels are chunk ids (integers below 2^53); a label -> (list, slot) map serves deletions and filters.
+ */
+import { InvalidRequestError } from '../../errors';
+import { inRanges } from '../id-ranges';
+import { type DotsKernel, instantiateDots, paddedDimensions } from './dots-kernel';
+import { readIvfFile, writeIvfFile } from './ivf-file';
+import { defaultProbes } from './ivf-parameters';
+import { TopHits } from './top-hits';
+import { VectorArena } from './vector-arena';
+
+export interface IvfIndexOptions {
+  dimensions: number;
+  /** `lists x dimensions` floats, one centroid per list (normalised here). */
+  centroids: Float32Array;
+  /** Vectors per block of the arena; default 64. */
+  blockRows?: number;
+  /** The most bytes the index's memory may reach; default (and ceiling) 4 GiB. */
+  maximumBytes?: number;
+  /** Lists a search scans when it does not say; default `defaultProbes(lists)`. */
+  nprobe?: number;
+}
+
+export interface IvfSearchOptions {
+  /** Lists to scan; default the index's `nprobe`. */
+  nprobe?: number;
+  /** Only these labels may be answered: sorted, disjoint `[first, last]` pairs, flattened (`id-ranges.ts`). */
+  allowed?: Float64Array;
+}
+
+export interface IvfHit {
+  label: number;
+  /** Cosine distance, `1 - similarity`. */
+  distance: number;
+}
+
+/** One list: its blocks (byte offsets), how many vectors it holds, and their labels by slot. */
+export interface IvfList {
+  blocks: number[];
+  count: number;
+  labels: Float64Array;
+}
+
+/**
+ * A filter allowing at most this many labels is answered exactly: each allowed label the index holds is
+ * scored through the map. Above it, the probed lists are scanned and disallowed labels skipped. At 1M 384-d
+ * vectors an exactly scored label costs about what ~3 scanned vectors do, and a search scans ~16,000:
+ * below ~5,000-20,000 labels the exact answer is also the cheaper one (bench/scale/ivf-module.ts).
+ */
+export const EXACT_FILTER_LABELS = 16_384;
+
+const TABLE_ENTRIES = 4_096;
+const MIN_OUT_FLOATS = 32_768;
+/** A map value: list x 2^32 + slot. */
+const SLOT_SPAN = 2 ** 32;
+
+export class IvfIndex {
+  readonly dimensions: number;
+  readonly lists: number;
+  readonly blockRows: number;
+  /** Lists a search scans by default. */
+  nprobe: number;
+  readonly #stride: number;
+  readonly #arena: VectorArena;
+  readonly #kernel: DotsKernel;
+  readonly #lists: IvfList[] = [];
+  readonly #where = new Map<number, number>();
+  readonly #queryAt = 0;
+  readonly #tableAt: number;
+  readonly #outAt: number;
+  readonly #outFloats: number;
+  readonly #centroidsAt: number;
+  readonly #entryList = new Int32Array(TABLE_ENTRIES);
+  readonly #entrySlot = new Int32Array(TABLE_ENTRIES);
+
+  constructor(options: IvfIndexOptions) {
+    const { dimensions, centroids } = options;
+    if (!Number.isInteger(dimensions) || dimensions <= 0)
+      throw new InvalidRequestError('dimensions must be a positive integer.', 'dimensions');
+    const lists = centroids.length / dimensions;
+    if (!Number.isInteger(lists) || lists < 1)
+      throw new InvalidRequestError('centroids must hold whole vectors of dimensions floats.', 'centroids');
+    this.dimensions = dimensions;
+    this.lists = lists;
+    this.blockRows = options.blockRows ?? 64;
+    this.nprobe = options.nprobe ?? defaultProbes(lists);
+    this.#stride = paddedDimensions(dimensions);
+    this.#outFloats = Math.ceil(Math.max(MIN_OUT_FLOATS, lists, this.blockRows) / 16) * 16;
+    this.#tableAt = this.#stride * 4;
+    this.#outAt = this.#tableAt + TABLE_ENTRIES * 8;
+    this.#centroidsAt = this.#outAt + this.#outFloats * 4;
+    this.#arena = new VectorArena({
+      reservedBytes: this.#centroidsAt + lists * this.#stride * 4,
+      blockBytes: this.blockRows * this.#stride * 4,
+      maximumBytes: options.maximumBytes,
+    });
+    this.#kernel = instantiateDots(this.#arena.memory);
+    const floats = this.#arena.floats();
+    for (let list = 0; list < lists; list++) {
+      this.#writeUnit(centroids, list * dimensions, this.#centroidsAt / 4 + list * this.#stride, floats);
+      this.#lists.push({ blocks: [], count: 0, labels: new Float64Array(0) });
+    }
+  }
+
+  /** Reads an index written by `save`; `options` as the constructor's (the file gives dimensions and centroids). */
+  static load(path: string, options: Omit<IvfIndexOptions, 'dimensions' | 'centroids'> = {}): IvfIndex {
+    return readIvfFile(path, (header) => new IvfIndex({ ...options, ...header }));
+  }
+
+  /** Writes the index to `path`: a temporary file renamed over it. */
+  save(path: string): void {
+    writeIvfFile(this, path);
+  }
+
+  /** Vectors held. */
+  get count(): number {
+    return this.#where.size;
+  }
+
+  /** Bytes held: the WebAssembly memory, the labels and an estimate of the label map (~40 bytes an entry). */
+  get bytes(): number {
+    let labels = 0;
+    for (const list of this.#lists) labels += list.labels.byteLength;
+    return this.#arena.bytes + labels + this.#where.size * 40;
+  }
+
+  /** Every label held, in list order (what a catch-up compares with the database). */
+  labels(): Float64Array {
+    const all = new Float64Array(this.count);
+    let at = 0;
+    for (const list of this.#lists) {
+      all.set(list.labels.subarray(0, list.count), at);
+      at += list.count;
+    }
+    return all;
+  }
+
+  /** Whether `label` is held. */
+  has(label: number): boolean {
+    return this.#where.has(label);
+  }
+
+  /** The centroids, normalised, `lists x dimensions`. */
+  centroids(): Float32Array {
+    const out = new Float32Array(this.lists * this.dimensions);
+    const floats = this.#arena.floats();
+    for (let list = 0; list < this.lists; list++) {
+      const from = this.#centroidsAt / 4 + list * this.#stride;
+      out.set(floats.subarray(from, from + this.dimensions), list * this.dimensions);
+    }
+    return out;
+  }
+
+  /**
+   * Adds (or replaces) vectors, `labels.length x dimensions` floats, each normalised into the list of its
+   * nearest centroid. The memory is grown for the whole batch first: when it cannot grow, nothing changed.
+   */
+  add(labels: ArrayLike<number>, vectors: Float32Array): void {
+    const { dimensions } = this;
+    if (vectors.length !== labels.length * dimensions)
+      throw new InvalidRequestError(`Expected ${labels.length} vectors of ${dimensions} floats, got ${vectors.length} floats.`, 'vectors');
+    for (let i = 0; i < labels.length; i++)
+      if (!Number.isSafeInteger(labels[i]) || labels[i]! < 0) throw new InvalidRequestError(`Invalid label ${labels[i]}.`, 'labels');
+    const target = new Int32Array(labels.length);
+    const growth = new Int32Array(this.lists);
+    for (let i = 0; i < labels.length; i++) {
+      this.#writeUnit(vectors, i * dimensions, this.#queryAt / 4, this.#arena.floats());
+      target[i] = this.#nearestList();
+      growth[target[i]!]!++;
+    }
+    let blocks = 0;
+    for (let list = 0; list < this.lists; list++) {
+      const { count, blocks: owned } = this.#lists[list]!;
+      blocks += Math.max(0, Math.ceil((count + growth[list]!) / this.blockRows) - owned.length);
+    }
+    this.#arena.reserve(blocks);
+    for (let i = 0; i < labels.length; i++) {
+      if (this.#where.has(labels[i]!)) this.#remove(labels[i]!);
+      const row = this.#appendSlot(target[i]!, labels[i]!);
+      this.#writeUnit(vectors, i * dimensions, row, this.#arena.floats());
+    }
+  }
+
+  /** Removes labels (swap-remove in their lists); unknown labels are skipped. Answers how many were removed. */
+  delete(labels: ArrayLike<number>): number {
+    let removed = 0;
+    for (let i = 0; i < labels.length; i++) if (this.#remove(labels[i]!)) removed++;
+    return removed;
+  }
+
+  /** The `k` labels most similar to `query`, best first. */
+  search(query: ArrayLike<number>, k: number, options: IvfSearchOptions = {}): IvfHit[] {
+    if (query.length !== this.dimensions)
+      throw new InvalidRequestError(`The query has ${query.length} dimensions; the index ${this.dimensions}.`, 'query');
+    if (k <= 0 || this.count === 0) return [];
+    this.#writeUnit(query, 0, this.#queryAt / 4, this.#arena.floats());
+    const top = new TopHits(Math.min(k, this.count));
+    const { allowed } = options;
+    if (allowed && allowedLabels(allowed) <= EXACT_FILTER_LABELS) this.#scoreAllowed(allowed, top);
+    else this.#scanLists(Math.max(1, Math.min(this.lists, options.nprobe ?? this.nprobe)), top, allowed);
+    const hits: IvfHit[] = [];
+    for (let i = 0; i < top.size; i++) hits.push({ label: top.labels[i]!, distance: 1 - top.scores[i]! });
+    return hits;
+  }
+
+  /** The lists, for the file writer (read-only use). */
+  listsForSave(): readonly IvfList[] {
+    return this.#lists;
+  }
+
+  /** A float view of the memory and the float offset of a list's slot (for the file writer and reader). */
+  rowOf(list: number, slot: number): number {
+    const owner = this.#lists[list]!;
+    return (owner.blocks[Math.floor(slot / this.blockRows)]! + (slot % this.blockRows) * this.#stride * 4) / 4;
+  }
+
+  /** The current float view of the index's memory. */
+  floats(): Float32Array {
+    return this.#arena.floats();
+  }
+
+  /** Padded row length in floats. */
+  get stride(): number {
+    return this.#stride;
+  }
+
+  /**
+   * Appends `labels` to `list` as stored (already normalised) vectors; `fill(floats, row, first, rows)` writes
+   * `rows` consecutive rows from float offset `row` (within one block). For the file reader.
+   */
+  appendStored(list: number, labels: Float64Array, fill: (floats: Float32Array, row: number, first: number, rows: number) => void): void {
+    const owner = this.#lists[list]!;
+    this.#arena.reserve(Math.ceil((owner.count + labels.length) / this.blockRows) - owner.blocks.length);
+    let first = 0;
+    while (first < labels.length) {
+      const slot = owner.count;
+      const rows = Math.min(labels.length - first, this.blockRows - (slot % this.blockRows));
+      for (let i = 0; i < rows; i++) this.#appendSlot(list, labels[first + i]!);
+      fill(this.#arena.floats(), this.rowOf(list, slot), first, rows);
+      first += rows;
+    }
+  }
+
+  /** The nearest centroid of the vector at the query slot. */
+  #nearestList(): number {
+    this.#kernel.dots(this.#queryAt, this.#centroidsAt, this.lists, this.#stride, this.#outAt);
+    const scores = this.#arena.floats();
+    const from = this.#outAt / 4;
+    let best = 0;
+    for (let list = 1; list < this.lists; list++) if (scores[from + list]! > scores[from + best]!) best = list;
+    return best;
+  }
+
+  /** Scores the lists nearest the query (more, until `top` is full, when a filter skips labels). */
+  #scanLists(nprobe: number, top: TopHits, allowed: Float64Array | undefined): void {
+    this.#kernel.dots(this.#queryAt, this.#centroidsAt, this.lists, this.#stride, this.#outAt);
+    const scores = this.#arena.floats().slice(this.#outAt / 4, this.#outAt / 4 + this.lists);
+    const order = Array.from({ length: this.lists }, (_, list) => list);
+    if (allowed) order.sort((a, b) => scores[b]! - scores[a]!);
+    else {
+      const nearest = new TopHits(nprobe);
+      for (let list = 0; list < this.lists; list++) if (scores[list]! > nearest.floor) nearest.push(scores[list]!, list);
+      order.length = 0;
+      for (let i = 0; i < nearest.size; i++) order.push(nearest.labels[i]!);
+    }
+    const table = new Uint32Array(this.#arena.memory.buffer, this.#tableAt, TABLE_ENTRIES * 2);
+    let entries = 0;
+    let floats = 0;
+    for (let i = 0; i < order.length; i++) {
+      if (i >= nprobe && top.size === top.k) break;
+      const list = order[i]!;
+      const { blocks, count } = this.#lists[list]!;
+      for (let block = 0; block < blocks.length; block++) {
+        const rows = Math.min(this.blockRows, count - block * this.blockRows);
+        if (entries === TABLE_ENTRIES || floats + rows > this.#outFloats) {
+          this.#consume(entries, top, allowed);
+          entries = 0;
+          floats = 0;
+        }
+        table[2 * entries] = blocks[block]!;
+        table[2 * entries + 1] = rows;
+        this.#entryList[entries] = list;
+        this.#entrySlot[entries] = block * this.blockRows;
+        entries++;
+        floats += rows;
+      }
+      // With a filter, what this list found decides whether the next is needed.
+      if (allowed && i + 1 >= nprobe && entries > 0) {
+        this.#consume(entries, top, allowed);
+        entries = 0;
+        floats = 0;
+      }
+    }
+    if (entries > 0) this.#consume(entries, top, allowed);
+  }
+
+  /** Scores exactly the allowed labels the index holds. */
+  #scoreAllowed(allowed: Float64Array, top: TopHits): void {
+    const table = new Uint32Array(this.#arena.memory.buffer, this.#tableAt, TABLE_ENTRIES * 2);
+    let entries = 0;
+    for (let range = 0; range < allowed.length; range += 2) {
+      for (let label = allowed[range]!; label <= allowed[range + 1]!; label++) {
+        const where = this.#where.get(label);
+        if (where === undefined) continue;
+        const list = Math.floor(where / SLOT_SPAN);
+        const slot = where % SLOT_SPAN;
+        table[2 * entries] = this.rowOf(list, slot) * 4;
+        table[2 * entries + 1] = 1;
+        this.#entryList[entries] = list;
+        this.#entrySlot[entries] = slot;
+        if (++entries === TABLE_ENTRIES) {
+          this.#consume(entries, top, undefined);
+          entries = 0;
+        }
+      }
+    }
+    if (entries > 0) this.#consume(entries, top, undefined);
+  }
+
+  /** Runs the kernel over the table's entries and keeps the best allowed labels. */
+  #consume(entries: number, top: TopHits, allowed: Float64Array | undefined): void {
+    this.#kernel.dotsTable(this.#queryAt, this.#tableAt, entries, this.#stride, this.#outAt);
+    const scores = this.#arena.floats();
+    const table = new Uint32Array(this.#arena.memory.buffer, this.#tableAt, entries * 2);
+    let at = this.#outAt / 4;
+    for (let entry = 0; entry < entries; entry++) {
+      const labels = this.#lists[this.#entryList[entry]!]!.labels;
+      const first = this.#entrySlot[entry]!;
+      const rows = table[2 * entry + 1]!;
+      for (let row = 0; row < rows; row++) {
+        const score = scores[at++]!;
+        if (score <= top.floor) continue;
+        const label = labels[first + row]!;
+        if (allowed && !inRanges(allowed, label)) continue;
+        top.push(score, label);
+      }
+    }
+  }
+
+  /** Claims the next slot of `list` for `label` (a new block when the last is full); answers its float row. */
+  #appendSlot(list: number, label: number): number {
+    const owner = this.#lists[list]!;
+    if (owner.count === owner.blocks.length * this.blockRows) owner.blocks.push(this.#arena.allocate());
+    if (owner.count === owner.labels.length) {
+      const grown = new Float64Array(Math.max(this.blockRows, Math.ceil(owner.labels.length * 1.5)));
+      grown.set(owner.labels);
+      owner.labels = grown;
+    }
+    const slot = owner.count++;
+    owner.labels[slot] = label;
+    this.#where.set(label, list * SLOT_SPAN + slot);
+    return this.rowOf(list, slot);
+  }
+
+  /** Swap-remove: the list's last vector and label move into the hole; an emptied block goes back. */
+  #remove(label: number): boolean {
+    const where = this.#where.get(label);
+    if (where === undefined) return false;
+    this.#where.delete(label);
+    const list = Math.floor(where / SLOT_SPAN);
+    const slot = where % SLOT_SPAN;
+    const owner = this.#lists[list]!;
+    const last = --owner.count;
+    if (slot !== last) {
+      const moved = owner.labels[last]!;
+      owner.labels[slot] = moved;
+      this.#where.set(moved, list * SLOT_SPAN + slot);
+      const from = this.rowOf(list, last);
+      this.#arena.floats().copyWithin(this.rowOf(list, slot), from, from + this.#stride);
+    }
+    if (owner.count === (owner.blocks.length - 1) * this.blockRows) this.#arena.release(owner.blocks.pop()!);
+    return true;
+  }
+
+  /** Writes `source[from .. from + dimensions)` normalised (zero-padded to the stride) at float offset `row`. */
+  #writeUnit(source: ArrayLike<number>, from: number, row: number, floats: Float32Array): void {
+    let norm = 0;
+    for (let d = 0; d < this.dimensions; d++) norm += source[from + d]! * source[from + d]!;
+    const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+    for (let d = 0; d < this.dimensions; d++) floats[row + d] = source[from + d]! * scale;
+    floats.fill(0, row + this.dimensions, row + this.#stride);
+  }
+}
+
+/** How many labels the ranges allow (an upper bound of those the index holds). */
+function allowedLabels(allowed: Float64Array): number {
+  let total = 0;
+  for (let range = 0; range < allowed.length; range += 2) total += allowed[range + 1]! - allowed[range]! + 1;
+  return total;
+}
