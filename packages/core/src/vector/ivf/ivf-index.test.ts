@@ -90,10 +90,17 @@ describe('IvfIndex', () => {
       const truth = exactTop(data, q, 8, (row) => row % 50 === 0).map((row) => row + LABEL);
       expect(index.search(query(q), 8, { allowed }).map((hit) => hit.label)).toEqual(truth);
     }
+    expect(index.exactFilterLimit()).toBe(1_024);
+    // Forced exact over every label (20,000 > the kernel's table of 4,096 runs): the exact top 8.
+    const everything = Float64Array.from([0, 10 ** 6]);
+    for (let q = 0; q < 5; q++)
+      expect(index.search(query(q), 8, { allowed: everything, exactLimit: Number.POSITIVE_INFINITY }).map((hit) => hit.label)).toEqual(
+        exactTop(data, q, 8).map((row) => row + LABEL),
+      );
   });
 
   it('answers a filter of many labels from the probed lists with allowed labels only, probing further until k are found', () => {
-    // Rows 0..17,999 minus every 9th: far above the exact bound (16,384).
+    // Rows 0..17,999 minus every 9th: far above the exact bound (1,024 here).
     const pairs: Array<[number, number]> = [];
     for (let row = 0; row < 18_000; row += 9) pairs.push([LABEL + row + 1, LABEL + row + 8]);
     const allowed = mergeRanges(pairs);

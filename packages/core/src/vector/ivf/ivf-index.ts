@@ -29,6 +29,8 @@ export interface IvfSearchOptions {
   nprobe?: number;
   /** Only these labels may be answered: sorted, disjoint `[first, last]` pairs, flattened (`id-ranges.ts`). */
   allowed?: Float64Array;
+  /** With `allowed`: the most allowed labels scored exactly; default `exactFilterLimit(nprobe)`. */
+  exactLimit?: number;
 }
 
 export interface IvfHit {
@@ -45,12 +47,14 @@ export interface IvfList {
 }
 
 /**
- * A filter allowing at most this many labels is answered exactly: each allowed label the index holds is
- * scored through the map. Above it, the probed lists are scanned and disallowed labels skipped. At 1M 384-d
- * vectors an exactly scored label costs about what ~3 scanned vectors do, and a search scans ~16,000:
- * below ~5,000-20,000 labels the exact answer is also the cheaper one (bench/scale/ivf-module.ts).
+ * A filter allowing at most this many labels (or half the vectors a search scans, when that is more) is
+ * answered exactly: each allowed label the index holds is scored through the label map. Above it, the
+ * probed lists are scanned and disallowed labels skipped. At 1M 384-d vectors a label scored through the
+ * map costs about twice a scanned vector (a map lookup and a random row; bench/scale/ivf-module.ts), so up
+ * to half the scan's size the exact answer is also the cheaper one; below the floor it always is (a
+ * selective filter makes the scan probe list after list to find k allowed labels).
  */
-export const EXACT_FILTER_LABELS = 16_384;
+export const EXACT_FILTER_LABELS = 1_024;
 
 const TABLE_ENTRIES = 4_096;
 const MIN_OUT_FLOATS = 32_768;
@@ -199,11 +203,17 @@ export class IvfIndex {
     this.#writeUnit(query, 0, this.#queryAt / 4, this.#arena.floats());
     const top = new TopHits(Math.min(k, this.count));
     const { allowed } = options;
-    if (allowed && allowedLabels(allowed) <= EXACT_FILTER_LABELS) this.#scoreAllowed(allowed, top);
-    else this.#scanLists(Math.max(1, Math.min(this.lists, options.nprobe ?? this.nprobe)), top, allowed);
+    const nprobe = Math.max(1, Math.min(this.lists, options.nprobe ?? this.nprobe));
+    if (allowed && allowedLabels(allowed) <= (options.exactLimit ?? this.exactFilterLimit(nprobe))) this.#scoreAllowed(allowed, top);
+    else this.#scanLists(nprobe, top, allowed);
     const hits: IvfHit[] = [];
     for (let i = 0; i < top.size; i++) hits.push({ label: top.labels[i]!, distance: 1 - top.scores[i]! });
     return hits;
+  }
+
+  /** The most allowed labels a filtered search scores exactly: `EXACT_FILTER_LABELS` or half what `nprobe` lists hold on average. */
+  exactFilterLimit(nprobe: number = this.nprobe): number {
+    return Math.max(EXACT_FILTER_LABELS, Math.round((this.count * nprobe) / this.lists / 2));
   }
 
   /** The lists, for the file writer (read-only use). */
@@ -301,12 +311,30 @@ export class IvfIndex {
   #scoreAllowed(allowed: Float64Array, top: TopHits): void {
     const table = new Uint32Array(this.#arena.memory.buffer, this.#tableAt, TABLE_ENTRIES * 2);
     let entries = 0;
+    let floats = 0;
     for (let range = 0; range < allowed.length; range += 2) {
       for (let label = allowed[range]!; label <= allowed[range + 1]!; label++) {
         const where = this.#where.get(label);
         if (where === undefined) continue;
         const list = Math.floor(where / SLOT_SPAN);
         const slot = where % SLOT_SPAN;
+        if (floats === this.#outFloats) {
+          this.#consume(entries, top, undefined);
+          entries = 0;
+          floats = 0;
+        }
+        floats++;
+        // Labels added one after another sit in consecutive slots: one run for them.
+        const last = entries - 1;
+        if (
+          last >= 0 &&
+          this.#entryList[last] === list &&
+          this.#entrySlot[last]! + table[2 * last + 1]! === slot &&
+          slot % this.blockRows !== 0
+        ) {
+          table[2 * last + 1]!++;
+          continue;
+        }
         table[2 * entries] = this.rowOf(list, slot) * 4;
         table[2 * entries + 1] = 1;
         this.#entryList[entries] = list;
@@ -314,6 +342,7 @@ export class IvfIndex {
         if (++entries === TABLE_ENTRIES) {
           this.#consume(entries, top, undefined);
           entries = 0;
+          floats = 0;
         }
       }
     }
