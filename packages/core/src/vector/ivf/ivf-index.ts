@@ -8,6 +8,7 @@ import { InvalidRequestError } from '../../errors';
 import { inRanges } from '../id-ranges';
 import { type DotsKernel, instantiateDots, paddedDimensions } from './dots-kernel';
 import { readIvfFile, writeIvfFile } from './ivf-file';
+import { type IvfList, IvfLists, listOf, slotOf } from './ivf-lists';
 import { defaultProbes } from './ivf-parameters';
 import { TopHits } from './top-hits';
 import { VectorArena } from './vector-arena';
@@ -39,13 +40,6 @@ export interface IvfHit {
   distance: number;
 }
 
-/** One list: its blocks (byte offsets), how many vectors it holds, and their labels by slot. */
-export interface IvfList {
-  blocks: number[];
-  count: number;
-  labels: Float64Array;
-}
-
 /**
  * A filter allowing at most this many labels (or half the vectors a search scans, when that is more) is
  * answered exactly: each allowed label the index holds is scored through the label map. Above it, the
@@ -59,9 +53,6 @@ export const EXACT_FILTER_LABELS = 1_024;
 
 const TABLE_ENTRIES = 4_096;
 const MIN_OUT_FLOATS = 32_768;
-/** A map value: list x 2^32 + slot. */
-const SLOT_SPAN = 2 ** 32;
-
 export class IvfIndex {
   readonly dimensions: number;
   readonly lists: number;
@@ -71,8 +62,7 @@ export class IvfIndex {
   readonly #stride: number;
   readonly #arena: VectorArena;
   readonly #kernel: DotsKernel;
-  readonly #lists: IvfList[] = [];
-  readonly #where = new Map<number, number>();
+  readonly #lists: IvfLists;
   readonly #queryAt = 0;
   readonly #tableAt: number;
   readonly #outAt: number;
@@ -103,11 +93,10 @@ export class IvfIndex {
       maximumBytes: options.maximumBytes,
     });
     this.#kernel = instantiateDots(this.#arena.memory);
+    this.#lists = new IvfLists(lists, this.blockRows, this.#stride, this.#arena);
     const floats = this.#arena.floats();
-    for (let list = 0; list < lists; list++) {
+    for (let list = 0; list < lists; list++)
       this.#writeUnit(centroids, list * dimensions, this.#centroidsAt / 4 + list * this.#stride, floats);
-      this.#lists.push({ blocks: [], count: 0, labels: new Float64Array(0) });
-    }
   }
 
   /** Reads an index written by `save`; `options` as the constructor's (the file gives dimensions and centroids). */
@@ -122,30 +111,22 @@ export class IvfIndex {
 
   /** Vectors held. */
   get count(): number {
-    return this.#where.size;
+    return this.#lists.count;
   }
 
-  /** Bytes held: the WebAssembly memory, the labels and an estimate of the label map (~40 bytes an entry). */
+  /** Bytes held: the WebAssembly memory (with its growth headroom), the labels and an estimate of the label map. */
   get bytes(): number {
-    let labels = 0;
-    for (const list of this.#lists) labels += list.labels.byteLength;
-    return this.#arena.bytes + labels + this.#where.size * 40;
+    return this.#arena.bytes + this.#lists.bytes;
   }
 
   /** Every label held, in list order (what a catch-up compares with the database). */
   labels(): Float64Array {
-    const all = new Float64Array(this.count);
-    let at = 0;
-    for (const list of this.#lists) {
-      all.set(list.labels.subarray(0, list.count), at);
-      at += list.count;
-    }
-    return all;
+    return this.#lists.labels();
   }
 
   /** Whether `label` is held. */
   has(label: number): boolean {
-    return this.#where.has(label);
+    return this.#lists.has(label);
   }
 
   /** The centroids, normalised, `lists x dimensions`. */
@@ -176,15 +157,10 @@ export class IvfIndex {
       target[i] = this.#nearestList();
       growth[target[i]!]!++;
     }
-    let blocks = 0;
-    for (let list = 0; list < this.lists; list++) {
-      const { count, blocks: owned } = this.#lists[list]!;
-      blocks += Math.max(0, Math.ceil((count + growth[list]!) / this.blockRows) - owned.length);
-    }
-    this.#arena.reserve(blocks);
+    this.#arena.reserve(this.#lists.blocksNeeded(growth));
     for (let i = 0; i < labels.length; i++) {
-      if (this.#where.has(labels[i]!)) this.#remove(labels[i]!);
-      const row = this.#appendSlot(target[i]!, labels[i]!);
+      this.#lists.remove(labels[i]!);
+      const row = this.#lists.append(target[i]!, labels[i]!);
       this.#writeUnit(vectors, i * dimensions, row, this.#arena.floats());
     }
   }
@@ -192,7 +168,7 @@ export class IvfIndex {
   /** Removes labels (swap-remove in their lists); unknown labels are skipped. Answers how many were removed. */
   delete(labels: ArrayLike<number>): number {
     let removed = 0;
-    for (let i = 0; i < labels.length; i++) if (this.#remove(labels[i]!)) removed++;
+    for (let i = 0; i < labels.length; i++) if (this.#lists.remove(labels[i]!)) removed++;
     return removed;
   }
 
@@ -219,13 +195,12 @@ export class IvfIndex {
 
   /** The lists, for the file writer (read-only use). */
   listsForSave(): readonly IvfList[] {
-    return this.#lists;
+    return this.#lists.all;
   }
 
   /** A float view of the memory and the float offset of a list's slot (for the file writer and reader). */
   rowOf(list: number, slot: number): number {
-    const owner = this.#lists[list]!;
-    return (owner.blocks[Math.floor(slot / this.blockRows)]! + (slot % this.blockRows) * this.#stride * 4) / 4;
+    return this.#lists.rowOf(list, slot);
   }
 
   /** The current float view of the index's memory. */
@@ -243,13 +218,13 @@ export class IvfIndex {
    * `rows` consecutive rows from float offset `row` (within one block). For the file reader.
    */
   appendStored(list: number, labels: Float64Array, fill: (floats: Float32Array, row: number, first: number, rows: number) => void): void {
-    const owner = this.#lists[list]!;
+    const owner = this.#lists.all[list]!;
     this.#arena.reserve(Math.ceil((owner.count + labels.length) / this.blockRows) - owner.blocks.length);
     let first = 0;
     while (first < labels.length) {
       const slot = owner.count;
       const rows = Math.min(labels.length - first, this.blockRows - (slot % this.blockRows));
-      for (let i = 0; i < rows; i++) this.#appendSlot(list, labels[first + i]!);
+      for (let i = 0; i < rows; i++) this.#lists.append(list, labels[first + i]!);
       fill(this.#arena.floats(), this.rowOf(list, slot), first, rows);
       first += rows;
     }
@@ -283,7 +258,7 @@ export class IvfIndex {
     for (let i = 0; i < order.length; i++) {
       if (i >= nprobe && top.size === top.k) break;
       const list = order[i]!;
-      const { blocks, count } = this.#lists[list]!;
+      const { blocks, count } = this.#lists.all[list]!;
       for (let block = 0; block < blocks.length; block++) {
         const rows = Math.min(this.blockRows, count - block * this.blockRows);
         if (entries === TABLE_ENTRIES || floats + rows > this.#outFloats) {
@@ -315,10 +290,10 @@ export class IvfIndex {
     let floats = 0;
     for (let range = 0; range < allowed.length; range += 2) {
       for (let label = allowed[range]!; label <= allowed[range + 1]!; label++) {
-        const where = this.#where.get(label);
+        const where = this.#lists.locate(label);
         if (where === undefined) continue;
-        const list = Math.floor(where / SLOT_SPAN);
-        const slot = where % SLOT_SPAN;
+        const list = listOf(where);
+        const slot = slotOf(where);
         if (floats === this.#outFloats) {
           this.#consume(entries, top, undefined);
           entries = 0;
@@ -357,7 +332,7 @@ export class IvfIndex {
     const table = new Uint32Array(this.#arena.memory.buffer, this.#tableAt, entries * 2);
     let at = this.#outAt / 4;
     for (let entry = 0; entry < entries; entry++) {
-      const labels = this.#lists[this.#entryList[entry]!]!.labels;
+      const labels = this.#lists.all[this.#entryList[entry]!]!.labels;
       const first = this.#entrySlot[entry]!;
       const rows = table[2 * entry + 1]!;
       for (let row = 0; row < rows; row++) {
@@ -368,41 +343,6 @@ export class IvfIndex {
         top.push(score, label);
       }
     }
-  }
-
-  /** Claims the next slot of `list` for `label` (a new block when the last is full); answers its float row. */
-  #appendSlot(list: number, label: number): number {
-    const owner = this.#lists[list]!;
-    if (owner.count === owner.blocks.length * this.blockRows) owner.blocks.push(this.#arena.allocate());
-    if (owner.count === owner.labels.length) {
-      const grown = new Float64Array(Math.max(this.blockRows, Math.ceil(owner.labels.length * 1.5)));
-      grown.set(owner.labels);
-      owner.labels = grown;
-    }
-    const slot = owner.count++;
-    owner.labels[slot] = label;
-    this.#where.set(label, list * SLOT_SPAN + slot);
-    return this.rowOf(list, slot);
-  }
-
-  /** Swap-remove: the list's last vector and label move into the hole; an emptied block goes back. */
-  #remove(label: number): boolean {
-    const where = this.#where.get(label);
-    if (where === undefined) return false;
-    this.#where.delete(label);
-    const list = Math.floor(where / SLOT_SPAN);
-    const slot = where % SLOT_SPAN;
-    const owner = this.#lists[list]!;
-    const last = --owner.count;
-    if (slot !== last) {
-      const moved = owner.labels[last]!;
-      owner.labels[slot] = moved;
-      this.#where.set(moved, list * SLOT_SPAN + slot);
-      const from = this.rowOf(list, last);
-      this.#arena.floats().copyWithin(this.rowOf(list, slot), from, from + this.#stride);
-    }
-    if (owner.count === (owner.blocks.length - 1) * this.blockRows) this.#arena.release(owner.blocks.pop()!);
-    return true;
   }
 
   /** Writes `source[from .. from + dimensions)` normalised (zero-padded to the stride) at float offset `row`. */
