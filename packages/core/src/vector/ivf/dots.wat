@@ -1,7 +1,7 @@
 ;; The IVF index's scoring kernel (issue 24): dot products of float32 vectors with WebAssembly SIMD.
 ;; The memory is the index's own (imported, so the index chooses its size and maximum). Vectors are
 ;; `dims` floats, `dims` a positive multiple of 16 (the index pads), each row contiguous.
-;; Assembled by scripts/build-wasm.mjs into dots-wasm.ts; dots-wasm.test.ts checks that they agree.
+;; Assembled by scripts/build-wasm.mjs into dots-wasm.ts; dots-kernel.test.ts checks that they agree.
 (module
   (import "env" "memory" (memory 1 65536))
 
