@@ -28,16 +28,22 @@ const BEAM_MARGIN = 2;
 
 /**
  * A filtered walk inside the graph may judge this many candidates per allowed chunk (plus `VISIT_FLOOR`)
- * before it gives up for an exact scan of the allowed chunks. Measured at 1M chunks (docs/performance.md,
- * filtered recall): a filter leaving ~3,300 chunks of the query's own topic is answered by the walk in ~7 ms
- * of CPU, one leaving as many of another topic took 382 ms (p50; 956 at p99), since the walk crosses the
- * graph before it finds them, where an exact scan of those chunks costs ~10 µs each. A judged candidate
- * costs ~1-2 µs, so the budget keeps a hopeless walk to about the scan's own cost.
+ * before it gives up for an exact scan of the allowed chunks, which the graph worker runs (`hnsw-scan.ts`).
+ * Measured at 1M chunks (docs/performance.md, filtered recall): a filter leaving ~3,300 chunks of the query's
+ * own topic is answered by the walk in ~7 ms of CPU, one leaving as many of another topic took 382 ms (p50;
+ * 956 at p99), and one leaving 10,000 of other topics 183 ms (502 at p99), since the walk crosses the graph
+ * before it finds them. A judged candidate costs ~1-2 µs, so the budget keeps a hopeless walk to about the
+ * scan's own cost.
  */
 const VISITS_PER_ALLOWED = 4;
 const VISIT_FLOOR = 1_000;
-/** Above this many allowed chunks the walk has no budget: the scan it would fall back to runs on this thread (~10 µs a chunk at 1M, so at most ~80 ms). */
-const SCAN_FALLBACK_MAX = 8_192;
+/**
+ * Above this many allowed chunks (per search, over the shards) the walk has no budget: each shard's worker
+ * would scan half of them at ~SCAN_US µs a chunk, so this keeps the scan to ~100 ms of a worker. Filters
+ * leaving more are applied to the beam in stores of up to several million chunks (the beam's threshold,
+ * 2 × k × chunks / ef, is 40,000 chunks at 1M).
+ */
+const SCAN_FALLBACK_MAX = 80_000;
 
 /**
  * The vector side of a search: per store, the nearest chunks of the scope. A small scope (a small store,
@@ -47,12 +53,15 @@ const SCAN_FALLBACK_MAX = 8_192;
  */
 export class VectorCandidates {
   private readonly sql;
+  /** The database file the graph workers read for a scan past a walk's budget (none in memory: walks keep no budget). */
+  private readonly database: string | undefined;
 
   constructor(
     db: Database,
     private readonly graphs: StoreGraphs,
     private readonly options: VectorPlanOptions,
   ) {
+    this.database = db.memory ? undefined : db.name;
     this.sql = {
       storeVectors: db.prepare<[string], { id: number; vector: Buffer }>('SELECT id, vector FROM vector_chunks WHERE store_id = ?'),
       rangeVectors: db.prepare<[string], { id: number; vector: Buffer }>(
@@ -87,19 +96,15 @@ export class VectorCandidates {
           : this.sql.storeVectors.all(scope.storeId);
       for (const row of rows) found.push({ id: row.id, similarity: dot(query, blobToVector(row.vector)) });
     };
-    const walks: Array<{ scope: VectorScope; answer: Promise<HnswSearchResult> }> = [];
+    const walks: Array<Promise<HnswSearchResult>> = [];
     for (const scope of scopes) {
       const size = this.scopeSize(scope);
       if (size === 0) continue;
       if (this.isExact(size)) scan(scope);
-      else walks.push({ scope, answer: this.graphs.search(this.graphRequest(scope, Math.min(k, size))) });
+      else walks.push(this.graphs.search(this.graphRequest(scope, Math.min(k, size))));
     }
-    return Promise.all(walks.map((walk) => walk.answer)).then((results) => {
-      results.forEach((result, i) => {
-        // A walk that gave up: the allowed chunks are scanned exactly instead (its partial answer is dropped).
-        if (result.exhausted) scan(walks[i]!.scope);
-        else result.labels.forEach((id, at) => found.push({ id, similarity: 1 - result.distances[at]! }));
-      });
+    return Promise.all(walks).then((results) => {
+      for (const result of results) result.labels.forEach((id, at) => found.push({ id, similarity: 1 - result.distances[at]! }));
       return found
         .sort((a, b) => b.similarity - a.similarity)
         .slice(0, k)
@@ -123,9 +128,9 @@ export class VectorCandidates {
       allowed: selection.ranges,
       filterIn: inBeam ? 'beam' : 'graph',
       // Per shard graph: each holds about 1/SHARDS of the allowed chunks.
-      ...(inBeam || selection.chunks > SCAN_FALLBACK_MAX
+      ...(inBeam || !this.database || selection.chunks > SCAN_FALLBACK_MAX
         ? {}
-        : { visitBudget: VISIT_FLOOR + Math.ceil((VISITS_PER_ALLOWED * selection.chunks) / SHARDS) }),
+        : { visitBudget: VISIT_FLOOR + Math.ceil((VISITS_PER_ALLOWED * selection.chunks) / SHARDS), database: this.database }),
     };
   }
 }
