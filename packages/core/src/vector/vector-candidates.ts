@@ -32,17 +32,19 @@ const BEAM_MARGIN = 2;
  * Measured at 1M chunks (docs/performance.md, filtered recall): a filter leaving ~3,300 chunks of the query's
  * own topic is answered by the walk in ~7 ms of CPU, one leaving as many of another topic took 382 ms (p50;
  * 956 at p99), and one leaving 10,000 of other topics 183 ms (502 at p99), since the walk crosses the graph
- * before it finds them. A judged candidate costs ~1-2 µs, so the budget keeps a hopeless walk to about the
- * scan's own cost.
+ * before it finds them. A judged candidate costs ~1-2 µs and the scan ~10-14 µs a chunk; 2 per allowed chunk
+ * answered both kinds faster than 4 (the unrelated 3,300: 42 / 80 ms, 10,000: 129 / 181 ms; the related ones
+ * kept their ~6 ms at p50).
  */
-const VISITS_PER_ALLOWED = 4;
+const VISITS_PER_ALLOWED = 2;
 const VISIT_FLOOR = 1_000;
 /**
  * Above this many allowed chunks (per search, over the shards) the walk has no budget. The scan reads the
  * allowed rows from SQLite at ~10 µs of CPU a chunk at 1M (both shards' workers step every row of the ranges,
  * each scores its own), so it beats the walk only while the walk is costlier: measured at 1M, 10,000 chunks
- * of other topics 183 / 502 ms (p50 / p99) walking, 156 / 229 ms with the budget and scan; 33,000 chunks
- * 113 / 288 ms walking, 102 / 535 ms with them (a scan of 33,000 chunks costs more than most walks).
+ * of other topics 183 / 502 ms (p50 / p99) walking, 129 / 181 ms with the budget and scan; 33,000 chunks
+ * 113 / 288 ms walking, 102 / 535 ms with them (budget 4 per chunk: a scan of 33,000 chunks costs more than
+ * most walks).
  */
 const SCAN_FALLBACK_MAX = 16_384;
 
