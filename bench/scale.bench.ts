@@ -13,6 +13,8 @@
  *
  * Run: npm run bench -- scale   (SCALE=100k,300k,1m,stores,pg-100k by default; SCALE=100k for one;
  * QUERIES=200). Heavy: about an hour on a quiet 2-core machine, more when loaded; run under `nice`.
+ * SCALE_DATA_DIR keeps (or reuses) a data dir, SCALE_PHASES picks phases, FILTER_TOPICS=n[,m…] sizes the
+ * filtered recall's topic filters (`scale/filtered-recall.ts`).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';

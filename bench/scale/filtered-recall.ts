@@ -27,6 +27,11 @@ const DEFAULT_EXACT_SEARCH_CHUNKS = 512;
 const EXACT_SEARCH_CHUNKS = Number(process.env.FATHOM_EXACT_SEARCH_CHUNKS ?? DEFAULT_EXACT_SEARCH_CHUNKS);
 const K = 8;
 const TOPICS = 300;
+/**
+ * FILTER_TOPICS=n (or `n,m,…`): the topic filters take n topics (each size in turn) instead of the number computed per
+ * store size, to measure the walk inside the graph at other sizes (a topic holds chunks / 300 chunks).
+ */
+const FILTER_TOPICS = process.env.FILTER_TOPICS?.split(',').map(Number);
 
 interface FilterPlan {
   label: string;
@@ -49,10 +54,17 @@ function plans(chunks: number): FilterPlan[] {
   // Chunks a filter must leave to be searched inside the graph: above the exact scan, below the beam's threshold.
   const beamThreshold = (BEAM_MARGIN * K * chunks) / searchBeam(chunks, K);
   const target = Math.sqrt(DEFAULT_EXACT_SEARCH_CHUNKS * beamThreshold);
-  const topics = Math.max(1, Math.round(target / (chunks / TOPICS)));
-  const run = (first: number) => Array.from({ length: topics }, (_, t) => (first + t) % TOPICS);
+  const sizes = FILTER_TOPICS ?? [Math.max(1, Math.round(target / (chunks / TOPICS)))];
   return [
     { label: 'part', what: 'part = q % 7', filterOf: (q) => ({ type: 'eq', key: 'part', value: q % 7 }) },
+    ...sizes.flatMap((topics) => topicPlans(topics)),
+  ];
+}
+
+/** The filters of `topics` topics: the query's own and the next ones, and as many others. */
+function topicPlans(topics: number): FilterPlan[] {
+  const run = (first: number) => Array.from({ length: topics }, (_, t) => (first + t) % TOPICS);
+  return [
     {
       label: `topics-own-${topics}`,
       what: `topic in the query's own ${topics === 1 ? 'topic' : `and the next ${topics - 1}`}`,

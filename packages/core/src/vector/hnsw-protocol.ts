@@ -38,10 +38,15 @@ export type HnswRequest =
       /**
        * With `filterIn: 'graph'`: how many candidates the filter may judge. A walk whose allowed labels are
        * far from the query crosses much of the graph before it finds them (hundreds of ms at 1M chunks); past
-       * the budget the filter lets every label through, so the walk ends, and the answer says `exhausted`
-       * when it holds fewer than `k` allowed labels (the caller then scans the allowed chunks exactly).
+       * the budget the filter lets every label through, so the walk ends, and when it holds fewer than `k`
+       * allowed labels the worker scans this shard's allowed chunks exactly (`scanned`), reading their vectors
+       * from `database`. Only with `database` and `shard`.
        */
       visitBudget?: number;
+      /** The store's database file (SQLite), which the worker reads for the scan past `visitBudget`. */
+      database?: string;
+      /** The labels this graph holds (`label % count === index`): the scan reads only those. */
+      shard?: { index: number; count: number };
     }
   | { op: 'labels'; store: string }
   | { op: 'unload'; store: string }
@@ -71,8 +76,8 @@ export interface HnswOpenResult {
 export interface HnswSearchResult {
   labels: number[];
   distances: number[];
-  /** A filtered walk used its `visitBudget` and found fewer than `k` allowed labels. */
-  exhausted?: boolean;
+  /** A filtered walk used its `visitBudget` short of `k` allowed labels: the answer is an exact scan of them. */
+  scanned?: boolean;
 }
 
 /** Answer of `add`: the graph's estimated memory after the insert (it grows by resizing). */

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parentPort, threadId } from 'node:worker_threads';
 import hnswlib from 'hnswlib-node';
 import type { HnswOpenResult, HnswRequest, HnswSidecar } from './hnsw-protocol';
+import { scanAllowed } from './hnsw-scan';
 import { inRanges } from './id-ranges';
 
 const { HierarchicalNSW } = hnswlib;
@@ -223,7 +224,10 @@ async function handle(request: HnswRequest): Promise<unknown> {
           labels.push(label);
           distances.push(result.distances[i]!);
         });
-        return { labels, distances, ...(labels.length < wanted ? { exhausted: true } : {}) };
+        if (labels.length === wanted || !request.database || !request.shard) return { labels, distances };
+        // The walk gave up short of `wanted`: this shard's allowed chunks, scanned exactly (its partial answer dropped).
+        const scan = { database: request.database, shard: request.shard };
+        return { ...scanAllowed(scan, request.vector, allowed, wanted), scanned: true };
       }
       // The whole beam, then the labels the filter allows, best first (hnswlib's filter callback costs
       // about 1 µs per visited candidate and makes the search visit ~7x more of them at 1/7 selectivity).

@@ -199,17 +199,19 @@ export class StoreGraphs {
    * Searches every shard of the store at once (posted synchronously, so callers can overlap the searches
    * with other work) and merges their answers: the `k` nearest, best first.
    */
-  search(request: Omit<Extract<HnswRequest, { op: 'search' }>, 'op'>): Promise<HnswSearchResult> {
-    const answers = this.targets(request.store).map((target) => target.client.search({ ...request, store: target.key }));
+  search(request: Omit<Extract<HnswRequest, { op: 'search' }>, 'op' | 'shard'>): Promise<HnswSearchResult> {
+    const answers = this.targets(request.store).map((target) =>
+      target.client.search({ ...request, store: target.key, shard: { index: target.shard, count: SHARDS } }),
+    );
     return Promise.all(answers).then((results) => {
       const merged = results.flatMap((result) => result.labels.map((label, i) => ({ label, distance: result.distances[i]! })));
       merged.sort((a, b) => a.distance - b.distance);
       const top = merged.slice(0, request.k);
-      const exhausted = results.some((result) => result.exhausted);
+      const scanned = results.some((result) => result.scanned);
       return {
         labels: top.map((entry) => entry.label),
         distances: top.map((entry) => entry.distance),
-        ...(exhausted ? { exhausted } : {}),
+        ...(scanned ? { scanned } : {}),
       };
     });
   }

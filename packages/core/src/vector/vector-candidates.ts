@@ -28,16 +28,25 @@ const BEAM_MARGIN = 2;
 
 /**
  * A filtered walk inside the graph may judge this many candidates per allowed chunk (plus `VISIT_FLOOR`)
- * before it gives up for an exact scan of the allowed chunks. Measured at 1M chunks (docs/performance.md,
- * filtered recall): a filter leaving ~3,300 chunks of the query's own topic is answered by the walk in ~7 ms
- * of CPU, one leaving as many of another topic took 382 ms (p50; 956 at p99), since the walk crosses the
- * graph before it finds them, where an exact scan of those chunks costs ~10 µs each. A judged candidate
- * costs ~1-2 µs, so the budget keeps a hopeless walk to about the scan's own cost.
+ * before it gives up for an exact scan of the allowed chunks, which the graph worker runs (`hnsw-scan.ts`).
+ * Measured at 1M chunks (docs/performance.md, filtered recall): a filter leaving ~3,300 chunks of the query's
+ * own topic is answered by the walk in ~7 ms of CPU, one leaving as many of another topic took 382 ms (p50;
+ * 956 at p99), and one leaving 10,000 of other topics 183 ms (502 at p99), since the walk crosses the graph
+ * before it finds them. A judged candidate costs ~1-2 µs and the scan ~10-14 µs a chunk; 2 per allowed chunk
+ * answered both kinds faster than 4 (the unrelated 3,300: 42 / 80 ms, 10,000: 129 / 181 ms; the related ones
+ * kept their ~6 ms at p50).
  */
-const VISITS_PER_ALLOWED = 4;
+const VISITS_PER_ALLOWED = 2;
 const VISIT_FLOOR = 1_000;
-/** Above this many allowed chunks the walk has no budget: the scan it would fall back to runs on this thread (~10 µs a chunk at 1M, so at most ~80 ms). */
-const SCAN_FALLBACK_MAX = 8_192;
+/**
+ * Above this many allowed chunks (per search, over the shards) the walk has no budget. The scan reads the
+ * allowed rows from SQLite at ~10 µs of CPU a chunk at 1M (both shards' workers step every row of the ranges,
+ * each scores its own), so it beats the walk only while the walk is costlier: measured at 1M, 10,000 chunks
+ * of other topics 183 / 502 ms (p50 / p99) walking, 129 / 181 ms with the budget and scan; 33,000 chunks
+ * 113 / 288 ms walking, 102 / 535 ms with them (budget 4 per chunk: a scan of 33,000 chunks costs more than
+ * most walks).
+ */
+const SCAN_FALLBACK_MAX = 16_384;
 
 /**
  * The vector side of a search: per store, the nearest chunks of the scope. A small scope (a small store,
@@ -47,12 +56,15 @@ const SCAN_FALLBACK_MAX = 8_192;
  */
 export class VectorCandidates {
   private readonly sql;
+  /** The database file the graph workers read for a scan past a walk's budget (none in memory: walks keep no budget). */
+  private readonly database: string | undefined;
 
   constructor(
     db: Database,
     private readonly graphs: StoreGraphs,
     private readonly options: VectorPlanOptions,
   ) {
+    this.database = db.memory ? undefined : db.name;
     this.sql = {
       storeVectors: db.prepare<[string], { id: number; vector: Buffer }>('SELECT id, vector FROM vector_chunks WHERE store_id = ?'),
       rangeVectors: db.prepare<[string], { id: number; vector: Buffer }>(
@@ -87,19 +99,15 @@ export class VectorCandidates {
           : this.sql.storeVectors.all(scope.storeId);
       for (const row of rows) found.push({ id: row.id, similarity: dot(query, blobToVector(row.vector)) });
     };
-    const walks: Array<{ scope: VectorScope; answer: Promise<HnswSearchResult> }> = [];
+    const walks: Array<Promise<HnswSearchResult>> = [];
     for (const scope of scopes) {
       const size = this.scopeSize(scope);
       if (size === 0) continue;
       if (this.isExact(size)) scan(scope);
-      else walks.push({ scope, answer: this.graphs.search(this.graphRequest(scope, Math.min(k, size))) });
+      else walks.push(this.graphs.search(this.graphRequest(scope, Math.min(k, size))));
     }
-    return Promise.all(walks.map((walk) => walk.answer)).then((results) => {
-      results.forEach((result, i) => {
-        // A walk that gave up: the allowed chunks are scanned exactly instead (its partial answer is dropped).
-        if (result.exhausted) scan(walks[i]!.scope);
-        else result.labels.forEach((id, at) => found.push({ id, similarity: 1 - result.distances[at]! }));
-      });
+    return Promise.all(walks).then((results) => {
+      for (const result of results) result.labels.forEach((id, at) => found.push({ id, similarity: 1 - result.distances[at]! }));
       return found
         .sort((a, b) => b.similarity - a.similarity)
         .slice(0, k)
@@ -123,9 +131,9 @@ export class VectorCandidates {
       allowed: selection.ranges,
       filterIn: inBeam ? 'beam' : 'graph',
       // Per shard graph: each holds about 1/SHARDS of the allowed chunks.
-      ...(inBeam || selection.chunks > SCAN_FALLBACK_MAX
+      ...(inBeam || !this.database || selection.chunks > SCAN_FALLBACK_MAX
         ? {}
-        : { visitBudget: VISIT_FLOOR + Math.ceil((VISITS_PER_ALLOWED * selection.chunks) / SHARDS) }),
+        : { visitBudget: VISIT_FLOOR + Math.ceil((VISITS_PER_ALLOWED * selection.chunks) / SHARDS), database: this.database }),
     };
   }
 }
