@@ -14,6 +14,7 @@ import {
 } from './graph-build';
 import { HnswClient } from './hnsw-client';
 import type { HnswRequest, HnswSearchResult } from './hnsw-protocol';
+import { buildIvfs, type IvfTarget, stopTraining } from './ivf-build';
 
 /**
  * Graphs per store: a store's chunks are split by id (`id % SHARDS`) into this many HNSW graphs, each held
@@ -22,6 +23,8 @@ import type { HnswRequest, HnswSearchResult } from './hnsw-protocol';
  * a given recall grows faster than its size, so two half graphs also cost less CPU than one.
  */
 export const SHARDS = 2;
+/** Default of `FATHOM_IVF_ABOVE_CHUNKS`: stores of more chunks are served by IVF indexes (the graphs' beam gets expensive above it). */
+export const IVF_ABOVE_CHUNKS = 300_000;
 /** HNSW inserts queued in the workers before `apply` waits (backpressure). */
 const MAX_INFLIGHT_VECTORS = 4096;
 /** A catch-up inserting more than this many vectors does not hold searches back (they use the graphs as they stand). */
@@ -56,7 +59,14 @@ export interface StoreGraphsOptions {
   /** The store's state in the database (undefined = nothing indexed). */
   meta(storeId: string): GraphStoreMeta | undefined;
   source: GraphSource;
+  /** A store of more than this many chunks is served by IVF indexes instead of HNSW graphs (`FATHOM_IVF_ABOVE_CHUNKS`). */
+  ivfAboveChunks: number;
 }
+
+/** What serves a shard: its HNSW graph or an IVF index. */
+export type ShardIndex = 'hnsw' | 'ivf';
+/** What serves a store, as operators see it: graphs, IVFs, or graphs while the IVFs are built. */
+export type StoreIndexKind = 'hnsw' | 'ivf' | 'ivf-building';
 
 interface Entry {
   /** Searches may use the graphs (they are open in the workers, and any quick catch-up is done). */
@@ -78,6 +88,10 @@ interface Entry {
   built?: GraphParameters;
   lastUsed: number;
   holds: number;
+  /** What serves each shard. */
+  kinds: ShardIndex[];
+  /** IVFs are being built for the shards still on graphs (they answer meanwhile). */
+  building: boolean;
 }
 
 /** Releases held graphs. */
@@ -94,6 +108,9 @@ export class StoreGraphs {
   private readonly workers = Array.from({ length: Math.max(1, Math.min(SHARDS, availableParallelism())) }, () => new HnswClient());
   private readonly entries = new Map<string, Entry>();
   private readonly inflight = new Set<{ size: number; done: Promise<void> }>();
+  /** IVF builds under way (`close` waits for them to stop). */
+  private readonly conversions = new Set<Promise<void>>();
+  private closing = false;
   private inflightVectors = 0;
 
   constructor(private readonly options: StoreGraphsOptions) {
@@ -113,6 +130,14 @@ export class StoreGraphs {
   /** How many stores have graphs in memory, and their estimated bytes. */
   inMemory(): { stores: number; bytes: number } {
     return { stores: this.entries.size, bytes: this.memoryBytes() };
+  }
+
+  /** What serves the store in this process (undefined before it is opened). */
+  indexOf(storeId: string): StoreIndexKind | undefined {
+    const entry = this.entries.get(storeId);
+    if (!entry) return undefined;
+    if (entry.building) return 'ivf-building';
+    return entry.kinds.includes('hnsw') ? 'hnsw' : 'ivf';
   }
 
   /**
@@ -147,6 +172,7 @@ export class StoreGraphs {
     try {
       await (purpose === 'write' ? entry.settled : entry.searchable);
       if (fresh) await this.refresh(storeId, entry, purpose);
+      this.convertIfLarge(storeId, entry);
     } catch (error) {
       release();
       throw error;
@@ -200,7 +226,14 @@ export class StoreGraphs {
    * with other work) and merges their answers: the `k` nearest, best first.
    */
   search(request: Omit<Extract<HnswRequest, { op: 'search' }>, 'op'>): Promise<HnswSearchResult> {
-    const answers = this.targets(request.store).map((target) => target.client.search({ ...request, store: target.key }));
+    const { store, vector, k, ef, allowed } = request;
+    const kinds = this.entries.get(store)?.kinds;
+    const answers = this.targets(store).map((target) =>
+      // An IVF decides itself how to apply a filter (exactly over few allowed chunks, else in its lists): no beam, no budget.
+      kinds?.[target.shard] === 'ivf'
+        ? target.client.search({ store: target.key, vector, k, ef, ...(allowed ? { allowed } : {}) })
+        : target.client.search({ ...request, store: target.key }),
+    );
     return Promise.all(answers).then((results) => {
       const merged = results.flatMap((result) => result.labels.map((label, i) => ({ label, distance: result.distances[i]! })));
       merged.sort((a, b) => a.distance - b.distance);
@@ -217,10 +250,12 @@ export class StoreGraphs {
   /** Forgets the store's graphs in the workers and deletes their files. */
   async drop(storeId: string): Promise<void> {
     this.entries.delete(storeId);
-    await Promise.all(this.targets(storeId).map((target) => target.client.drop(target.key)));
+    const both = [...this.targets(storeId, 'hnsw'), ...this.targets(storeId, 'ivf')];
+    await Promise.all(both.map((target) => target.client.drop(target.key)));
     for (let shard = 0; shard < SHARDS; shard++) {
-      const path = this.pathOf(storeId, shard);
-      for (const file of [path, `${path}.json`]) rmSync(file, { force: true });
+      for (const path of [this.pathOf(storeId, shard), this.ivfPathOf(storeId, shard)]) {
+        for (const file of [path, `${path}.json`]) rmSync(file, { force: true });
+      }
     }
     this.removeLegacyFiles(storeId);
   }
@@ -233,21 +268,34 @@ export class StoreGraphs {
   async close(): Promise<void> {
     await Promise.allSettled([...this.inflight].map((entry) => entry.done));
     await Promise.allSettled([...this.entries.values()].map((entry) => entry.settled));
+    this.closing = true;
+    await stopTraining();
+    await Promise.allSettled([...this.conversions]);
     await Promise.all(this.workers.map((worker) => worker.close()));
   }
 
   // ---- internals -------------------------------------------------------------------------------
 
-  private targets(storeId: string): ShardTarget[] {
-    return Array.from({ length: SHARDS }, (_, shard) => ({
-      shard,
-      client: this.workers[shard % this.workers.length]!,
-      key: `${storeId}#${shard}`,
-    }));
+  /** The store's shards in their workers: each under what serves it (`kind` given: all of that kind). */
+  private targets(storeId: string, kind?: ShardIndex): IvfTarget[] {
+    const kinds = this.entries.get(storeId)?.kinds;
+    return Array.from({ length: SHARDS }, (_, shard) => {
+      const ivf = (kind ?? kinds?.[shard]) === 'ivf';
+      return {
+        shard,
+        client: this.workers[shard % this.workers.length]!,
+        key: ivf ? `${storeId}#${shard}:ivf` : `${storeId}#${shard}`,
+        path: ivf ? this.ivfPathOf(storeId, shard) : this.pathOf(storeId, shard),
+      };
+    });
   }
 
   private pathOf(storeId: string, shard: number): string {
     return join(this.options.directory, `${storeId.replace(/[^\w.-]/g, '_')}.${shard}.hnsw`);
+  }
+
+  private ivfPathOf(storeId: string, shard: number): string {
+    return join(this.options.directory, `${storeId.replace(/[^\w.-]/g, '_')}.${shard}.ivf`);
   }
 
   /** The one-graph file of earlier versions (`<store>.hnsw`): replaced by shard files. */
@@ -282,7 +330,11 @@ export class StoreGraphs {
     return entry.applied ?? -1;
   }
 
-  /** Starts loading the store's graphs: their files when usable, else builds from the database. */
+  /**
+   * Starts loading the store's indexes: per shard its IVF file when usable (then its graph files are deleted),
+   * else its graph file when usable, else builds: IVFs straight away for a store above the IVF size with no
+   * graph file, graphs otherwise.
+   */
   private open(storeId: string, meta: GraphStoreMeta): Entry {
     const entry: Entry = {
       searchable: Promise.resolve(),
@@ -294,54 +346,144 @@ export class StoreGraphs {
       bytes: new Array<number>(SHARDS).fill(0),
       lastUsed: performance.now(),
       holds: 0,
+      kinds: new Array<ShardIndex>(SHARDS).fill('hnsw'),
+      building: false,
     };
     this.entries.set(storeId, entry);
     const parameters = this.options.parameters(meta.chunk_count);
     const perShard = Math.ceil(meta.chunk_count / SHARDS);
+    const large = meta.chunk_count > this.options.ivfAboveChunks;
     this.track(storeId, entry, async (): Promise<GraphWork> => {
-      await this.makeRoom(storeId, estimateBytes(meta, parameters));
-      const targets = this.targets(storeId);
-      const opened = await Promise.all(
-        targets.map((target) =>
-          target.client.open({
-            store: target.key,
-            path: this.pathOf(storeId, target.shard),
-            dimensions: meta.dimensions,
-            embedderId: meta.embedder_id,
-            generation: meta.generation,
-            capacity: perShard + Math.max(512, Math.ceil(perShard / 8)),
-            ...parameters,
-            keepBuilt: this.options.keepBuilt,
-          }),
-        ),
+      await this.makeRoom(storeId, large ? estimateIvfBytes(meta) : estimateBytes(meta, parameters));
+      const { dimensions, embedder_id: embedderId, generation } = meta;
+      const common = this.buildOptions(storeId, dimensions);
+      const ivfs = this.targets(storeId, 'ivf');
+      const found = await Promise.all(
+        ivfs.map((target) => target.client.openIvf({ store: target.key, path: target.path, dimensions, embedderId, generation })),
       );
-      opened.forEach((result, shard) => (entry.bytes[shard] = result.bytes));
-      const { m, efConstruction } = opened.reduce((least, result) => (result.efConstruction < least.efConstruction ? result : least));
-      entry.built = { m, efConstruction };
-      if (opened.every((result) => result.state === 'current')) return { adding: 0, done: Promise.resolve(meta.generation) };
-      const common = this.buildOptions(storeId, meta.dimensions);
-      const empty = targets.filter((_, shard) => opened[shard]!.state === 'empty');
-      const behind = targets.filter((_, shard) => opened[shard]!.state === 'behind');
-      let built: Applied = meta.generation;
-      if (empty.length) {
-        const legacy = existsSync(this.legacyPath(storeId));
-        const reason = legacy
-          ? 'its HNSW file is of an earlier version (one graph per store; now one per shard)'
-          : opened[empty[0]!.shard]!.reason!;
-        // Nothing is searchable before the missing graphs are built.
-        built = await buildGraphs({ ...common, targets: empty, generation: meta.generation, chunks: meta.chunk_count, reason });
-        if (legacy) this.removeLegacyFiles(storeId);
+      const behind: ShardTarget[] = [];
+      found.forEach((result, shard) => {
+        if (result.state === 'empty') return;
+        entry.kinds[shard] = 'ivf';
+        entry.bytes[shard] = result.bytes;
+        if (result.state === 'behind') behind.push(ivfs[shard]!);
+        // The IVF file wins (it is saved only once the switch is done): the shard's graph files are stale.
+        this.removeGraphFiles(storeId, shard);
+      });
+      const graphs = this.targets(storeId).filter((target) => entry.kinds[target.shard] === 'hnsw');
+      let built: Applied = generation;
+      if (graphs.length && large && graphs.every((target) => !existsSync(target.path))) {
+        // No graph to answer meanwhile: the IVFs are built now, and searched once built.
+        const targets = graphs.map((target) => ivfs[target.shard]!);
+        const figures = await buildIvfs({
+          ...common,
+          targets,
+          embedderId,
+          reason: `it has more than ${this.options.ivfAboveChunks.toLocaleString('en-US')} chunks and no index file`,
+        });
+        for (const target of targets) entry.kinds[target.shard] = 'ivf';
+        this.options.log.info(
+          `The IVF index of ${storeId} is built (${figures.vectors.toLocaleString('en-US')} vectors in ${figures.seconds.toFixed(1)} s).`,
+        );
+        const catchUp = await catchUpGraphs({ ...common, targets, kind: 'IVF' });
+        return { adding: catchUp.adding, done: catchUp.done };
+      }
+      if (graphs.length) {
+        const opened = await Promise.all(
+          graphs.map((target) =>
+            target.client.open({
+              store: target.key,
+              path: target.path,
+              dimensions,
+              embedderId,
+              generation,
+              capacity: perShard + Math.max(512, Math.ceil(perShard / 8)),
+              ...parameters,
+              keepBuilt: this.options.keepBuilt,
+            }),
+          ),
+        );
+        opened.forEach((result, i) => (entry.bytes[graphs[i]!.shard] = result.bytes));
+        const { m, efConstruction } = opened.reduce((least, result) => (result.efConstruction < least.efConstruction ? result : least));
+        entry.built = { m, efConstruction };
+        const empty = graphs.filter((_, i) => opened[i]!.state === 'empty');
+        graphs.forEach((target, i) => opened[i]!.state === 'behind' && behind.push(target));
+        if (empty.length) {
+          const legacy = existsSync(this.legacyPath(storeId));
+          const reason = legacy
+            ? 'its HNSW file is of an earlier version (one graph per store; now one per shard)'
+            : opened[graphs.indexOf(empty[0]!)]!.reason!;
+          // Nothing is searchable before the missing graphs are built.
+          built = await buildGraphs({ ...common, targets: empty, generation, chunks: meta.chunk_count, reason });
+          if (legacy) this.removeLegacyFiles(storeId);
+        }
       }
       if (behind.length === 0) return { adding: 0, done: Promise.resolve(built) };
       const catchUp = await catchUpGraphs({
         ...common,
         targets: behind,
-        reason: `its files are at generation ${behind.map((target) => opened[target.shard]!.fileGeneration).join(' and ')}, the database at ${meta.generation}: written since by this or another process`,
+        kind: behind.every((target) => entry.kinds[target.shard] === 'ivf') ? 'IVF' : 'HNSW',
+        reason: `its files are behind the database (at generation ${generation}): written since by this or another process`,
       });
       // Graphs built while the store changed are exact for no generation: the next use catches them up.
       return { adding: catchUp.adding, done: catchUp.done.then((applied) => (built === undefined ? undefined : applied)) };
     });
     return entry;
+  }
+
+  /**
+   * Starts building IVFs for a store above the IVF size whose shards are still served by graphs: in the
+   * background (the graphs answer and take writes meanwhile), then the switch, with writes held: the IVFs
+   * caught up from the database, the shards swapped to them, the graphs dropped and their files deleted.
+   */
+  private convertIfLarge(storeId: string, entry: Entry): void {
+    if (entry.building || entry.working || this.closing || !entry.kinds.includes('hnsw')) return;
+    const meta = this.options.meta(storeId);
+    if (!meta || meta.chunk_count <= this.options.ivfAboveChunks) return;
+    entry.building = true;
+    const { log } = this.options;
+    const common = this.buildOptions(storeId, meta.dimensions);
+    const shards = entry.kinds.flatMap((kind, shard) => (kind === 'hnsw' ? [shard] : []));
+    const ivfs = this.targets(storeId, 'ivf').filter((target) => shards.includes(target.shard));
+    const reason = `it has ${meta.chunk_count.toLocaleString('en-US')} chunks, more than ${this.options.ivfAboveChunks.toLocaleString('en-US')}; its graphs answer until the IVF is built`;
+    const conversion = (async () => {
+      const figures = await buildIvfs({ ...common, targets: ivfs, embedderId: meta.embedder_id, reason });
+      if (this.entries.get(storeId) !== entry || this.closing) throw new Error('the store was unloaded or dropped meanwhile');
+      await entry.settled;
+      const switchStarted = performance.now();
+      this.track(storeId, entry, async () => {
+        const catchUp = await catchUpGraphs({ ...common, targets: ivfs, kind: 'IVF' });
+        const applied = await catchUp.done;
+        const graphs = this.targets(storeId).filter((target) => shards.includes(target.shard));
+        for (const shard of shards) entry.kinds[shard] = 'ivf';
+        entry.building = false;
+        await Promise.all(graphs.map((target) => target.client.drop(target.key)));
+        // The IVF file and its sidecar first, then the graph files go (a crash in between: the IVF file wins at open).
+        await Promise.all(ivfs.map((target) => target.client.flush()));
+        for (const shard of shards) this.removeGraphFiles(storeId, shard);
+        const labels = await Promise.all(ivfs.map((target) => target.client.labels(target.key)));
+        ivfs.forEach(
+          (target, i) => (entry.bytes[target.shard] = estimateIvfBytes({ chunk_count: labels[i]!.length, dimensions: meta.dimensions })),
+        );
+        log.info(
+          `The IVF index of ${storeId} serves its searches now: ${figures.vectors.toLocaleString('en-US')} vectors, sample ${figures.sample.toLocaleString('en-US')}, trained in ${figures.trainSeconds.toFixed(1)} s, built in ${figures.seconds.toFixed(1)} s, switched in ${((performance.now() - switchStarted) / 1000).toFixed(1)} s.`,
+        );
+        return { adding: 0, done: Promise.resolve(applied) };
+      });
+      await entry.settled;
+    })()
+      .catch(async (error: Error) => {
+        entry.building = false;
+        if (!this.closing) log.warn(`The IVF build of ${storeId} stopped (${error.message}); its graphs keep serving it.`);
+        if (!this.closing) await Promise.all(ivfs.map((target) => target.client.drop(target.key))).catch(() => undefined);
+      })
+      .finally(() => this.conversions.delete(conversion));
+    this.conversions.add(conversion);
+  }
+
+  private removeGraphFiles(storeId: string, shard: number): void {
+    const path = this.pathOf(storeId, shard);
+    for (const file of [path, `${path}.json`]) rmSync(file, { force: true });
   }
 
   /**
@@ -386,7 +528,7 @@ export class StoreGraphs {
     let total = this.memoryBytes();
     if (total + needed <= this.options.memoryBudget) return;
     const idle = [...this.entries]
-      .filter(([storeId, entry]) => storeId !== except && entry.holds === 0 && !entry.working)
+      .filter(([storeId, entry]) => storeId !== except && entry.holds === 0 && !entry.working && !entry.building)
       .sort((a, b) => a[1].lastUsed - b[1].lastUsed);
     for (const [storeId, entry] of idle) {
       if (total + needed <= this.options.memoryBudget) break;
@@ -405,4 +547,9 @@ export class StoreGraphs {
 /** Memory a store's graphs will hold (bytes), estimated like the workers do. */
 function estimateBytes(meta: GraphStoreMeta, parameters: GraphParameters): number {
   return (meta.chunk_count + 1024) * (meta.dimensions * 4 + parameters.m * 8 + 120) + SHARDS * 2_700_000;
+}
+
+/** Memory a store's IVFs will hold (bytes): its vectors padded to 16 floats, labels and the label map, plus the arena's growth headroom. */
+function estimateIvfBytes(meta: Pick<GraphStoreMeta, 'chunk_count' | 'dimensions'>): number {
+  return Math.round(meta.chunk_count * (Math.ceil(meta.dimensions / 16) * 64 + 8 + 40) * 1.125);
 }
