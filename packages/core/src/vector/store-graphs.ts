@@ -1,20 +1,15 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import type { Logger } from '../internal/logger';
 import type { WriteStep } from './chunk-writes';
-import {
-  type Applied,
-  type BuildOptions,
-  buildGraphs,
-  catchUpGraphs,
-  type GraphSource,
-  type GraphWork,
-  type ShardTarget,
-} from './graph-build';
+import { type Applied, type BuildOptions, buildGraphs, catchUpGraphs, type GraphWork, type ShardTarget } from './graph-build';
+import type { Entry, GraphParameters, GraphStoreMeta, ShardIndex, StoreGraphsOptions, StoreIndexKind } from './graph-entry';
 import { HnswClient } from './hnsw-client';
 import type { HnswRequest, HnswSearchResult } from './hnsw-protocol';
 import { buildIvfs, type IvfTarget, stopTraining } from './ivf-build';
+import { estimateIvfBytes, type IvfSwitchHost, startIvfSwitch } from './ivf-switch';
+
+export type { GraphParameters, GraphStoreMeta, ShardIndex, StoreGraphsOptions, StoreIndexKind } from './graph-entry';
 
 /**
  * Graphs per store: a store's chunks are split by id (`id % SHARDS`) into this many HNSW graphs, each held
@@ -29,70 +24,6 @@ export const IVF_ABOVE_CHUNKS = 300_000;
 const MAX_INFLIGHT_VECTORS = 4096;
 /** A catch-up inserting more than this many vectors does not hold searches back (they use the graphs as they stand). */
 const SEARCH_WAITS_FOR_AT_MOST = 5000;
-
-/** Graph degree and build-time beam. */
-export interface GraphParameters {
-  m: number;
-  efConstruction: number;
-}
-
-/** What the graphs need to know of a store (its row in `vector_index_meta`). */
-export interface GraphStoreMeta {
-  dimensions: number;
-  generation: number;
-  chunk_count: number;
-  embedder_id: string;
-}
-
-export interface StoreGraphsOptions {
-  /** Index files live here (`<store>.<shard>.hnsw` + `.json` sidecars). */
-  directory: string;
-  /** The parameters of new graphs for a store of `chunks` chunks. */
-  parameters(chunks: number): GraphParameters;
-  /** Files built with other parameters are used as they are (true) or rebuilt with these (false). */
-  keepBuilt: boolean;
-  /** Bytes of graphs kept in memory: beyond it, the least recently used graphs nobody is using are saved and unloaded. */
-  memoryBudget: number;
-  /** How often a long build or catch-up logs its progress (ms). */
-  progressIntervalMs: number;
-  log: Logger;
-  /** The store's state in the database (undefined = nothing indexed). */
-  meta(storeId: string): GraphStoreMeta | undefined;
-  source: GraphSource;
-  /** A store of more than this many chunks is served by IVF indexes instead of HNSW graphs (`FATHOM_IVF_ABOVE_CHUNKS`). */
-  ivfAboveChunks: number;
-}
-
-/** What serves a shard: its HNSW graph or an IVF index. */
-export type ShardIndex = 'hnsw' | 'ivf';
-/** What serves a store, as operators see it: graphs, IVFs, or graphs while the IVFs are built. */
-export type StoreIndexKind = 'hnsw' | 'ivf' | 'ivf-building';
-
-interface Entry {
-  /** Searches may use the graphs (they are open in the workers, and any quick catch-up is done). */
-  searchable: Promise<void>;
-  /** No build or catch-up is going on (writes wait for this). */
-  settled: Promise<void>;
-  /** A build or catch-up is going on. */
-  working: boolean;
-  /** The database generation the graphs reflect exactly; undefined when unknown (brought up to date on next use). */
-  applied: Applied;
-  embedderId: string;
-  dimensions: number;
-  /** Estimated memory of each shard's graph. */
-  bytes: number[];
-  /**
-   * The parameters the store's graphs were built with, known once opened: those of the shard built with the
-   * smallest efConstruction, which needs the widest beam.
-   */
-  built?: GraphParameters;
-  lastUsed: number;
-  holds: number;
-  /** What serves each shard. */
-  kinds: ShardIndex[];
-  /** IVFs are being built for the shards still on graphs (they answer meanwhile). */
-  building: boolean;
-}
 
 /** Releases held graphs. */
 export type GraphRelease = () => void;
@@ -111,6 +42,16 @@ export class StoreGraphs {
   /** IVF builds under way (`close` waits for them to stop). */
   private readonly conversions = new Set<Promise<void>>();
   private closing = false;
+  private readonly switchHost: IvfSwitchHost = {
+    options: () => this.options,
+    conversions: this.conversions,
+    closing: () => this.closing,
+    entry: (storeId) => this.entries.get(storeId),
+    buildOptions: (storeId, dimensions) => this.buildOptions(storeId, dimensions),
+    targets: (storeId, kind) => this.targets(storeId, kind),
+    track: (storeId, entry, work) => this.track(storeId, entry, work),
+    removeGraphFiles: (storeId, shard) => this.removeGraphFiles(storeId, shard),
+  };
   private inflightVectors = 0;
 
   constructor(private readonly options: StoreGraphsOptions) {
@@ -431,54 +372,9 @@ export class StoreGraphs {
     return entry;
   }
 
-  /**
-   * Starts building IVFs for a store above the IVF size whose shards are still served by graphs: in the
-   * background (the graphs answer and take writes meanwhile), then the switch, with writes held: the IVFs
-   * caught up from the database, the shards swapped to them, the graphs dropped and their files deleted.
-   */
+  /** Starts the IVF build and switch of a store above the IVF size still on graphs (`ivf-switch.ts`). */
   private convertIfLarge(storeId: string, entry: Entry): void {
-    if (entry.building || entry.working || this.closing || !entry.kinds.includes('hnsw')) return;
-    const meta = this.options.meta(storeId);
-    if (!meta || meta.chunk_count <= this.options.ivfAboveChunks) return;
-    entry.building = true;
-    const { log } = this.options;
-    const common = this.buildOptions(storeId, meta.dimensions);
-    const shards = entry.kinds.flatMap((kind, shard) => (kind === 'hnsw' ? [shard] : []));
-    const ivfs = this.targets(storeId, 'ivf').filter((target) => shards.includes(target.shard));
-    const reason = `it has ${meta.chunk_count.toLocaleString('en-US')} chunks, more than ${this.options.ivfAboveChunks.toLocaleString('en-US')}; its graphs answer until the IVF is built`;
-    const conversion = (async () => {
-      const figures = await buildIvfs({ ...common, targets: ivfs, embedderId: meta.embedder_id, reason });
-      if (this.entries.get(storeId) !== entry || this.closing) throw new Error('the store was unloaded or dropped meanwhile');
-      await entry.settled;
-      const switchStarted = performance.now();
-      this.track(storeId, entry, async () => {
-        const catchUp = await catchUpGraphs({ ...common, targets: ivfs, kind: 'IVF' });
-        const applied = await catchUp.done;
-        const graphs = this.targets(storeId).filter((target) => shards.includes(target.shard));
-        for (const shard of shards) entry.kinds[shard] = 'ivf';
-        entry.building = false;
-        await Promise.all(graphs.map((target) => target.client.drop(target.key)));
-        // The IVF file and its sidecar first, then the graph files go (a crash in between: the IVF file wins at open).
-        await Promise.all(ivfs.map((target) => target.client.flush()));
-        for (const shard of shards) this.removeGraphFiles(storeId, shard);
-        const labels = await Promise.all(ivfs.map((target) => target.client.labels(target.key)));
-        ivfs.forEach(
-          (target, i) => (entry.bytes[target.shard] = estimateIvfBytes({ chunk_count: labels[i]!.length, dimensions: meta.dimensions })),
-        );
-        log.info(
-          `The IVF index of ${storeId} serves its searches now: ${figures.vectors.toLocaleString('en-US')} vectors, sample ${figures.sample.toLocaleString('en-US')}, trained in ${figures.trainSeconds.toFixed(1)} s, built in ${figures.seconds.toFixed(1)} s, switched in ${((performance.now() - switchStarted) / 1000).toFixed(1)} s.`,
-        );
-        return { adding: 0, done: Promise.resolve(applied) };
-      });
-      await entry.settled;
-    })()
-      .catch(async (error: Error) => {
-        entry.building = false;
-        if (!this.closing) log.warn(`The IVF build of ${storeId} stopped (${error.message}); its graphs keep serving it.`);
-        if (!this.closing) await Promise.all(ivfs.map((target) => target.client.drop(target.key))).catch(() => undefined);
-      })
-      .finally(() => this.conversions.delete(conversion));
-    this.conversions.add(conversion);
+    startIvfSwitch(this.switchHost, storeId, entry);
   }
 
   private removeGraphFiles(storeId: string, shard: number): void {
@@ -547,9 +443,4 @@ export class StoreGraphs {
 /** Memory a store's graphs will hold (bytes), estimated like the workers do. */
 function estimateBytes(meta: GraphStoreMeta, parameters: GraphParameters): number {
   return (meta.chunk_count + 1024) * (meta.dimensions * 4 + parameters.m * 8 + 120) + SHARDS * 2_700_000;
-}
-
-/** Memory a store's IVFs will hold (bytes): its vectors padded to 16 floats, labels and the label map, plus the arena's growth headroom. */
-function estimateIvfBytes(meta: Pick<GraphStoreMeta, 'chunk_count' | 'dimensions'>): number {
-  return Math.round(meta.chunk_count * (Math.ceil(meta.dimensions / 16) * 64 + 8 + 40) * 1.125);
 }

@@ -1,0 +1,75 @@
+/**
+ * The switch of a large store from HNSW graphs to IVF indexes (issue 24): a store of more than
+ * `FATHOM_IVF_ABOVE_CHUNKS` chunks whose shards are still served by graphs gets IVFs built in the background
+ * (`buildIvfs`: the graphs answer searches and take writes meanwhile), then, with the store's writes held (as
+ * a catch-up holds them), the IVFs are caught up from the database, the shards swapped to them, the graphs
+ * dropped, the IVF files and sidecars saved, and only then the graph files deleted: a crash at any point loses
+ * nothing (at the next open a usable IVF file wins, else the graphs are used and the build starts again).
+ */
+import type { Entry, StoreGraphsOptions } from './graph-entry';
+import { type BuildOptions, catchUpGraphs, type GraphWork } from './graph-build';
+import { buildIvfs, type IvfTarget } from './ivf-build';
+
+/** What the switch needs of `StoreGraphs`. */
+export interface IvfSwitchHost {
+  options(): StoreGraphsOptions;
+  /** IVF builds under way (`close` waits for them). */
+  conversions: Set<Promise<void>>;
+  closing(): boolean;
+  entry(storeId: string): Entry | undefined;
+  buildOptions(storeId: string, dimensions: number): BuildOptions;
+  targets(storeId: string, kind?: 'hnsw' | 'ivf'): IvfTarget[];
+  track(storeId: string, entry: Entry, work: () => Promise<GraphWork>): void;
+  removeGraphFiles(storeId: string, shard: number): void;
+}
+
+/** Memory a store's IVFs will hold (bytes): its vectors padded to 16 floats, labels and the label map, plus the arena's growth headroom. */
+export function estimateIvfBytes(meta: { chunk_count: number; dimensions: number }): number {
+  return Math.round(meta.chunk_count * (Math.ceil(meta.dimensions / 16) * 64 + 8 + 40) * 1.125);
+}
+
+/** Starts the build and switch when the store is above the size, still (partly) on graphs, and nothing else runs on it. */
+export function startIvfSwitch(host: IvfSwitchHost, storeId: string, entry: Entry): void {
+  if (entry.building || entry.working || host.closing() || !entry.kinds.includes('hnsw')) return;
+  const meta = host.options().meta(storeId);
+  if (!meta || meta.chunk_count <= host.options().ivfAboveChunks) return;
+  entry.building = true;
+  const { log } = host.options();
+  const common = host.buildOptions(storeId, meta.dimensions);
+  const shards = entry.kinds.flatMap((kind, shard) => (kind === 'hnsw' ? [shard] : []));
+  const ivfs = host.targets(storeId, 'ivf').filter((target) => shards.includes(target.shard));
+  const reason = `it has ${meta.chunk_count.toLocaleString('en-US')} chunks, more than ${host.options().ivfAboveChunks.toLocaleString('en-US')}; its graphs answer until the IVF is built`;
+  const conversion = (async () => {
+    const figures = await buildIvfs({ ...common, targets: ivfs, embedderId: meta.embedder_id, reason });
+    if (host.entry(storeId) !== entry || host.closing()) throw new Error('the store was unloaded or dropped meanwhile');
+    await entry.settled;
+    const switchStarted = performance.now();
+    host.track(storeId, entry, async () => {
+      const catchUp = await catchUpGraphs({ ...common, targets: ivfs, kind: 'IVF' });
+      const applied = await catchUp.done;
+      const graphs = host.targets(storeId).filter((target) => shards.includes(target.shard));
+      for (const shard of shards) entry.kinds[shard] = 'ivf';
+      entry.building = false;
+      await Promise.all(graphs.map((target) => target.client.drop(target.key)));
+      // The IVF file and its sidecar first, then the graph files go (a crash in between: the IVF file wins at open).
+      await Promise.all(ivfs.map((target) => target.client.flush()));
+      for (const shard of shards) host.removeGraphFiles(storeId, shard);
+      const labels = await Promise.all(ivfs.map((target) => target.client.labels(target.key)));
+      ivfs.forEach(
+        (target, i) => (entry.bytes[target.shard] = estimateIvfBytes({ chunk_count: labels[i]!.length, dimensions: meta.dimensions })),
+      );
+      log.info(
+        `The IVF index of ${storeId} serves its searches now: ${figures.vectors.toLocaleString('en-US')} vectors, sample ${figures.sample.toLocaleString('en-US')}, trained in ${figures.trainSeconds.toFixed(1)} s, built in ${figures.seconds.toFixed(1)} s, switched in ${((performance.now() - switchStarted) / 1000).toFixed(1)} s.`,
+      );
+      return { adding: 0, done: Promise.resolve(applied) };
+    });
+    await entry.settled;
+  })()
+    .catch(async (error: Error) => {
+      entry.building = false;
+      if (!host.closing()) log.warn(`The IVF build of ${storeId} stopped (${error.message}); its graphs keep serving it.`);
+      if (!host.closing()) await Promise.all(ivfs.map((target) => target.client.drop(target.key))).catch(() => undefined);
+    })
+    .finally(() => host.conversions.delete(conversion));
+  host.conversions.add(conversion);
+}
