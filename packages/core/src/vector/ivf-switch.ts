@@ -7,7 +7,7 @@
  * nothing (at the next open a usable IVF file wins, else the graphs are used and the build starts again).
  */
 import type { Entry, StoreGraphsOptions } from './graph-entry';
-import { type BuildOptions, catchUpGraphs, type GraphWork } from './graph-build';
+import { type Applied, type BuildOptions, catchUpGraphs, type GraphWork } from './graph-build';
 import { buildIvfs, type IvfTarget } from './ivf-build';
 
 /** What the switch needs of `StoreGraphs`. */
@@ -45,8 +45,13 @@ export function startIvfSwitch(host: IvfSwitchHost, storeId: string, entry: Entr
     await entry.settled;
     const switchStarted = performance.now();
     host.track(storeId, entry, async () => {
-      const catchUp = await catchUpGraphs({ ...common, targets: ivfs, kind: 'IVF' });
-      const applied = await catchUp.done;
+      // New writes wait; one that started before may still land: catch up again until the IVFs are exact
+      // for a generation (so they are saved before the graph files go), a few times at most.
+      let applied: Applied;
+      for (let attempt = 0; attempt < 5 && applied === undefined; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+        applied = await (await catchUpGraphs({ ...common, targets: ivfs, kind: 'IVF' })).done;
+      }
       const graphs = host.targets(storeId).filter((target) => shards.includes(target.shard));
       for (const shard of shards) entry.kinds[shard] = 'ivf';
       entry.building = false;

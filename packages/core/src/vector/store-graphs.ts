@@ -303,11 +303,13 @@ export class StoreGraphs {
         ivfs.map((target) => target.client.openIvf({ store: target.key, path: target.path, dimensions, embedderId, generation })),
       );
       const behind: ShardTarget[] = [];
+      const fileGenerations: Array<number | undefined> = [];
       found.forEach((result, shard) => {
         if (result.state === 'empty') return;
         entry.kinds[shard] = 'ivf';
         entry.bytes[shard] = result.bytes;
         if (result.state === 'behind') behind.push(ivfs[shard]!);
+        fileGenerations[shard] = result.fileGeneration;
         // The IVF file wins (it is saved only once the switch is done): the shard's graph files are stale.
         this.removeGraphFiles(storeId, shard);
       });
@@ -348,7 +350,11 @@ export class StoreGraphs {
         const { m, efConstruction } = opened.reduce((least, result) => (result.efConstruction < least.efConstruction ? result : least));
         entry.built = { m, efConstruction };
         const empty = graphs.filter((_, i) => opened[i]!.state === 'empty');
-        graphs.forEach((target, i) => opened[i]!.state === 'behind' && behind.push(target));
+        graphs.forEach((target, i) => {
+          if (opened[i]!.state !== 'behind') return;
+          behind.push(target);
+          fileGenerations[target.shard] = opened[i]!.fileGeneration;
+        });
         if (empty.length) {
           const legacy = existsSync(this.legacyPath(storeId));
           const reason = legacy
@@ -364,7 +370,7 @@ export class StoreGraphs {
         ...common,
         targets: behind,
         kind: behind.every((target) => entry.kinds[target.shard] === 'ivf') ? 'IVF' : 'HNSW',
-        reason: `its files are behind the database (at generation ${generation}): written since by this or another process`,
+        reason: `its files are at generation ${behind.map((target) => fileGenerations[target.shard]).join(' and ')}, the database at ${generation}: written since by this or another process`,
       });
       // Graphs built while the store changed are exact for no generation: the next use catches them up.
       return { adding: catchUp.adding, done: catchUp.done.then((applied) => (built === undefined ? undefined : applied)) };
