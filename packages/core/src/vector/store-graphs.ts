@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import type { WriteStep } from './chunk-writes';
 import { type Applied, type BuildOptions, buildGraphs, catchUpGraphs, type GraphWork, type ShardTarget } from './graph-build';
 import type { Entry, GraphParameters, GraphStoreMeta, ShardIndex, StoreGraphsOptions, StoreIndexKind } from './graph-entry';
 import { HnswClient } from './hnsw-client';
+import { IndexFiles } from './index-files';
 import type { HnswRequest, HnswSearchResult } from './hnsw-protocol';
 import { buildIvfs, type IvfTarget, stopTraining } from './ivf-build';
 import { estimateIvfBytes, type IvfSwitchHost, startIvfSwitch } from './ivf-switch';
@@ -42,6 +42,7 @@ export class StoreGraphs {
   /** IVF builds under way (`close` waits for them to stop). */
   private readonly conversions = new Set<Promise<void>>();
   private closing = false;
+  private readonly files: IndexFiles;
   private readonly switchHost: IvfSwitchHost = {
     options: () => this.options,
     conversions: this.conversions,
@@ -50,12 +51,13 @@ export class StoreGraphs {
     buildOptions: (storeId, dimensions) => this.buildOptions(storeId, dimensions),
     targets: (storeId, kind) => this.targets(storeId, kind),
     track: (storeId, entry, work) => this.track(storeId, entry, work),
-    removeGraphFiles: (storeId, shard) => this.removeGraphFiles(storeId, shard),
+    removeGraphFiles: (storeId, shard) => this.files.remove(this.files.graph(storeId, shard)),
   };
   private inflightVectors = 0;
 
   constructor(private readonly options: StoreGraphsOptions) {
     mkdirSync(options.directory, { recursive: true });
+    this.files = new IndexFiles(options.directory);
   }
 
   /** Whether the store's graphs are in memory (loaded or loading). */
@@ -194,11 +196,10 @@ export class StoreGraphs {
     const both = [...this.targets(storeId, 'hnsw'), ...this.targets(storeId, 'ivf')];
     await Promise.all(both.map((target) => target.client.drop(target.key)));
     for (let shard = 0; shard < SHARDS; shard++) {
-      for (const path of [this.pathOf(storeId, shard), this.ivfPathOf(storeId, shard)]) {
-        for (const file of [path, `${path}.json`]) rmSync(file, { force: true });
-      }
+      this.files.remove(this.files.graph(storeId, shard));
+      this.files.remove(this.files.ivf(storeId, shard));
     }
-    this.removeLegacyFiles(storeId);
+    this.files.remove(this.files.legacy(storeId));
   }
 
   /** Saves every changed graph now (they are also saved a few seconds after changes). */
@@ -226,27 +227,9 @@ export class StoreGraphs {
         shard,
         client: this.workers[shard % this.workers.length]!,
         key: ivf ? `${storeId}#${shard}:ivf` : `${storeId}#${shard}`,
-        path: ivf ? this.ivfPathOf(storeId, shard) : this.pathOf(storeId, shard),
+        path: ivf ? this.files.ivf(storeId, shard) : this.files.graph(storeId, shard),
       };
     });
-  }
-
-  private pathOf(storeId: string, shard: number): string {
-    return join(this.options.directory, `${storeId.replace(/[^\w.-]/g, '_')}.${shard}.hnsw`);
-  }
-
-  private ivfPathOf(storeId: string, shard: number): string {
-    return join(this.options.directory, `${storeId.replace(/[^\w.-]/g, '_')}.${shard}.ivf`);
-  }
-
-  /** The one-graph file of earlier versions (`<store>.hnsw`): replaced by shard files. */
-  private legacyPath(storeId: string): string {
-    return join(this.options.directory, `${storeId.replace(/[^\w.-]/g, '_')}.hnsw`);
-  }
-
-  private removeLegacyFiles(storeId: string): void {
-    const legacy = this.legacyPath(storeId);
-    for (const file of [legacy, `${legacy}.json`]) rmSync(file, { force: true });
   }
 
   private memoryBytes(): number {
@@ -311,7 +294,7 @@ export class StoreGraphs {
         if (result.state === 'behind') behind.push(ivfs[shard]!);
         fileGenerations[shard] = result.fileGeneration;
         // The IVF file wins (it is saved only once the switch is done): the shard's graph files are stale.
-        this.removeGraphFiles(storeId, shard);
+        this.files.remove(this.files.graph(storeId, shard));
       });
       const graphs = this.targets(storeId).filter((target) => entry.kinds[target.shard] === 'hnsw');
       let built: Applied = generation;
@@ -356,13 +339,13 @@ export class StoreGraphs {
           fileGenerations[target.shard] = opened[i]!.fileGeneration;
         });
         if (empty.length) {
-          const legacy = existsSync(this.legacyPath(storeId));
+          const legacy = existsSync(this.files.legacy(storeId));
           const reason = legacy
             ? 'its HNSW file is of an earlier version (one graph per store; now one per shard)'
             : opened[graphs.indexOf(empty[0]!)]!.reason!;
           // Nothing is searchable before the missing graphs are built.
           built = await buildGraphs({ ...common, targets: empty, generation, chunks: meta.chunk_count, reason });
-          if (legacy) this.removeLegacyFiles(storeId);
+          if (legacy) this.files.remove(this.files.legacy(storeId));
         }
       }
       if (behind.length === 0) return { adding: 0, done: Promise.resolve(built) };
@@ -381,11 +364,6 @@ export class StoreGraphs {
   /** Starts the IVF build and switch of a store above the IVF size still on graphs (`ivf-switch.ts`). */
   private convertIfLarge(storeId: string, entry: Entry): void {
     startIvfSwitch(this.switchHost, storeId, entry);
-  }
-
-  private removeGraphFiles(storeId: string, shard: number): void {
-    const path = this.pathOf(storeId, shard);
-    for (const file of [path, `${path}.json`]) rmSync(file, { force: true });
   }
 
   /**
