@@ -42,6 +42,11 @@ export type HnswRequest =
        * when it holds fewer than `k` allowed labels (the caller then scans the allowed chunks exactly).
        */
       visitBudget?: number;
+      /**
+       * For an IVF shard: the share of the allowed ids it can hold (1 / shards: labels are split by `id % shards`),
+       * so its exact-or-lists choice counts the allowed labels it holds, not those of every shard.
+       */
+      share?: number;
     }
   | { op: 'labels'; store: string }
   /** Loads a shard's IVF file (`<store>.<shard>.ivf`) when it is usable; answers `empty` (and holds nothing) otherwise. */

@@ -71,7 +71,13 @@ export class IvfShards {
       }
       case 'search': {
         // The index decides: an exact score of the allowed labels when they are few, else its nearest lists.
-        const hits = this.get(request.store).index.search(request.vector, request.k, request.allowed ? { allowed: request.allowed } : {});
+        const { index } = this.get(request.store);
+        const { allowed, share = 1 } = request;
+        const hits = index.search(
+          request.vector,
+          request.k,
+          allowed ? { allowed, exactLimit: Math.round(index.exactFilterLimit() / share) } : {},
+        );
         return { labels: hits.map((hit) => hit.label), distances: hits.map((hit) => hit.distance) } satisfies HnswSearchResult;
       }
       case 'labels':

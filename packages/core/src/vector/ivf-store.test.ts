@@ -218,4 +218,16 @@ describe('a store above FATHOM_IVF_ABOVE_CHUNKS', () => {
     }
     expect(await recallAt8(index, even)).toBeGreaterThanOrEqual(0.95);
   });
+
+  it("scores a filter's chunks exactly when the shard holds few of them, counting only that shard's share", async () => {
+    await addFiles(index, 0, 110); // 2,200 chunks; the IVF scores up to 1,024 allowed labels per shard exactly
+    await searchUntilIvf(index);
+    // 1,100 chunks of topics 0-14 (more than 1,024 in all, 550 per shard), searched with queries of other topics.
+    const files = Array.from({ length: 110 }, (_, file) => file).filter((file) => file % TOPICS.length < 15);
+    const filter: AttributeFilter = { type: 'in', key: 'file', value: files };
+    for (let topic = 15; topic < 30; topic++) {
+      const query = words(topic, 4);
+      expect(await vectorSearch(index, query, filter)).toEqual(await exactSearch(query, filter));
+    }
+  });
 });

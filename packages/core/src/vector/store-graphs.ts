@@ -174,7 +174,7 @@ export class StoreGraphs {
     const answers = this.targets(store).map((target) =>
       // An IVF decides itself how to apply a filter (exactly over few allowed chunks, else in its lists): no beam, no budget.
       kinds?.[target.shard] === 'ivf'
-        ? target.client.search({ store: target.key, vector, k, ef, ...(allowed ? { allowed } : {}) })
+        ? target.client.search({ store: target.key, vector, k, ef, ...(allowed ? { allowed, share: 1 / SHARDS } : {}) })
         : target.client.search({ ...request, store: target.key }),
     );
     return Promise.all(answers).then((results) => {
