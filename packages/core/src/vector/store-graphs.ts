@@ -399,7 +399,10 @@ export class StoreGraphs {
     }
     const meta = this.options.meta(storeId);
     if (!meta || entry.applied === meta.generation) return;
-    this.track(storeId, entry, () => catchUpGraphs({ ...this.buildOptions(storeId, meta.dimensions), targets: this.targets(storeId) }));
+    const kind = entry.kinds.includes('hnsw') ? 'HNSW' : 'IVF';
+    this.track(storeId, entry, () =>
+      catchUpGraphs({ ...this.buildOptions(storeId, meta.dimensions), targets: this.targets(storeId), kind }),
+    );
     await (purpose === 'write' ? entry.settled : entry.searchable);
   }
 
