@@ -37,12 +37,12 @@ const random = () => {
 };
 const words = (topic: number, count: number) => Array.from({ length: count }, () => TOPICS[topic]![Math.floor(random() * 12)]!).join(' ');
 
-async function addFile(target: VectorIndex, fileNumber: number, texts?: string[]) {
+async function addFile(target: VectorIndex, fileNumber: number, texts?: string[], storeId = 'vs_big') {
   const topic = fileNumber % TOPICS.length;
   const values = texts ?? Array.from({ length: FILE_CHUNKS }, (_, i) => `${words(topic, 6)} f${fileNumber}c${i}`);
   const { embeddings } = await hash.embed({ values });
   await target.addFileChunks({
-    storeId: 'vs_big',
+    storeId,
     fileId: `file-${fileNumber}`,
     filename: `file-${fileNumber}.txt`,
     attributes: { half: fileNumber % 2 === 0 ? 'even' : 'odd', file: fileNumber },
@@ -229,5 +229,23 @@ describe('a store above FATHOM_IVF_ABOVE_CHUNKS', () => {
       const query = words(topic, 4);
       expect(await vectorSearch(index, query, filter)).toEqual(await exactSearch(query, filter));
     }
+  });
+
+  it('is saved and freed past the memory budget like a graph, and loaded from its file when next used', async () => {
+    await index.close();
+    index = open({ hnsw: { memoryBytes: 1 } }); // every store opened unloads the idle others
+    await addFiles(index, 0, 30);
+    await searchUntilIvf(index);
+    const before = await vectorSearch(index, QUERIES[3]!);
+    // The IVFs count against the budget as graphs do: at least their vectors.
+    expect(index.graphsInMemory().bytes).toBeGreaterThan(600 * hash.dimensions * 4);
+    logs = [];
+    await addFile(index, 0, undefined, 'vs_other');
+    await addFile(index, 1, undefined, 'vs_other');
+    expect(index.vectorIndexOf('vs_other')).toBe('hnsw');
+    expect(index.vectorIndexOf('vs_big')).toBeUndefined(); // unloaded to make room
+    expect(await vectorSearch(index, QUERIES[3]!)).toEqual(before);
+    expect(index.vectorIndexOf('vs_big')).toBe('ivf');
+    expect(logs.filter((line) => /Building|Rebuilding|Updating/.test(line))).toEqual([]);
   });
 });
