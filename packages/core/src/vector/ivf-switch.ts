@@ -6,8 +6,9 @@
  * dropped, the IVF files and sidecars saved, and only then the graph files deleted: a crash at any point loses
  * nothing (at the next open a usable IVF file wins, else the graphs are used and the build starts again).
  */
-import type { Entry, StoreGraphsOptions } from './graph-entry';
-import { type Applied, type BuildOptions, catchUpGraphs, type GraphWork } from './graph-build';
+import { existsSync } from 'node:fs';
+import type { Entry, GraphStoreMeta, StoreGraphsOptions } from './graph-entry';
+import { type Applied, type BuildOptions, catchUpGraphs, type GraphWork, type ShardTarget } from './graph-build';
 import { buildIvfs, type IvfTarget } from './ivf-build';
 
 /** What the switch needs of `StoreGraphs`. */
@@ -54,27 +55,82 @@ export function startIvfSwitch(host: IvfSwitchHost, storeId: string, entry: Entr
       }
       const graphs = host.targets(storeId).filter((target) => shards.includes(target.shard));
       for (const shard of shards) entry.kinds[shard] = 'ivf';
-      entry.building = false;
       await Promise.all(graphs.map((target) => target.client.drop(target.key)));
-      // The IVF file and its sidecar first, then the graph files go (a crash in between: the IVF file wins at open).
-      await Promise.all(ivfs.map((target) => target.client.flush()));
-      for (const shard of shards) host.removeGraphFiles(storeId, shard);
-      const labels = await Promise.all(ivfs.map((target) => target.client.labels(target.key)));
-      ivfs.forEach(
-        (target, i) => (entry.bytes[target.shard] = estimateIvfBytes({ chunk_count: labels[i]!.length, dimensions: meta.dimensions })),
-      );
-      log.info(
-        `The IVF index of ${storeId} serves its searches now: ${figures.vectors.toLocaleString('en-US')} vectors, sample ${figures.sample.toLocaleString('en-US')}, trained in ${figures.trainSeconds.toFixed(1)} s, built in ${figures.seconds.toFixed(1)} s, switched in ${((performance.now() - switchStarted) / 1000).toFixed(1)} s.`,
-      );
+      const perShard = Math.ceil(meta.chunk_count / entry.kinds.length);
+      for (const shard of shards) entry.bytes[shard] = estimateIvfBytes({ chunk_count: perShard, dimensions: meta.dimensions });
       return { adding: 0, done: Promise.resolve(applied) };
     });
     await entry.settled;
+    const heldMs = performance.now() - switchStarted;
+    // Writes and searches go on. The IVF files and sidecars first, then the graph files go (a crash in
+    // between: the IVF files win at open; IVFs not saved, their generation unknown: the graph files stay).
+    await Promise.all(ivfs.map((target) => target.client.flush()));
+    const saved = ivfs.every((target) => existsSync(target.path) && existsSync(`${target.path}.json`));
+    if (saved) for (const shard of shards) host.removeGraphFiles(storeId, shard);
+    entry.building = false;
+    log.info(
+      `The IVF index of ${storeId} serves its searches now: ${figures.vectors.toLocaleString('en-US')} vectors, sample ${figures.sample.toLocaleString('en-US')}, trained in ${figures.trainSeconds.toFixed(1)} s, built in ${figures.seconds.toFixed(1)} s, writes held ${(heldMs / 1000).toFixed(1)} s, saved ${((performance.now() - switchStarted - heldMs) / 1000).toFixed(1)} s later.`,
+    );
   })()
     .catch(async (error: Error) => {
       entry.building = false;
       if (!host.closing()) log.warn(`The IVF build of ${storeId} stopped (${error.message}); its graphs keep serving it.`);
-      if (!host.closing()) await Promise.all(ivfs.map((target) => target.client.drop(target.key))).catch(() => undefined);
+      // IVFs built for nothing are freed, unless the store was opened again meanwhile (its open replaced them).
+      const current = host.entry(storeId);
+      const abandoned = !current || (current === entry && shards.every((shard) => entry.kinds[shard] === 'hnsw'));
+      if (!host.closing() && abandoned) await Promise.all(ivfs.map((target) => target.client.drop(target.key))).catch(() => undefined);
     })
     .finally(() => host.conversions.delete(conversion));
   host.conversions.add(conversion);
+}
+
+/**
+ * At open: loads each shard's IVF file when usable (the shard is then served by it, and its graph files are
+ * deleted); answers the shards behind the database, and, for a store above the size with no graph file left,
+ * builds its IVFs straight away (`straight`: the work to track; nothing is searchable before).
+ */
+export async function openIvfShards(
+  host: IvfSwitchHost,
+  storeId: string,
+  entry: Entry,
+  meta: GraphStoreMeta,
+): Promise<{ behind: ShardTarget[]; fileGenerations: Array<number | undefined>; straight?: GraphWork }> {
+  const { dimensions, embedder_id: embedderId, generation } = meta;
+  const common = host.buildOptions(storeId, dimensions);
+  const ivfs = host.targets(storeId, 'ivf');
+  const found = await Promise.all(
+    ivfs.map((target) => target.client.openIvf({ store: target.key, path: target.path, dimensions, embedderId, generation })),
+  );
+  const behind: ShardTarget[] = [];
+  const fileGenerations: Array<number | undefined> = [];
+  found.forEach((result, shard) => {
+    if (result.state === 'empty') return;
+    entry.kinds[shard] = 'ivf';
+    entry.bytes[shard] = result.bytes;
+    if (result.state === 'behind') behind.push(ivfs[shard]!);
+    fileGenerations[shard] = result.fileGeneration;
+    // The IVF file wins (it is saved only once the switch is done): the shard's graph files are stale.
+    host.removeGraphFiles(storeId, shard);
+  });
+  const graphs = host.targets(storeId).filter((target) => entry.kinds[target.shard] === 'hnsw');
+  const large = meta.chunk_count > host.options().ivfAboveChunks;
+  if (graphs.length && large && graphs.every((target) => !existsSync(target.path))) {
+    // No graph to answer meanwhile: the IVFs are built now, and searched once built.
+    const targets = graphs.map((target) => ivfs[target.shard]!);
+    const figures = await buildIvfs({
+      ...common,
+      targets,
+      embedderId,
+      reason: `it has more than ${host.options().ivfAboveChunks.toLocaleString('en-US')} chunks and no index file`,
+    });
+    for (const target of targets) entry.kinds[target.shard] = 'ivf';
+    host
+      .options()
+      .log.info(
+        `The IVF index of ${storeId} is built (${figures.vectors.toLocaleString('en-US')} vectors in ${figures.seconds.toFixed(1)} s).`,
+      );
+    const catchUp = await catchUpGraphs({ ...common, targets, kind: 'IVF' });
+    return { behind, fileGenerations, straight: { adding: catchUp.adding, done: catchUp.done } };
+  }
+  return { behind, fileGenerations };
 }

@@ -1,13 +1,13 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { WriteStep } from './chunk-writes';
-import { type Applied, type BuildOptions, buildGraphs, catchUpGraphs, type GraphWork, type ShardTarget } from './graph-build';
+import { type Applied, type BuildOptions, buildGraphs, catchUpGraphs, type GraphWork } from './graph-build';
 import type { Entry, GraphParameters, GraphStoreMeta, ShardIndex, StoreGraphsOptions, StoreIndexKind } from './graph-entry';
 import { HnswClient } from './hnsw-client';
 import { IndexFiles } from './index-files';
 import type { HnswRequest, HnswSearchResult } from './hnsw-protocol';
-import { buildIvfs, type IvfTarget, stopTraining } from './ivf-build';
-import { estimateIvfBytes, type IvfSwitchHost, startIvfSwitch } from './ivf-switch';
+import { type IvfTarget, stopTraining } from './ivf-build';
+import { estimateIvfBytes, type IvfSwitchHost, openIvfShards, startIvfSwitch } from './ivf-switch';
 
 export type { GraphParameters, GraphStoreMeta, ShardIndex, StoreGraphsOptions, StoreIndexKind } from './graph-entry';
 
@@ -281,39 +281,10 @@ export class StoreGraphs {
       await this.makeRoom(storeId, large ? estimateIvfBytes(meta) : estimateBytes(meta, parameters));
       const { dimensions, embedder_id: embedderId, generation } = meta;
       const common = this.buildOptions(storeId, dimensions);
-      const ivfs = this.targets(storeId, 'ivf');
-      const found = await Promise.all(
-        ivfs.map((target) => target.client.openIvf({ store: target.key, path: target.path, dimensions, embedderId, generation })),
-      );
-      const behind: ShardTarget[] = [];
-      const fileGenerations: Array<number | undefined> = [];
-      found.forEach((result, shard) => {
-        if (result.state === 'empty') return;
-        entry.kinds[shard] = 'ivf';
-        entry.bytes[shard] = result.bytes;
-        if (result.state === 'behind') behind.push(ivfs[shard]!);
-        fileGenerations[shard] = result.fileGeneration;
-        // The IVF file wins (it is saved only once the switch is done): the shard's graph files are stale.
-        this.files.remove(this.files.graph(storeId, shard));
-      });
+      const { behind, fileGenerations, straight } = await openIvfShards(this.switchHost, storeId, entry, meta);
+      if (straight) return straight;
       const graphs = this.targets(storeId).filter((target) => entry.kinds[target.shard] === 'hnsw');
       let built: Applied = generation;
-      if (graphs.length && large && graphs.every((target) => !existsSync(target.path))) {
-        // No graph to answer meanwhile: the IVFs are built now, and searched once built.
-        const targets = graphs.map((target) => ivfs[target.shard]!);
-        const figures = await buildIvfs({
-          ...common,
-          targets,
-          embedderId,
-          reason: `it has more than ${this.options.ivfAboveChunks.toLocaleString('en-US')} chunks and no index file`,
-        });
-        for (const target of targets) entry.kinds[target.shard] = 'ivf';
-        this.options.log.info(
-          `The IVF index of ${storeId} is built (${figures.vectors.toLocaleString('en-US')} vectors in ${figures.seconds.toFixed(1)} s).`,
-        );
-        const catchUp = await catchUpGraphs({ ...common, targets, kind: 'IVF' });
-        return { adding: catchUp.adding, done: catchUp.done };
-      }
       if (graphs.length) {
         const opened = await Promise.all(
           graphs.map((target) =>
