@@ -8,6 +8,10 @@
  * still waited for the workers after the keyword side had ended.
  *
  *   FATHOM_DATA_DIR=/tmp/copy nice -n 19 npx tsx --conditions=fathom-source bench/scale/profile-search.ts [queries]
+ *
+ * With `PROFILE_WAIT_IVF=1` it first waits until the store is served by IVF indexes (a store above
+ * `FATHOM_IVF_ABOVE_CHUNKS` opened from graphs converts in the background), printing the process's RSS and
+ * CPU meanwhile, so the figures are the IVF's.
  */
 import { Fathom } from '../../packages/core/src';
 import { KeywordIndex, type KeywordPlan } from '../../packages/core/src/vector/keyword-index';
@@ -78,10 +82,27 @@ candidates.all = (...args: unknown[]) => {
 
 const queries = benchQueries(QUERIES);
 const run = (query: string) => fathom.vectorIndex.search([storeId], { query, mode: MODE, maxNumResults: 10 });
+if (process.env.PROFILE_WAIT_IVF === '1') {
+  const index = fathom.vectorIndex as unknown as { vectorIndexOf(storeId: string): string | undefined };
+  const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  let peakRss = 0;
+  await run(queries[0]!);
+  while (index.vectorIndexOf(storeId) !== 'ivf') {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    await run(queries[0]!);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  const cpu = process.cpuUsage(cpuBefore);
+  console.log(
+    `IVF switch done after ${((performance.now() - started) / 1000).toFixed(1)} s; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB, now ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`,
+  );
+}
 for (const query of queries.slice(0, 20)) await run(query);
 // Measured once the planner's vocabulary copy is in memory (the steady state; see node.ts).
 await (fathom.vectorIndex as unknown as { keywords: { vocabularyScanned(): Promise<boolean> } }).keywords.vocabularyScanned();
 const samples: Sample[] = [];
+const cpuStarted = process.cpuUsage();
 for (const query of queries) {
   current = {};
   const started = performance.now();
@@ -108,6 +129,8 @@ for (const query of queries) {
     );
 }
 
+const cpuUsed = process.cpuUsage(cpuStarted);
+console.log(`process CPU per query (every thread): ${((cpuUsed.user + cpuUsed.system) / 1000 / QUERIES).toFixed(2)} ms`);
 const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;

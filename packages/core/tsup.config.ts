@@ -8,6 +8,7 @@ export default defineConfig({
     'test/index': 'src/test/index.ts',
     'extract.worker': 'src/documents/extract/extract.worker.ts',
     'hnsw-worker': 'src/vector/hnsw-worker.ts',
+    'ivf-train-worker': 'src/vector/ivf-train-worker.ts',
     'mapping.worker': 'src/webhooks/mapping.worker.ts',
   },
   format: ['esm'],

@@ -39,6 +39,7 @@ function dependenciesOf(manifest: string): string[] {
 const WORKERS = {
   'extract.worker': join(core, 'src/documents/extract/extract.worker.ts'),
   'hnsw-worker': join(core, 'src/vector/hnsw-worker.ts'),
+  'ivf-train-worker': join(core, 'src/vector/ivf-train-worker.ts'),
   'mapping.worker': join(core, 'src/webhooks/mapping.worker.ts'),
 };
 

@@ -3,7 +3,7 @@ import type { HnswClient } from './hnsw-client';
 import { blobToVector } from './vector-blob';
 
 /** Vectors read from the database per batch when graphs are built or brought up to date. */
-const BATCH = 1000;
+export const BATCH = 1000;
 /** By default a build or catch-up longer than this logs its progress, at most this often. */
 export const PROGRESS_INTERVAL_MS = 10_000;
 
@@ -36,10 +36,10 @@ export interface GraphWork {
   done: Promise<Applied>;
 }
 
-const plural = (count: number, word: string) => `${count.toLocaleString('en-US')} ${word}${count === 1 ? '' : 's'}`;
+export const plural = (count: number, word: string) => `${count.toLocaleString('en-US')} ${word}${count === 1 ? '' : 's'}`;
 
 /** Logs "… n of total (p%), s left" at most every `intervalMs`, and the end when it took that long. */
-class Progress {
+export class Progress {
   private readonly started = performance.now();
   private logged = this.started;
 
@@ -70,7 +70,7 @@ class Progress {
  * Inserts rows into the shards they belong to (`id % shards`), batch by batch; each shard's worker has at
  * most two batches in flight, and the next batch is read while the workers insert.
  */
-async function insertAll(
+export async function insertAll(
   targets: ShardTarget[],
   shards: number,
   dimensions: number,
@@ -167,7 +167,9 @@ export async function buildGraphs(
  * exact this way, at the cost of the difference. Answers once the difference is known and the deletions
  * are applied; `done` follows the insertions.
  */
-export async function catchUpGraphs(options: BuildOptions & { targets: ShardTarget[]; reason?: string }): Promise<GraphWork> {
+export async function catchUpGraphs(
+  options: BuildOptions & { targets: ShardTarget[]; reason?: string; kind?: 'HNSW' | 'IVF' },
+): Promise<GraphWork> {
   const { source, log, storeId, targets, shards } = options;
   const labels = await Promise.all(targets.map((target) => target.client.labels(target.key)));
   const read = source.ids(storeId);
@@ -194,7 +196,7 @@ export async function catchUpGraphs(options: BuildOptions & { targets: ShardTarg
     if (removing.length) removed += await target.client.delete(target.key, removing, -1);
   }
   adding.sort((a, b) => a - b);
-  const what = `Updating the HNSW index of ${storeId}`;
+  const what = `Updating the ${options.kind ?? 'HNSW'} index of ${storeId}`;
   if (options.reason || adding.length >= 10 * BATCH) {
     log.info(
       `${what}${options.reason ? ` (${options.reason})` : ''}: ${plural(adding.length, 'vector')} to add, ${removed.toLocaleString('en-US')} removed.`,

@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { siblingWorkerUrl, startWorker } from '../internal/worker-options';
-import type { HnswAddResult, HnswOpenResult, HnswReply, HnswRequest, HnswSearchResult } from './hnsw-protocol';
+import type { HnswAddResult, HnswOpenResult, HnswReply, HnswRequest, HnswSearchResult, IvfOpenResult } from './hnsw-protocol';
 
 /**
  * Main-thread handle on the HNSW worker: one promise per request, answered in order. The worker is
@@ -71,6 +71,17 @@ export class HnswClient {
 
   search(request: Omit<Extract<HnswRequest, { op: 'search' }>, 'op'>): Promise<HnswSearchResult> {
     return this.call({ op: 'search', ...request });
+  }
+
+  /** Loads a shard's IVF file when usable (an IVF shard then answers the other requests under `store`). */
+  openIvf(request: Omit<Extract<HnswRequest, { op: 'open-ivf' }>, 'op'>): Promise<IvfOpenResult> {
+    this.failure = undefined;
+    return this.call({ op: 'open-ivf', ...request });
+  }
+
+  /** Starts an empty IVF shard over trained centroids. */
+  createIvf(request: Omit<Extract<HnswRequest, { op: 'create-ivf' }>, 'op'>): Promise<HnswAddResult> {
+    return this.call({ op: 'create-ivf', ...request }, [request.centroids.buffer as ArrayBuffer]);
   }
 
   /** Every label in the store's graph (deleted ones included), in no order. */

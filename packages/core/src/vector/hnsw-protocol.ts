@@ -47,8 +47,17 @@ export type HnswRequest =
       database?: string;
       /** The labels this graph holds (`label % count === index`): the scan reads only those. */
       shard?: { index: number; count: number };
+      /**
+       * For an IVF shard: the share of the allowed ids it can hold (1 / shards: labels are split by `id % shards`),
+       * so its exact-or-lists choice counts the allowed labels it holds, not those of every shard.
+       */
+      share?: number;
     }
   | { op: 'labels'; store: string }
+  /** Loads a shard's IVF file (`<store>.<shard>.ivf`) when it is usable; answers `empty` (and holds nothing) otherwise. */
+  | { op: 'open-ivf'; store: string; path: string; dimensions: number; embedderId: string; generation: number }
+  /** Starts an empty IVF over trained centroids (`lists x dimensions`); it claims no generation until a write step does. */
+  | { op: 'create-ivf'; store: string; path: string; dimensions: number; embedderId: string; centroids: Float32Array }
   | { op: 'unload'; store: string }
   | { op: 'drop'; store: string }
   | { op: 'flush' };
@@ -96,4 +105,23 @@ export interface HnswSidecar {
   embedderId?: string;
   m?: number;
   efConstruction?: number;
+}
+
+/** Answer of `open-ivf`: what the file was worth, and the index's size when loaded. */
+export interface IvfOpenResult {
+  state: 'current' | 'behind' | 'empty';
+  reason?: string;
+  fileGeneration?: number;
+  count: number;
+  bytes: number;
+}
+
+/** Sidecar of an IVF file (`<store>.<shard>.ivf.json`): as the graphs', with the index's lists and default probes. */
+export interface IvfSidecar {
+  generation: number;
+  dimensions: number;
+  embedderId: string;
+  lists: number;
+  nprobe: number;
+  count: number;
 }

@@ -11,6 +11,7 @@ import hnswlib from 'hnswlib-node';
 import type { HnswOpenResult, HnswRequest, HnswSidecar } from './hnsw-protocol';
 import { scanAllowed } from './hnsw-scan';
 import { inRanges } from './id-ranges';
+import { IvfShards } from './ivf-shards';
 
 const { HierarchicalNSW } = hnswlib;
 type Index = InstanceType<typeof HierarchicalNSW>;
@@ -134,6 +135,10 @@ function load(request: Extract<HnswRequest, { op: 'open' }>, index: Index): Load
 }
 
 async function handle(request: HnswRequest): Promise<unknown> {
+  // A shard served by an IVF (issue 24: large stores), or one being opened or created as such.
+  if (request.op === 'open-ivf' || request.op === 'create-ivf' || (request.op !== 'flush' && ivfs.has(request.store))) {
+    return ivfs.handle(request);
+  }
   switch (request.op) {
     case 'open': {
       const previous = stores.get(request.store);
@@ -264,8 +269,11 @@ async function handle(request: HnswRequest): Promise<unknown> {
     }
     case 'flush': {
       for (const store of stores.values()) await save(store);
+      ivfs.flush();
       return undefined;
     }
+    default:
+      throw new Error(`Unknown request '${(request as { op: string }).op}'.`);
   }
 }
 
@@ -274,6 +282,7 @@ let queue: Promise<void> = Promise.resolve();
 function enqueue(task: () => Promise<void>): void {
   queue = queue.then(task);
 }
+const ivfs = new IvfShards(enqueue);
 parentPort!.on('message', (message: { id: number; request: HnswRequest }) => {
   enqueue(async () => {
     try {

@@ -35,6 +35,7 @@ export function openVectorIndex(options: OpenVectorIndexOptions): VectorIndexCon
       log,
       hnsw: { memoryBytes: settings.hnswMemoryMb * 1024 ** 2, efSearch: settings.hnswEfSearch },
       exactSearchLimit: settings.exactSearchChunks,
+      ivfAboveChunks: settings.ivfAboveChunks,
     });
   }
   return new PgVectorIndex({

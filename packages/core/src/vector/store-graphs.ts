@@ -1,19 +1,15 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
-import type { Logger } from '../internal/logger';
 import type { WriteStep } from './chunk-writes';
-import {
-  type Applied,
-  type BuildOptions,
-  buildGraphs,
-  catchUpGraphs,
-  type GraphSource,
-  type GraphWork,
-  type ShardTarget,
-} from './graph-build';
+import { type Applied, type BuildOptions, buildGraphs, catchUpGraphs, type GraphWork } from './graph-build';
+import type { Entry, GraphParameters, GraphStoreMeta, ShardIndex, StoreGraphsOptions, StoreIndexKind } from './graph-entry';
 import { HnswClient } from './hnsw-client';
+import { IndexFiles } from './index-files';
 import type { HnswRequest, HnswSearchResult } from './hnsw-protocol';
+import { type IvfTarget, stopTraining } from './ivf-build';
+import { estimateIvfBytes, type IvfSwitchHost, openIvfShards, startIvfSwitch } from './ivf-switch';
+
+export type { GraphParameters, GraphStoreMeta, ShardIndex, StoreGraphsOptions, StoreIndexKind } from './graph-entry';
 
 /**
  * Graphs per store: a store's chunks are split by id (`id % SHARDS`) into this many HNSW graphs, each held
@@ -22,63 +18,12 @@ import type { HnswRequest, HnswSearchResult } from './hnsw-protocol';
  * a given recall grows faster than its size, so two half graphs also cost less CPU than one.
  */
 export const SHARDS = 2;
+/** Default of `FATHOM_IVF_ABOVE_CHUNKS`: stores of more chunks are served by IVF indexes (the graphs' beam gets expensive above it). */
+export const IVF_ABOVE_CHUNKS = 300_000;
 /** HNSW inserts queued in the workers before `apply` waits (backpressure). */
 const MAX_INFLIGHT_VECTORS = 4096;
 /** A catch-up inserting more than this many vectors does not hold searches back (they use the graphs as they stand). */
 const SEARCH_WAITS_FOR_AT_MOST = 5000;
-
-/** Graph degree and build-time beam. */
-export interface GraphParameters {
-  m: number;
-  efConstruction: number;
-}
-
-/** What the graphs need to know of a store (its row in `vector_index_meta`). */
-export interface GraphStoreMeta {
-  dimensions: number;
-  generation: number;
-  chunk_count: number;
-  embedder_id: string;
-}
-
-export interface StoreGraphsOptions {
-  /** Index files live here (`<store>.<shard>.hnsw` + `.json` sidecars). */
-  directory: string;
-  /** The parameters of new graphs for a store of `chunks` chunks. */
-  parameters(chunks: number): GraphParameters;
-  /** Files built with other parameters are used as they are (true) or rebuilt with these (false). */
-  keepBuilt: boolean;
-  /** Bytes of graphs kept in memory: beyond it, the least recently used graphs nobody is using are saved and unloaded. */
-  memoryBudget: number;
-  /** How often a long build or catch-up logs its progress (ms). */
-  progressIntervalMs: number;
-  log: Logger;
-  /** The store's state in the database (undefined = nothing indexed). */
-  meta(storeId: string): GraphStoreMeta | undefined;
-  source: GraphSource;
-}
-
-interface Entry {
-  /** Searches may use the graphs (they are open in the workers, and any quick catch-up is done). */
-  searchable: Promise<void>;
-  /** No build or catch-up is going on (writes wait for this). */
-  settled: Promise<void>;
-  /** A build or catch-up is going on. */
-  working: boolean;
-  /** The database generation the graphs reflect exactly; undefined when unknown (brought up to date on next use). */
-  applied: Applied;
-  embedderId: string;
-  dimensions: number;
-  /** Estimated memory of each shard's graph. */
-  bytes: number[];
-  /**
-   * The parameters the store's graphs were built with, known once opened: those of the shard built with the
-   * smallest efConstruction, which needs the widest beam.
-   */
-  built?: GraphParameters;
-  lastUsed: number;
-  holds: number;
-}
 
 /** Releases held graphs. */
 export type GraphRelease = () => void;
@@ -94,10 +39,25 @@ export class StoreGraphs {
   private readonly workers = Array.from({ length: Math.max(1, Math.min(SHARDS, availableParallelism())) }, () => new HnswClient());
   private readonly entries = new Map<string, Entry>();
   private readonly inflight = new Set<{ size: number; done: Promise<void> }>();
+  /** IVF builds under way (`close` waits for them to stop). */
+  private readonly conversions = new Set<Promise<void>>();
+  private closing = false;
+  private readonly files: IndexFiles;
+  private readonly switchHost: IvfSwitchHost = {
+    options: () => this.options,
+    conversions: this.conversions,
+    closing: () => this.closing,
+    entry: (storeId) => this.entries.get(storeId),
+    buildOptions: (storeId, dimensions) => this.buildOptions(storeId, dimensions),
+    targets: (storeId, kind) => this.targets(storeId, kind),
+    track: (storeId, entry, work) => this.track(storeId, entry, work),
+    removeGraphFiles: (storeId, shard) => this.files.remove(this.files.graph(storeId, shard)),
+  };
   private inflightVectors = 0;
 
   constructor(private readonly options: StoreGraphsOptions) {
     mkdirSync(options.directory, { recursive: true });
+    this.files = new IndexFiles(options.directory);
   }
 
   /** Whether the store's graphs are in memory (loaded or loading). */
@@ -113,6 +73,14 @@ export class StoreGraphs {
   /** How many stores have graphs in memory, and their estimated bytes. */
   inMemory(): { stores: number; bytes: number } {
     return { stores: this.entries.size, bytes: this.memoryBytes() };
+  }
+
+  /** What serves the store in this process (undefined before it is opened). */
+  indexOf(storeId: string): StoreIndexKind | undefined {
+    const entry = this.entries.get(storeId);
+    if (!entry) return undefined;
+    if (entry.building) return 'ivf-building';
+    return entry.kinds.includes('hnsw') ? 'hnsw' : 'ivf';
   }
 
   /**
@@ -147,6 +115,7 @@ export class StoreGraphs {
     try {
       await (purpose === 'write' ? entry.settled : entry.searchable);
       if (fresh) await this.refresh(storeId, entry, purpose);
+      this.convertIfLarge(storeId, entry);
     } catch (error) {
       release();
       throw error;
@@ -200,8 +169,13 @@ export class StoreGraphs {
    * with other work) and merges their answers: the `k` nearest, best first.
    */
   search(request: Omit<Extract<HnswRequest, { op: 'search' }>, 'op' | 'shard'>): Promise<HnswSearchResult> {
-    const answers = this.targets(request.store).map((target) =>
-      target.client.search({ ...request, store: target.key, shard: { index: target.shard, count: SHARDS } }),
+    const { store, vector, k, ef, allowed } = request;
+    const kinds = this.entries.get(store)?.kinds;
+    const answers = this.targets(store).map((target) =>
+      // An IVF decides itself how to apply a filter (exactly over few allowed chunks, else in its lists): no beam, no budget.
+      kinds?.[target.shard] === 'ivf'
+        ? target.client.search({ store: target.key, vector, k, ef, ...(allowed ? { allowed, share: 1 / SHARDS } : {}) })
+        : target.client.search({ ...request, store: target.key, shard: { index: target.shard, count: SHARDS } }),
     );
     return Promise.all(answers).then((results) => {
       const merged = results.flatMap((result) => result.labels.map((label, i) => ({ label, distance: result.distances[i]! })));
@@ -219,12 +193,13 @@ export class StoreGraphs {
   /** Forgets the store's graphs in the workers and deletes their files. */
   async drop(storeId: string): Promise<void> {
     this.entries.delete(storeId);
-    await Promise.all(this.targets(storeId).map((target) => target.client.drop(target.key)));
+    const both = [...this.targets(storeId, 'hnsw'), ...this.targets(storeId, 'ivf')];
+    await Promise.all(both.map((target) => target.client.drop(target.key)));
     for (let shard = 0; shard < SHARDS; shard++) {
-      const path = this.pathOf(storeId, shard);
-      for (const file of [path, `${path}.json`]) rmSync(file, { force: true });
+      this.files.remove(this.files.graph(storeId, shard));
+      this.files.remove(this.files.ivf(storeId, shard));
     }
-    this.removeLegacyFiles(storeId);
+    this.files.remove(this.files.legacy(storeId));
   }
 
   /** Saves every changed graph now (they are also saved a few seconds after changes). */
@@ -235,31 +210,26 @@ export class StoreGraphs {
   async close(): Promise<void> {
     await Promise.allSettled([...this.inflight].map((entry) => entry.done));
     await Promise.allSettled([...this.entries.values()].map((entry) => entry.settled));
+    this.closing = true;
+    await stopTraining();
+    await Promise.allSettled([...this.conversions]);
     await Promise.all(this.workers.map((worker) => worker.close()));
   }
 
   // ---- internals -------------------------------------------------------------------------------
 
-  private targets(storeId: string): ShardTarget[] {
-    return Array.from({ length: SHARDS }, (_, shard) => ({
-      shard,
-      client: this.workers[shard % this.workers.length]!,
-      key: `${storeId}#${shard}`,
-    }));
-  }
-
-  private pathOf(storeId: string, shard: number): string {
-    return join(this.options.directory, `${storeId.replace(/[^\w.-]/g, '_')}.${shard}.hnsw`);
-  }
-
-  /** The one-graph file of earlier versions (`<store>.hnsw`): replaced by shard files. */
-  private legacyPath(storeId: string): string {
-    return join(this.options.directory, `${storeId.replace(/[^\w.-]/g, '_')}.hnsw`);
-  }
-
-  private removeLegacyFiles(storeId: string): void {
-    const legacy = this.legacyPath(storeId);
-    for (const file of [legacy, `${legacy}.json`]) rmSync(file, { force: true });
+  /** The store's shards in their workers: each under what serves it (`kind` given: all of that kind). */
+  private targets(storeId: string, kind?: ShardIndex): IvfTarget[] {
+    const kinds = this.entries.get(storeId)?.kinds;
+    return Array.from({ length: SHARDS }, (_, shard) => {
+      const ivf = (kind ?? kinds?.[shard]) === 'ivf';
+      return {
+        shard,
+        client: this.workers[shard % this.workers.length]!,
+        key: ivf ? `${storeId}#${shard}:ivf` : `${storeId}#${shard}`,
+        path: ivf ? this.files.ivf(storeId, shard) : this.files.graph(storeId, shard),
+      };
+    });
   }
 
   private memoryBytes(): number {
@@ -284,7 +254,11 @@ export class StoreGraphs {
     return entry.applied ?? -1;
   }
 
-  /** Starts loading the store's graphs: their files when usable, else builds from the database. */
+  /**
+   * Starts loading the store's indexes: per shard its IVF file when usable (then its graph files are deleted),
+   * else its graph file when usable, else builds: IVFs straight away for a store above the IVF size with no
+   * graph file, graphs otherwise.
+   */
   private open(storeId: string, meta: GraphStoreMeta): Entry {
     const entry: Entry = {
       searchable: Promise.resolve(),
@@ -296,54 +270,71 @@ export class StoreGraphs {
       bytes: new Array<number>(SHARDS).fill(0),
       lastUsed: performance.now(),
       holds: 0,
+      kinds: new Array<ShardIndex>(SHARDS).fill('hnsw'),
+      building: false,
     };
     this.entries.set(storeId, entry);
     const parameters = this.options.parameters(meta.chunk_count);
     const perShard = Math.ceil(meta.chunk_count / SHARDS);
+    const large = meta.chunk_count > this.options.ivfAboveChunks;
     this.track(storeId, entry, async (): Promise<GraphWork> => {
-      await this.makeRoom(storeId, estimateBytes(meta, parameters));
-      const targets = this.targets(storeId);
-      const opened = await Promise.all(
-        targets.map((target) =>
-          target.client.open({
-            store: target.key,
-            path: this.pathOf(storeId, target.shard),
-            dimensions: meta.dimensions,
-            embedderId: meta.embedder_id,
-            generation: meta.generation,
-            capacity: perShard + Math.max(512, Math.ceil(perShard / 8)),
-            ...parameters,
-            keepBuilt: this.options.keepBuilt,
-          }),
-        ),
-      );
-      opened.forEach((result, shard) => (entry.bytes[shard] = result.bytes));
-      const { m, efConstruction } = opened.reduce((least, result) => (result.efConstruction < least.efConstruction ? result : least));
-      entry.built = { m, efConstruction };
-      if (opened.every((result) => result.state === 'current')) return { adding: 0, done: Promise.resolve(meta.generation) };
-      const common = this.buildOptions(storeId, meta.dimensions);
-      const empty = targets.filter((_, shard) => opened[shard]!.state === 'empty');
-      const behind = targets.filter((_, shard) => opened[shard]!.state === 'behind');
-      let built: Applied = meta.generation;
-      if (empty.length) {
-        const legacy = existsSync(this.legacyPath(storeId));
-        const reason = legacy
-          ? 'its HNSW file is of an earlier version (one graph per store; now one per shard)'
-          : opened[empty[0]!.shard]!.reason!;
-        // Nothing is searchable before the missing graphs are built.
-        built = await buildGraphs({ ...common, targets: empty, generation: meta.generation, chunks: meta.chunk_count, reason });
-        if (legacy) this.removeLegacyFiles(storeId);
+      await this.makeRoom(storeId, large ? estimateIvfBytes(meta) : estimateBytes(meta, parameters));
+      const { dimensions, embedder_id: embedderId, generation } = meta;
+      const common = this.buildOptions(storeId, dimensions);
+      const { behind, fileGenerations, straight } = await openIvfShards(this.switchHost, storeId, entry, meta);
+      if (straight) return straight;
+      const graphs = this.targets(storeId).filter((target) => entry.kinds[target.shard] === 'hnsw');
+      let built: Applied = generation;
+      if (graphs.length) {
+        const opened = await Promise.all(
+          graphs.map((target) =>
+            target.client.open({
+              store: target.key,
+              path: target.path,
+              dimensions,
+              embedderId,
+              generation,
+              capacity: perShard + Math.max(512, Math.ceil(perShard / 8)),
+              ...parameters,
+              keepBuilt: this.options.keepBuilt,
+            }),
+          ),
+        );
+        opened.forEach((result, i) => (entry.bytes[graphs[i]!.shard] = result.bytes));
+        const { m, efConstruction } = opened.reduce((least, result) => (result.efConstruction < least.efConstruction ? result : least));
+        entry.built = { m, efConstruction };
+        const empty = graphs.filter((_, i) => opened[i]!.state === 'empty');
+        graphs.forEach((target, i) => {
+          if (opened[i]!.state !== 'behind') return;
+          behind.push(target);
+          fileGenerations[target.shard] = opened[i]!.fileGeneration;
+        });
+        if (empty.length) {
+          const legacy = existsSync(this.files.legacy(storeId));
+          const reason = legacy
+            ? 'its HNSW file is of an earlier version (one graph per store; now one per shard)'
+            : opened[graphs.indexOf(empty[0]!)]!.reason!;
+          // Nothing is searchable before the missing graphs are built.
+          built = await buildGraphs({ ...common, targets: empty, generation, chunks: meta.chunk_count, reason });
+          if (legacy) this.files.remove(this.files.legacy(storeId));
+        }
       }
       if (behind.length === 0) return { adding: 0, done: Promise.resolve(built) };
       const catchUp = await catchUpGraphs({
         ...common,
         targets: behind,
-        reason: `its files are at generation ${behind.map((target) => opened[target.shard]!.fileGeneration).join(' and ')}, the database at ${meta.generation}: written since by this or another process`,
+        kind: behind.every((target) => entry.kinds[target.shard] === 'ivf') ? 'IVF' : 'HNSW',
+        reason: `its files are at generation ${behind.map((target) => fileGenerations[target.shard]).join(' and ')}, the database at ${generation}: written since by this or another process`,
       });
       // Graphs built while the store changed are exact for no generation: the next use catches them up.
       return { adding: catchUp.adding, done: catchUp.done.then((applied) => (built === undefined ? undefined : applied)) };
     });
     return entry;
+  }
+
+  /** Starts the IVF build and switch of a store above the IVF size still on graphs (`ivf-switch.ts`). */
+  private convertIfLarge(storeId: string, entry: Entry): void {
+    startIvfSwitch(this.switchHost, storeId, entry);
   }
 
   /**
@@ -379,7 +370,10 @@ export class StoreGraphs {
     }
     const meta = this.options.meta(storeId);
     if (!meta || entry.applied === meta.generation) return;
-    this.track(storeId, entry, () => catchUpGraphs({ ...this.buildOptions(storeId, meta.dimensions), targets: this.targets(storeId) }));
+    const kind = entry.kinds.includes('hnsw') ? 'HNSW' : 'IVF';
+    this.track(storeId, entry, () =>
+      catchUpGraphs({ ...this.buildOptions(storeId, meta.dimensions), targets: this.targets(storeId), kind }),
+    );
     await (purpose === 'write' ? entry.settled : entry.searchable);
   }
 
@@ -388,7 +382,7 @@ export class StoreGraphs {
     let total = this.memoryBytes();
     if (total + needed <= this.options.memoryBudget) return;
     const idle = [...this.entries]
-      .filter(([storeId, entry]) => storeId !== except && entry.holds === 0 && !entry.working)
+      .filter(([storeId, entry]) => storeId !== except && entry.holds === 0 && !entry.working && !entry.building)
       .sort((a, b) => a[1].lastUsed - b[1].lastUsed);
     for (const [storeId, entry] of idle) {
       if (total + needed <= this.options.memoryBudget) break;

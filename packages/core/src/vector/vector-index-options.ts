@@ -26,6 +26,11 @@ export interface VectorIndexOptions {
     /** How often a long rebuild or catch-up of a graph logs its progress; default 10,000 ms. */
     progressIntervalMs?: number;
   };
+  /**
+   * A store of more than this many chunks is served by IVF indexes instead of HNSW graphs (built in the background
+   * when it grows past it; it never switches back); default 300,000 (`FATHOM_IVF_ABOVE_CHUNKS`).
+   */
+  ivfAboveChunks?: number;
   keyword?: KeywordIndexOptions;
   /**
    * A store of at most this many chunks, or the part of a store a filter leaves, is searched by an exact

@@ -6,7 +6,7 @@ import type { Logger } from '../internal/logger';
 import { validateAttributeFilter, type Attributes } from './attribute-filter';
 import { ChunkWrites, type WriteStep } from './chunk-writes';
 import { type FileSelection, StoreFiles } from './store-files';
-import { type GraphRelease, StoreGraphs } from './store-graphs';
+import { type GraphRelease, IVF_ABOVE_CHUNKS, StoreGraphs, type StoreIndexKind } from './store-graphs';
 import { VectorCandidates } from './vector-candidates';
 import { KeywordIndex } from './keyword-index';
 import type { FileChunksInput, SearchHit, StoreIndexInfo, StoreSearchOptions, VectorIndexContract } from './types';
@@ -101,6 +101,7 @@ export class VectorIndex implements VectorIndexContract {
       progressIntervalMs: progressIntervalMs ?? PROGRESS_INTERVAL_MS,
       log: this.log,
       meta: (storeId) => this.sql.meta.get(storeId),
+      ivfAboveChunks: options.ivfAboveChunks ?? IVF_ABOVE_CHUNKS,
       source: {
         generation,
         vectorsAfter: (storeId, afterId, limit) => this.sql.vectorsAfter.all(storeId, afterId, limit),
@@ -312,6 +313,11 @@ export class VectorIndex implements VectorIndexContract {
       (await this.holdGraphForWrite(storeId, this.sql.meta.get(storeId)?.chunk_count ?? 0))?.();
       await this.graphs.flush();
     });
+  }
+
+  /** What serves the store's vector side in this process: `hnsw` graphs, `ivf` indexes, or graphs while the IVFs are built (undefined: not opened). */
+  vectorIndexOf(storeId: string): StoreIndexKind | undefined {
+    return this.graphs.indexOf(storeId);
   }
 
   /** The HNSW graphs held in memory now: how many, and their estimated size. */

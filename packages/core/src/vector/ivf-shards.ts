@@ -1,0 +1,189 @@
+/**
+ * The IVF indexes of the graph worker (`hnsw-worker.ts`): a shard of a large store is served by an inverted-file
+ * index instead of an HNSW graph, behind the same messages (`add`, `delete`, `search`, `labels`, `unload`,
+ * `drop`, `flush`) plus `open-ivf` and `create-ivf`. Saved as the graphs are: a few seconds after changes, on
+ * `flush` and `unload`, the file (`<store>.<shard>.ivf`, written to a temporary file and renamed) first and
+ * then its sidecar (`.ivf.json`) with the database generation it reflects; never while that is unknown.
+ */
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { threadId } from 'node:worker_threads';
+import type { HnswRequest, HnswSearchResult, IvfOpenResult, IvfSidecar } from './hnsw-protocol';
+import { IvfIndex } from './ivf';
+
+interface IvfShard {
+  index: IvfIndex;
+  path: string;
+  dimensions: number;
+  embedderId: string;
+  /** The database generation the index reflects exactly; -1 when unknown (then it is never saved). */
+  generation: number;
+  dirty: boolean;
+  timer?: NodeJS.Timeout;
+  firstDirtyAt: number;
+  closed?: boolean;
+}
+
+const SAVE_DELAY_MS = 3_000;
+const SAVE_MAX_DELAY_MS = 30_000;
+const TMP_SUFFIX = `.tmp-${process.pid}-${threadId}`;
+
+function readSidecar(path: string): IvfSidecar | null {
+  try {
+    return JSON.parse(readFileSync(`${path}.json`, 'utf8')) as IvfSidecar;
+  } catch {
+    return null;
+  }
+}
+
+export class IvfShards {
+  private readonly shards = new Map<string, IvfShard>();
+
+  /** `enqueue` runs a task in the worker's request queue (a timed save never overlaps a request). */
+  constructor(private readonly enqueue: (task: () => Promise<void>) => void) {}
+
+  has(store: string): boolean {
+    return this.shards.has(store);
+  }
+
+  /** Answers a request for an IVF shard (the caller checked `has`, or the op creates one). */
+  handle(request: HnswRequest): unknown {
+    switch (request.op) {
+      case 'open-ivf':
+        return this.open(request);
+      case 'create-ivf': {
+        this.close(request.store);
+        const index = new IvfIndex({ dimensions: request.dimensions, centroids: request.centroids });
+        const { path, dimensions, embedderId } = request;
+        this.shards.set(request.store, { index, path, dimensions, embedderId, generation: -1, dirty: false, firstDirtyAt: 0 });
+        return { bytes: index.bytes };
+      }
+      case 'add': {
+        const shard = this.get(request.store);
+        if (request.labels.length) shard.index.add(request.labels, request.vectors);
+        this.markDirty(shard, request.generation);
+        return { bytes: shard.index.bytes };
+      }
+      case 'delete': {
+        const shard = this.get(request.store);
+        const removed = shard.index.delete(request.labels);
+        this.markDirty(shard, request.generation);
+        return removed;
+      }
+      case 'search': {
+        // The index decides: an exact score of the allowed labels when they are few, else its nearest lists.
+        const { index } = this.get(request.store);
+        const { allowed, share = 1 } = request;
+        const hits = index.search(
+          request.vector,
+          request.k,
+          allowed ? { allowed, exactLimit: Math.round(index.exactFilterLimit() / share) } : {},
+        );
+        return { labels: hits.map((hit) => hit.label), distances: hits.map((hit) => hit.distance) } satisfies HnswSearchResult;
+      }
+      case 'labels':
+        return this.get(request.store).index.labels();
+      case 'unload': {
+        const shard = this.shards.get(request.store);
+        if (shard) save(shard);
+        this.close(request.store);
+        return undefined;
+      }
+      case 'drop':
+        this.close(request.store);
+        return undefined;
+      default:
+        throw new Error(`IVF shards do not answer '${request.op}'.`);
+    }
+  }
+
+  /** Saves every changed index. */
+  flush(): void {
+    for (const shard of this.shards.values()) save(shard);
+  }
+
+  private open(request: Extract<HnswRequest, { op: 'open-ivf' }>): IvfOpenResult {
+    this.close(request.store);
+    const { path } = request;
+    if (!existsSync(path)) return { state: 'empty', reason: 'it has no IVF file', count: 0, bytes: 0 };
+    const sidecar = readSidecar(path);
+    if (!sidecar) return { state: 'empty', reason: 'its IVF file has no readable sidecar (a save was interrupted)', count: 0, bytes: 0 };
+    if (sidecar.dimensions !== request.dimensions || sidecar.embedderId !== request.embedderId) {
+      return {
+        state: 'empty',
+        reason: `its IVF file holds ${sidecar.dimensions}-d vectors of '${sidecar.embedderId}', the store ${request.dimensions}-d of '${request.embedderId}'`,
+        count: 0,
+        bytes: 0,
+      };
+    }
+    let index: IvfIndex;
+    try {
+      index = IvfIndex.load(path, { nprobe: sidecar.nprobe });
+    } catch (error) {
+      return { state: 'empty', reason: `its IVF file could not be read (${(error as Error).message})`, count: 0, bytes: 0 };
+    }
+    const current = sidecar.generation === request.generation;
+    this.shards.set(request.store, {
+      index,
+      path,
+      dimensions: request.dimensions,
+      embedderId: request.embedderId,
+      generation: current ? request.generation : -1,
+      dirty: false,
+      firstDirtyAt: 0,
+    });
+    const size = { count: index.count, bytes: index.bytes };
+    return current ? { state: 'current', ...size } : { state: 'behind', fileGeneration: sidecar.generation, ...size };
+  }
+
+  private get(store: string): IvfShard {
+    const shard = this.shards.get(store);
+    if (!shard) throw new Error(`IVF index of store ${store} is not open.`);
+    return shard;
+  }
+
+  private close(store: string): void {
+    const shard = this.shards.get(store);
+    if (!shard) return;
+    shard.closed = true;
+    if (shard.timer) clearTimeout(shard.timer);
+    this.shards.delete(store);
+  }
+
+  private markDirty(shard: IvfShard, generation: number): void {
+    shard.generation = generation;
+    if (!shard.dirty) shard.firstDirtyAt = Date.now();
+    shard.dirty = true;
+    if (shard.timer) clearTimeout(shard.timer);
+    const delay = Math.max(0, Math.min(SAVE_DELAY_MS, shard.firstDirtyAt + SAVE_MAX_DELAY_MS - Date.now()));
+    shard.timer = setTimeout(() => {
+      shard.timer = undefined;
+      this.enqueue(async () => {
+        try {
+          save(shard);
+        } catch {
+          shard.dirty = true;
+        }
+      });
+    }, delay);
+  }
+}
+
+/** Writes the index, then its sidecar (a reader in between finds the new file under the old claim, never the reverse). */
+function save(shard: IvfShard): void {
+  if (shard.timer) clearTimeout(shard.timer);
+  shard.timer = undefined;
+  if (!shard.dirty || shard.closed || shard.generation < 0) return;
+  shard.dirty = false;
+  const { index } = shard;
+  const sidecar: IvfSidecar = {
+    generation: shard.generation,
+    dimensions: shard.dimensions,
+    embedderId: shard.embedderId,
+    lists: index.lists,
+    nprobe: index.nprobe,
+    count: index.count,
+  };
+  index.save(shard.path);
+  writeFileSync(`${shard.path}.json${TMP_SUFFIX}`, JSON.stringify(sidecar));
+  renameSync(`${shard.path}.json${TMP_SUFFIX}`, `${shard.path}.json`);
+}
