@@ -9,9 +9,13 @@
  * - `topic` in n topics (n chosen per store size so the chunks left sit between the exact-scan limit and the
  *   beam's threshold): inside the graph. Once the query's own topic and the next ones (a filter that agrees with
  *   the query), once topics that are not the query's (a filter unrelated to it, as a tenant or permission filter).
+ * A store above `FATHOM_IVF_ABOVE_CHUNKS` (the 1M one) is served by IVF indexes instead: each shard scores its share
+ * of few allowed chunks exactly and filters its probed lists for many; the plan printed says which.
  */
 import type { AttributeFilter } from '../../packages/core/src';
 import { searchBeam } from '../../packages/core/src/vector/graph-parameters';
+import { EXACT_FILTER_LABELS } from '../../packages/core/src/vector/ivf/ivf-index';
+import { defaultLists, defaultProbes } from '../../packages/core/src/vector/ivf/ivf-parameters';
 import { fileAttributes, fileTexts, type Layout, TopicAverageEmbedder } from './corpus';
 import { exactTopKFromDataDir, type ExactScope } from './exact';
 import { type Node, percentile } from './harness';
@@ -25,6 +29,10 @@ const BEAM_MARGIN = 2;
  */
 const DEFAULT_EXACT_SEARCH_CHUNKS = 512;
 const EXACT_SEARCH_CHUNKS = Number(process.env.FATHOM_EXACT_SEARCH_CHUNKS ?? DEFAULT_EXACT_SEARCH_CHUNKS);
+/** The server's default FATHOM_IVF_ABOVE_CHUNKS: a larger store is served by IVF indexes (followed like the exact-scan size). */
+const IVF_ABOVE_CHUNKS = Number(process.env.FATHOM_IVF_ABOVE_CHUNKS ?? 300_000);
+/** Shards per store (store-graphs.ts). */
+const SHARDS = 2;
 const K = 8;
 const TOPICS = 300;
 /**
@@ -81,6 +89,13 @@ function topicPlans(topics: number): FilterPlan[] {
 /** The plan the vector side takes for a filter leaving `kept` of `chunks` chunks (vector-candidates.ts), and its beam per shard. */
 function planOf(kept: number, chunks: number): { how: string; beam?: number } {
   if (kept <= EXACT_SEARCH_CHUNKS) return { how: 'scanned exactly' };
+  if (chunks > IVF_ABOVE_CHUNKS) {
+    // An IVF shard scores its share of the allowed chunks exactly up to half of what its probed lists hold (ivf-index.ts).
+    const perShard = chunks / SHARDS;
+    const lists = defaultLists(perShard);
+    const bound = Math.max(EXACT_FILTER_LABELS, Math.round((perShard * defaultProbes(lists)) / lists / 2));
+    return { how: kept / SHARDS <= bound ? 'IVF, allowed chunks scored exactly' : 'IVF, probed lists filtered' };
+  }
   // The vector side is asked for the search's depth of candidates (at least 40), not the k of the recall.
   const depth = Math.max(40, 2 * K);
   const ef = searchBeam(chunks, depth);
