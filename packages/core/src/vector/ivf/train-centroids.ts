@@ -4,6 +4,7 @@
  * re-seeds an emptied list.
  */
 import { InvalidRequestError } from '../../errors';
+import { seededRandom } from '../../internal/seeded-random';
 import { instantiateDots, paddedDimensions } from './dots-kernel';
 import { VectorArena } from './vector-arena';
 
@@ -88,16 +89,4 @@ export function trainCentroids(sample: Float32Array, options: TrainCentroidsOpti
   const centroids = new Float32Array(lists * dimensions);
   for (let c = 0; c < lists; c++) centroids.set(floats.subarray(centroid(c) / 4, centroid(c) / 4 + dimensions), c * dimensions);
   return centroids;
-}
-
-/** A small deterministic generator (mulberry32) in [0, 1). */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
