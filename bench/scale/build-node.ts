@@ -19,6 +19,7 @@ export function compiledNode(): Promise<string> {
       node: `${root}bench/scale/node.ts`,
       // Beside the entry file, where `siblingWorkerUrl` looks for them in a build.
       'hnsw-worker': `${root}packages/core/src/vector/hnsw-worker.ts`,
+      'ivf-train-worker': `${root}packages/core/src/vector/ivf-train-worker.ts`,
       'extract.worker': `${root}packages/core/src/documents/extract/extract.worker.ts`,
       'mapping.worker': `${root}packages/core/src/webhooks/mapping.worker.ts`,
     },

@@ -64,4 +64,6 @@ export interface Entry {
   kinds: ShardIndex[];
   /** IVFs are being built for the shards still on graphs (they answer meanwhile). */
   building: boolean;
+  /** After a failed IVF build: no new one starts before this time (`performance.now()`), so a failure is not retried on every use. */
+  ivfRetryAt?: number;
 }

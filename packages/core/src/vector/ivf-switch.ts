@@ -24,6 +24,9 @@ export interface IvfSwitchHost {
   removeGraphFiles(storeId: string, shard: number): void;
 }
 
+/** After a failed IVF build, the store stays on its graphs this long before a new build is tried (ms). */
+export const IVF_RETRY_AFTER_MS = 10 * 60_000;
+
 /** Memory a store's IVFs will hold (bytes): its vectors padded to 16 floats, labels and the label map, plus the arena's growth headroom. */
 export function estimateIvfBytes(meta: { chunk_count: number; dimensions: number }): number {
   return Math.round(meta.chunk_count * (Math.ceil(meta.dimensions / 16) * 64 + 8 + 40) * 1.125);
@@ -32,6 +35,7 @@ export function estimateIvfBytes(meta: { chunk_count: number; dimensions: number
 /** Starts the build and switch when the store is above the size, still (partly) on graphs, and nothing else runs on it. */
 export function startIvfSwitch(host: IvfSwitchHost, storeId: string, entry: Entry): void {
   if (entry.building || entry.working || host.closing() || !entry.kinds.includes('hnsw')) return;
+  if (entry.ivfRetryAt !== undefined && performance.now() < entry.ivfRetryAt) return;
   const meta = host.options().meta(storeId);
   if (!meta || meta.chunk_count <= host.options().ivfAboveChunks) return;
   entry.building = true;
@@ -74,7 +78,13 @@ export function startIvfSwitch(host: IvfSwitchHost, storeId: string, entry: Entr
   })()
     .catch(async (error: Error) => {
       entry.building = false;
-      if (!host.closing()) log.warn(`The IVF build of ${storeId} stopped (${error.message}); its graphs keep serving it.`);
+      // Each attempt reads a sample and trains for tens of seconds at 1M: a failure is retried only after a while.
+      entry.ivfRetryAt = performance.now() + IVF_RETRY_AFTER_MS;
+      if (!host.closing()) {
+        log.warn(
+          `The IVF build of ${storeId} stopped (${error.message}); its graphs keep serving it, and a new build is tried in ${IVF_RETRY_AFTER_MS / 60_000} minutes at the earliest.`,
+        );
+      }
       // IVFs built for nothing are freed, unless the store was opened again meanwhile (its open replaced them).
       const current = host.entry(storeId);
       const abandoned = !current || (current === entry && shards.every((shard) => entry.kinds[shard] === 'hnsw'));
