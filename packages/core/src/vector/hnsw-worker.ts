@@ -5,40 +5,32 @@
  * with the database generation the file reflects. The main thread decides what a file is worth (see
  * `StoreGraphs`): this thread only reports what it found.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { parentPort, threadId } from 'node:worker_threads';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { parentPort } from 'node:worker_threads';
 import hnswlib from 'hnswlib-node';
 import type { HnswOpenResult, HnswRequest, HnswSidecar } from './hnsw-protocol';
 import { scanAllowed } from './hnsw-scan';
 import { inRanges } from './id-ranges';
+import { markDirty as scheduleSave, readSidecar, type SavedIndex, TMP_SUFFIX } from './index-saves';
 import { IvfShards } from './ivf-shards';
 
 const { HierarchicalNSW } = hnswlib;
 type Index = InstanceType<typeof HierarchicalNSW>;
 
-interface OpenStore {
+interface OpenStore extends SavedIndex {
   index: Index;
   path: string;
   dimensions: number;
   embedderId: string;
   m: number;
   efConstruction: number;
-  /** The database generation the graph reflects exactly; -1 when unknown (then it is never saved). */
-  generation: number;
-  dirty: boolean;
-  timer?: NodeJS.Timeout;
-  firstDirtyAt: number;
   /** Set by `drop` and `unload`: a save queued before must not write the files back. */
   closed?: boolean;
 }
 
-const SAVE_DELAY_MS = 3_000;
-const SAVE_MAX_DELAY_MS = 30_000;
 /** hnswlib allocates 65,536 label locks (40 bytes each) per graph, whatever its size. */
 const FIXED_BYTES = 65_536 * 40 + 64 * 1024;
 const stores = new Map<string, OpenStore>();
-/** Unique per writer, so two processes saving the same store never write one temporary file. */
-const TMP_SUFFIX = `.tmp-${process.pid}-${threadId}`;
 
 /**
  * Memory a graph holds (bytes), from hnswlib's layout: per element of capacity, the level-0 record
@@ -50,14 +42,6 @@ function graphBytes(store: OpenStore): number {
   const level0 = store.dimensions * 4 + store.m * 2 * 4 + 4 + 8;
   const upper = (store.m * 4 + 4) / store.m;
   return Math.round(capacity * (level0 + 40 + 4 + 8 + 2 + 48 + upper) + FIXED_BYTES);
-}
-
-function readSidecar(path: string): HnswSidecar | null {
-  try {
-    return JSON.parse(readFileSync(`${path}.json`, 'utf8')) as HnswSidecar;
-  } catch {
-    return null;
-  }
 }
 
 async function save(store: OpenStore): Promise<void> {
@@ -81,17 +65,7 @@ async function save(store: OpenStore): Promise<void> {
 }
 
 function markDirty(store: OpenStore, generation: number): void {
-  store.generation = generation;
-  if (!store.dirty) store.firstDirtyAt = Date.now();
-  store.dirty = true;
-  if (store.timer) clearTimeout(store.timer);
-  const delay = Math.max(0, Math.min(SAVE_DELAY_MS, store.firstDirtyAt + SAVE_MAX_DELAY_MS - Date.now()));
-  // The timed save joins the request queue: it never overlaps a flush's save of the same files, and no
-  // insert changes the graph while it is being written.
-  store.timer = setTimeout(() => {
-    store.timer = undefined;
-    enqueue(() => save(store).catch(() => void (store.dirty = true)));
-  }, delay);
+  scheduleSave(store, generation, enqueue, () => save(store));
 }
 
 function storeOf(name: string): OpenStore {
@@ -106,7 +80,7 @@ type Loaded = Omit<HnswOpenResult, 'count' | 'bytes' | 'm' | 'efConstruction'> &
 /** Loads the file when it is usable; says why not otherwise. */
 function load(request: Extract<HnswRequest, { op: 'open' }>, index: Index): Loaded {
   if (!existsSync(request.path)) return { state: 'empty', reason: 'it has no HNSW file yet' };
-  const sidecar = readSidecar(request.path);
+  const sidecar = readSidecar<HnswSidecar>(request.path);
   if (!sidecar) return { state: 'empty', reason: 'its HNSW file has no readable sidecar (a save was interrupted)' };
   if (sidecar.dimensions !== request.dimensions) {
     return { state: 'empty', reason: `its HNSW file holds ${sidecar.dimensions}-d vectors and the store ${request.dimensions}-d` };

@@ -5,34 +5,17 @@
  * `flush` and `unload`, the file (`<store>.<shard>.ivf`, written to a temporary file and renamed) first and
  * then its sidecar (`.ivf.json`) with the database generation it reflects; never while that is unknown.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { threadId } from 'node:worker_threads';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import type { HnswRequest, HnswSearchResult, IvfOpenResult, IvfSidecar } from './hnsw-protocol';
+import { markDirty as scheduleSave, readSidecar, type SavedIndex, TMP_SUFFIX } from './index-saves';
 import { IvfIndex } from './ivf';
 
-interface IvfShard {
+interface IvfShard extends SavedIndex {
   index: IvfIndex;
   path: string;
   dimensions: number;
   embedderId: string;
-  /** The database generation the index reflects exactly; -1 when unknown (then it is never saved). */
-  generation: number;
-  dirty: boolean;
-  timer?: NodeJS.Timeout;
-  firstDirtyAt: number;
   closed?: boolean;
-}
-
-const SAVE_DELAY_MS = 3_000;
-const SAVE_MAX_DELAY_MS = 30_000;
-const TMP_SUFFIX = `.tmp-${process.pid}-${threadId}`;
-
-function readSidecar(path: string): IvfSidecar | null {
-  try {
-    return JSON.parse(readFileSync(`${path}.json`, 'utf8')) as IvfSidecar;
-  } catch {
-    return null;
-  }
 }
 
 export class IvfShards {
@@ -105,7 +88,7 @@ export class IvfShards {
     this.close(request.store);
     const { path } = request;
     if (!existsSync(path)) return { state: 'empty', reason: 'it has no IVF file', count: 0, bytes: 0 };
-    const sidecar = readSidecar(path);
+    const sidecar = readSidecar<IvfSidecar>(path);
     if (!sidecar) return { state: 'empty', reason: 'its IVF file has no readable sidecar (a save was interrupted)', count: 0, bytes: 0 };
     if (sidecar.dimensions !== request.dimensions || sidecar.embedderId !== request.embedderId) {
       return {
@@ -150,21 +133,7 @@ export class IvfShards {
   }
 
   private markDirty(shard: IvfShard, generation: number): void {
-    shard.generation = generation;
-    if (!shard.dirty) shard.firstDirtyAt = Date.now();
-    shard.dirty = true;
-    if (shard.timer) clearTimeout(shard.timer);
-    const delay = Math.max(0, Math.min(SAVE_DELAY_MS, shard.firstDirtyAt + SAVE_MAX_DELAY_MS - Date.now()));
-    shard.timer = setTimeout(() => {
-      shard.timer = undefined;
-      this.enqueue(async () => {
-        try {
-          save(shard);
-        } catch {
-          shard.dirty = true;
-        }
-      });
-    }, delay);
+    scheduleSave(shard, generation, this.enqueue, async () => save(shard));
   }
 }
 

@@ -32,11 +32,18 @@ export function estimateIvfBytes(meta: { chunk_count: number; dimensions: number
   return Math.round(meta.chunk_count * (Math.ceil(meta.dimensions / 16) * 64 + 8 + 40) * 1.125);
 }
 
-/** Starts the build and switch when the store is above the size, still (partly) on graphs, and nothing else runs on it. */
-export function startIvfSwitch(host: IvfSwitchHost, storeId: string, entry: Entry): void {
+/**
+ * Starts the build and switch when the store is above the size, still (partly) on graphs, and nothing else runs on
+ * it. `meta`: the store's row as the caller read it (`StoreGraphs.hold` has; read here otherwise).
+ */
+export function startIvfSwitch(
+  host: IvfSwitchHost,
+  storeId: string,
+  entry: Entry,
+  meta: GraphStoreMeta | undefined = host.options().meta(storeId),
+): void {
   if (entry.building || entry.working || host.closing() || !entry.kinds.includes('hnsw')) return;
   if (entry.ivfRetryAt !== undefined && performance.now() < entry.ivfRetryAt) return;
-  const meta = host.options().meta(storeId);
   if (!meta || meta.chunk_count <= host.options().ivfAboveChunks) return;
   entry.building = true;
   const { log } = host.options();

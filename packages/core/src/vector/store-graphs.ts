@@ -115,7 +115,7 @@ export class StoreGraphs {
     try {
       await (purpose === 'write' ? entry.settled : entry.searchable);
       if (fresh) await this.refresh(storeId, entry, purpose);
-      this.convertIfLarge(storeId, entry);
+      this.convertIfLarge(storeId, entry, meta);
     } catch (error) {
       release();
       throw error;
@@ -333,8 +333,8 @@ export class StoreGraphs {
   }
 
   /** Starts the IVF build and switch of a store above the IVF size still on graphs (`ivf-switch.ts`). */
-  private convertIfLarge(storeId: string, entry: Entry): void {
-    startIvfSwitch(this.switchHost, storeId, entry);
+  private convertIfLarge(storeId: string, entry: Entry, meta: GraphStoreMeta): void {
+    startIvfSwitch(this.switchHost, storeId, entry, meta);
   }
 
   /**
