@@ -6,6 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import type { HnswSearchResult } from './hnsw-protocol';
+import { dot } from './vector-blob';
 
 /** Where the scan reads: the database file, and which labels this shard's graph holds (`label % count === index`). */
 export interface ScanSource {
@@ -49,9 +50,7 @@ export function scanAllowed(source: ScanSource, query: Float32Array, allowed: Fl
     for (const [id, blob] of statement.iterate(allowed[range]!, allowed[range + 1]!, source.shard.count, source.shard.index)) {
       if (blob.byteLength !== bytes.byteLength) continue;
       bytes.set(blob);
-      let sum = 0;
-      for (let d = 0; d < dimensions; d++) sum += query[d]! * vector[d]!;
-      const distance = 1 - sum;
+      const distance = 1 - dot(query, vector);
       if (labels.length === k && distance >= distances[k - 1]!) continue;
       let at = labels.length === k ? k - 1 : labels.length;
       while (at > 0 && distances[at - 1]! > distance) {
