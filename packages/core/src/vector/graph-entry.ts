@@ -37,8 +37,11 @@ export interface StoreGraphsOptions {
 
 /** What serves a shard: its HNSW graph or an IVF index. */
 export type ShardIndex = 'hnsw' | 'ivf';
-/** What serves a store, as operators see it: graphs, IVFs, or graphs while the IVFs are built. */
-export type StoreIndexKind = 'hnsw' | 'ivf' | 'ivf-building';
+/**
+ * What serves a store, as operators see it: graphs, IVFs, graphs while the IVFs are built, or IVFs while one of
+ * them is retrained for the store's size.
+ */
+export type StoreIndexKind = 'hnsw' | 'ivf' | 'ivf-building' | 'ivf-retraining';
 
 export interface Entry {
   /** Searches may use the graphs (they are open in the workers, and any quick catch-up is done). */
@@ -64,6 +67,8 @@ export interface Entry {
   kinds: ShardIndex[];
   /** IVFs are being built for the shards still on graphs (they answer meanwhile). */
   building: boolean;
+  /** Lists of each shard's IVF (what it was trained for), where a shard is served by one: a retrain compares them with its size. */
+  ivfLists?: number[];
   /** After a failed IVF build: no new one starts before this time (`performance.now()`), so a failure is not retried on every use. */
   ivfRetryAt?: number;
 }

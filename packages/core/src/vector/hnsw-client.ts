@@ -84,6 +84,11 @@ export class HnswClient {
     return this.call({ op: 'create-ivf', ...request }, [request.centroids.buffer as ArrayBuffer]);
   }
 
+  /** The IVF under `from` replaces the one under `to` (dropped), keeping its own path. */
+  replaceIvf(from: string, to: string): Promise<void> {
+    return this.call({ op: 'replace-ivf', from, to });
+  }
+
   /** Every label in the store's graph (deleted ones included), in no order. */
   labels(store: string): Promise<Float64Array> {
     return this.call({ op: 'labels', store });

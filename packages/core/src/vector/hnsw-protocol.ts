@@ -58,6 +58,11 @@ export type HnswRequest =
   | { op: 'open-ivf'; store: string; path: string; dimensions: number; embedderId: string; generation: number }
   /** Starts an empty IVF over trained centroids (`lists x dimensions`); it claims no generation until a write step does. */
   | { op: 'create-ivf'; store: string; path: string; dimensions: number; embedderId: string; centroids: Float32Array }
+  /**
+   * The IVF under `from` (a retrained one, built beside the one serving) takes the place of the one under `to`,
+   * which is dropped: from now on requests for `to` reach it, and it saves to its own path.
+   */
+  | { op: 'replace-ivf'; from: string; to: string }
   | { op: 'unload'; store: string }
   | { op: 'drop'; store: string }
   | { op: 'flush' };
@@ -114,6 +119,8 @@ export interface IvfOpenResult {
   fileGeneration?: number;
   count: number;
   bytes: number;
+  /** The lists of the loaded index (what it was trained for: about the square root of its vectors then). */
+  lists?: number;
 }
 
 /** Sidecar of an IVF file (`<store>.<shard>.ivf.json`): as the graphs', with the index's lists and default probes. */

@@ -110,7 +110,12 @@ function load(request: Extract<HnswRequest, { op: 'open' }>, index: Index): Load
 
 async function handle(request: HnswRequest): Promise<unknown> {
   // A shard served by an IVF (issue 24: large stores), or one being opened or created as such.
-  if (request.op === 'open-ivf' || request.op === 'create-ivf' || (request.op !== 'flush' && ivfs.has(request.store))) {
+  if (
+    request.op === 'open-ivf' ||
+    request.op === 'create-ivf' ||
+    request.op === 'replace-ivf' ||
+    (request.op !== 'flush' && ivfs.has(request.store))
+  ) {
     return ivfs.handle(request);
   }
   switch (request.op) {

@@ -1,7 +1,7 @@
 /**
  * The IVF indexes of the graph worker (`hnsw-worker.ts`): a shard of a large store is served by an inverted-file
  * index instead of an HNSW graph, behind the same messages (`add`, `delete`, `search`, `labels`, `unload`,
- * `drop`, `flush`) plus `open-ivf` and `create-ivf`. Saved as the graphs are: a few seconds after changes, on
+ * `drop`, `flush`) plus `open-ivf`, `create-ivf` and `replace-ivf`. Saved as the graphs are: a few seconds after changes, on
  * `flush` and `unload`, the file (`<store>.<shard>.ivf`, written to a temporary file and renamed) first and
  * then its sidecar (`.ivf.json`) with the database generation it reflects; never while that is unknown.
  */
@@ -39,6 +39,13 @@ export class IvfShards {
         const { path, dimensions, embedderId } = request;
         this.shards.set(request.store, { index, path, dimensions, embedderId, generation: -1, dirty: false, firstDirtyAt: 0 });
         return { bytes: index.bytes };
+      }
+      case 'replace-ivf': {
+        const shard = this.get(request.from);
+        this.close(request.to);
+        this.shards.delete(request.from);
+        this.shards.set(request.to, shard);
+        return undefined;
       }
       case 'add': {
         const shard = this.get(request.store);
@@ -114,7 +121,7 @@ export class IvfShards {
       dirty: false,
       firstDirtyAt: 0,
     });
-    const size = { count: index.count, bytes: index.bytes };
+    const size = { count: index.count, bytes: index.bytes, lists: index.lists };
     return current ? { state: 'current', ...size } : { state: 'behind', fileGeneration: sidecar.generation, ...size };
   }
 

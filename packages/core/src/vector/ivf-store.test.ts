@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -185,6 +185,58 @@ describe('a store above FATHOM_IVF_ABOVE_CHUNKS', () => {
     ]);
     expect(logs.filter((line) => /Building|Rebuilding/.test(line))).toEqual([]);
     expect(index.vectorIndexOf('vs_big')).toBe('ivf');
+  });
+
+  it('retrains its IVFs, one shard at a time, once the store outgrows their lists, answering searches and losing no write', async () => {
+    await addFiles(index, 0, 30); // 600 chunks: IVFs of 17 lists a shard (300 vectors)
+    await searchUntilIvf(index);
+    await index.flush();
+    const lists = () =>
+      [0, 1].map((shard) => JSON.parse(readFileSync(join(dir, 'vector-index', `vs_big.${shard}.ivf.json`), 'utf8')).lists);
+    // Trained when the switch started (past 500 chunks): about the square root of a shard's vectors then.
+    const [trained] = lists();
+    expect(lists()).toEqual([trained, trained]);
+    expect(trained).toBeGreaterThanOrEqual(15);
+    expect(trained).toBeLessThanOrEqual(17);
+    await addFiles(index, 30, 70); // 1,400 chunks: 700 a shard want 26 lists, at least 1.5x those they have
+    const retrained = () => logs.filter((line) => line.startsWith('The retrained IVF index of vs_big'));
+    const deadline = Date.now() + 60_000;
+    let wrote = false;
+    while (retrained().length < 2) {
+      if (Date.now() > deadline) throw new Error(`retrained ${retrained().length} of 2 shards in 60 s`);
+      // Searches are answered throughout; writes made during a retrain go to the new IVF too.
+      expect(await vectorSearch(index, QUERIES[retrained().length]!)).toHaveLength(8);
+      const kind = index.vectorIndexOf('vs_big');
+      expect(['ivf', 'ivf-retraining']).toContain(kind);
+      if (!wrote && kind === 'ivf-retraining') {
+        await addFile(index, 300, ['Volcanic ash grounded every flight over the northern islands.']);
+        await index.removeFile('vs_big', 'file-3');
+        wrote = true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(wrote).toBe(true);
+    expect(retrained()).toEqual([
+      expect.stringMatching(
+        /^The retrained IVF index of vs_big \(shard [01]\) serves its searches now: \d+ vectors on 2[4-6] lists \(were 1[5-7]\)/,
+      ),
+      expect.stringMatching(
+        /^The retrained IVF index of vs_big \(shard [01]\) serves its searches now: \d+ vectors on 2[4-6] lists \(were 1[5-7]\)/,
+      ),
+    ]);
+    for (const retrainedLists of lists()) expect(retrainedLists).toBeGreaterThanOrEqual(1.5 * trained);
+    expect((await vectorSearch(index, 'volcanic ash grounded flight northern islands'))[0]).toBe(
+      'Volcanic ash grounded every flight over the northern islands.',
+    );
+    for (const query of QUERIES) for (const text of await vectorSearch(index, query)) expect(text).not.toMatch(/ f3c\d+$/);
+    expect(await recallAt8(index)).toBeGreaterThanOrEqual(0.95);
+
+    // A restart loads the retrained files as they are.
+    await index.close();
+    logs = [];
+    index = open();
+    expect(await vectorSearch(index, QUERIES[4]!)).toHaveLength(8);
+    expect(logs.filter((line) => /Building|Rebuilding|Updating|retrain/.test(line))).toEqual([]);
   });
 
   it('built straight away when opened with no index file at all, then searched', async () => {

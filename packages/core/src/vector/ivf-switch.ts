@@ -66,6 +66,8 @@ export function startIvfSwitch(
       }
       const graphs = host.targets(storeId).filter((target) => shards.includes(target.shard));
       for (const shard of shards) entry.kinds[shard] = 'ivf';
+      entry.ivfLists ??= [];
+      ivfs.forEach((target, i) => (entry.ivfLists![target.shard] = figures.lists[i]!));
       await Promise.all(graphs.map((target) => target.client.drop(target.key)));
       const perShard = Math.ceil(meta.chunk_count / entry.kinds.length);
       for (const shard of shards) entry.bytes[shard] = estimateIvfBytes({ chunk_count: perShard, dimensions: meta.dimensions });
@@ -124,6 +126,7 @@ export async function openIvfShards(
     if (result.state === 'empty') return;
     entry.kinds[shard] = 'ivf';
     entry.bytes[shard] = result.bytes;
+    (entry.ivfLists ??= [])[shard] = result.lists ?? 1;
     if (result.state === 'behind') behind.push(ivfs[shard]!);
     fileGenerations[shard] = result.fileGeneration;
     // The IVF file wins (it is saved only once the switch is done): the shard's graph files are stale.
@@ -140,7 +143,10 @@ export async function openIvfShards(
       embedderId,
       reason: `it has more than ${host.options().ivfAboveChunks.toLocaleString('en-US')} chunks and no index file`,
     });
-    for (const target of targets) entry.kinds[target.shard] = 'ivf';
+    targets.forEach((target, i) => {
+      entry.kinds[target.shard] = 'ivf';
+      (entry.ivfLists ??= [])[target.shard] = figures.lists[i]!;
+    });
     host
       .options()
       .log.info(

@@ -7,6 +7,7 @@ import { HnswClient } from './hnsw-client';
 import { IndexFiles } from './index-files';
 import type { HnswRequest, HnswSearchResult } from './hnsw-protocol';
 import { type IvfTarget, stopTraining } from './ivf-build';
+import { startIvfRetrain } from './ivf-retrain';
 import { estimateIvfBytes, type IvfSwitchHost, openIvfShards, startIvfSwitch } from './ivf-switch';
 
 export type { GraphParameters, GraphStoreMeta, ShardIndex, StoreGraphsOptions, StoreIndexKind } from './graph-entry';
@@ -79,8 +80,8 @@ export class StoreGraphs {
   indexOf(storeId: string): StoreIndexKind | undefined {
     const entry = this.entries.get(storeId);
     if (!entry) return undefined;
-    if (entry.building) return 'ivf-building';
-    return entry.kinds.includes('hnsw') ? 'hnsw' : 'ivf';
+    if (!entry.kinds.includes('hnsw')) return entry.building ? 'ivf-retraining' : 'ivf';
+    return entry.building ? 'ivf-building' : 'hnsw';
   }
 
   /**
@@ -332,9 +333,13 @@ export class StoreGraphs {
     return entry;
   }
 
-  /** Starts the IVF build and switch of a store above the IVF size still on graphs (`ivf-switch.ts`). */
+  /**
+   * Starts the IVF build and switch of a store above the IVF size still on graphs (`ivf-switch.ts`), or the
+   * retrain of an IVF whose store has outgrown its lists (`ivf-retrain.ts`).
+   */
   private convertIfLarge(storeId: string, entry: Entry, meta: GraphStoreMeta): void {
     startIvfSwitch(this.switchHost, storeId, entry, meta);
+    startIvfRetrain(this.switchHost, storeId, entry, meta);
   }
 
   /**
