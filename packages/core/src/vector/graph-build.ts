@@ -11,12 +11,35 @@ export const PROGRESS_INTERVAL_MS = 10_000;
 export interface GraphSource {
   /** The store's generation now (undefined when the store has no index). */
   generation(storeId: string): number | undefined;
-  /** Vectors of the store in id order, after `afterId`. */
-  vectorsAfter(storeId: string, afterId: number, limit: number): Array<{ id: number; vector: Buffer }>;
   /** Every chunk id of the store, and the store's generation read just before and after them (equal: consistent). */
   ids(storeId: string): { ids: Float64Array; before: number | undefined; after: number | undefined };
   /** The vectors of these chunk ids (rows deleted since are missing). */
   vectors(ids: number[]): Array<{ id: number; vector: Buffer }>;
+}
+
+/**
+ * The vectors of the store's chunks in the shards of `targets`, a batch per call in id order (undefined at the
+ * end): the ids read once (from the store's index, no row read), the vectors by primary key. Reading "the next
+ * rows after id x of the store" instead made SQLite sort the store's rows past x for every batch (0.9 s a
+ * batch at 1M); chunks written after the ids were read are left to the caller's catch-up.
+ */
+export function vectorBatches(
+  source: GraphSource,
+  storeId: string,
+  targets: ShardTarget[],
+  shards: number,
+): () => Array<{ id: number; vector: Buffer }> | undefined {
+  const wanted = source
+    .ids(storeId)
+    .ids.filter((id) => targets.some((target) => id % shards === target.shard))
+    .sort();
+  let at = 0;
+  return () => {
+    if (at >= wanted.length) return undefined;
+    const batch = Array.from(wanted.subarray(at, at + BATCH));
+    at += batch.length;
+    return source.vectors(batch);
+  };
 }
 
 /** One shard's graph in its worker. */
@@ -142,19 +165,7 @@ export async function buildGraphs(
   const expected = Math.round((options.chunks * targets.length) / shards);
   if (expected > 0) log.info(`${what} from ${plural(expected, 'vector')} in SQLite: ${options.reason}.`);
   const progress = new Progress(log, what, expected, options.progressIntervalMs);
-  let after = 0;
-  const done = await insertAll(
-    targets,
-    shards,
-    options.dimensions,
-    () => {
-      const rows = source.vectorsAfter(storeId, after, BATCH);
-      if (rows.length === 0) return undefined;
-      after = rows.at(-1)!.id;
-      return rows;
-    },
-    progress,
-  );
+  const done = await insertAll(targets, shards, options.dimensions, vectorBatches(source, storeId, targets, shards), progress);
   progress.end(done);
   return claim(targets, source, storeId, options.generation);
 }

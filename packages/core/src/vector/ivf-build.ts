@@ -7,7 +7,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { siblingWorkerUrl, startWorker } from '../internal/worker-options';
-import { BATCH, type BuildOptions, insertAll, Progress, plural, type ShardTarget } from './graph-build';
+import { BATCH, type BuildOptions, insertAll, Progress, plural, type ShardTarget, vectorBatches } from './graph-build';
 import { defaultLists, trainingSampleSize } from './ivf';
 import { blobToVector } from './vector-blob';
 
@@ -102,23 +102,10 @@ export async function buildIvfs(
       'list',
     )} (${figures.lists.join(' + ')}) on ${plural(figures.sample, 'sampled vector')} in ${figures.trainSeconds.toFixed(1)} s; adding the vectors.`,
   );
-  const wanted = all.filter((id) => targets.some((target) => id % shards === target.shard)).sort();
-  const progress = new Progress(log, what, wanted.length, options.progressIntervalMs);
-  // The ids read at the start, their vectors by primary key (`vectorsAfter`'s ORDER BY sorts the store's rows
-  // past the cursor for each batch: ~0.9 s a batch at 1M). Chunks written since are caught up at the switch.
-  let at = 0;
-  figures.vectors = await insertAll(
-    targets,
-    shards,
-    dimensions,
-    () => {
-      if (at >= wanted.length) return undefined;
-      const batch = Array.from(wanted.subarray(at, at + BATCH));
-      at += batch.length;
-      return source.vectors(batch);
-    },
-    progress,
-  );
+  const wanted = all.filter((id) => targets.some((target) => id % shards === target.shard)).length;
+  const progress = new Progress(log, what, wanted, options.progressIntervalMs);
+  // Chunks written after the ids are read are caught up at the switch.
+  figures.vectors = await insertAll(targets, shards, dimensions, vectorBatches(source, storeId, targets, shards), progress);
   progress.end(figures.vectors);
   figures.seconds = (performance.now() - started) / 1000;
   return figures;
