@@ -84,8 +84,10 @@ export async function buildIvfs(
   const { source, log, storeId, targets, shards, dimensions } = options;
   const started = performance.now();
   const all = source.ids(storeId).ids;
-  const what = `Building the IVF index of ${storeId}`;
-  log.info(`${what} from ${plural(all.length, 'vector')} in SQLite: ${options.reason}.`);
+  const which = targets.length === shards ? '' : ` (${targets.map((target) => `shard ${target.shard + 1}`).join(', ')} of ${shards})`;
+  const what = `Building the IVF index of ${storeId}${which}`;
+  const wanted = all.filter((id) => targets.some((target) => id % shards === target.shard)).length;
+  log.info(`${what} from ${plural(wanted, 'vector')} in SQLite: ${options.reason}.`);
   const figures: IvfBuildFigures = { sample: 0, lists: [], trainSeconds: 0, vectors: 0, seconds: 0 };
   for (const target of targets) {
     const ids = all.filter((id) => id % shards === target.shard);
@@ -102,7 +104,6 @@ export async function buildIvfs(
       'list',
     )} (${figures.lists.join(' + ')}) on ${plural(figures.sample, 'sampled vector')} in ${figures.trainSeconds.toFixed(1)} s; adding the vectors.`,
   );
-  const wanted = all.filter((id) => targets.some((target) => id % shards === target.shard)).length;
   const progress = new Progress(log, what, wanted, options.progressIntervalMs);
   // Chunks written after the ids are read are caught up at the switch.
   figures.vectors = await insertAll(targets, shards, dimensions, vectorBatches(source, storeId, targets, shards), progress);

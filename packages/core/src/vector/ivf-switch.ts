@@ -48,8 +48,11 @@ export function startIvfSwitch(
   entry.building = true;
   const { log } = host.options();
   const common = host.buildOptions(storeId, meta.dimensions);
-  const shards = entry.kinds.flatMap((kind, shard) => (kind === 'hnsw' ? [shard] : []));
+  // One shard at a time: its graph is dropped before the next shard's IVF is built, so a conversion holds the
+  // store's graphs and one shard's IVF at most (not every IVF beside every graph: 3.5-3.7 GB at 1M).
+  const shards = [entry.kinds.indexOf('hnsw')];
   const ivfs = host.targets(storeId, 'ivf').filter((target) => shards.includes(target.shard));
+  const which = entry.kinds.length > 1 ? ` (shard ${shards[0]! + 1} of ${entry.kinds.length})` : '';
   const reason = `it has ${meta.chunk_count.toLocaleString('en-US')} chunks, more than ${host.options().ivfAboveChunks.toLocaleString('en-US')}; its graphs answer until the IVF is built`;
   const conversion = (async () => {
     const figures = await buildIvfs({ ...common, targets: ivfs, embedderId: meta.embedder_id, reason });
@@ -62,7 +65,9 @@ export function startIvfSwitch(
       let applied: Applied;
       for (let attempt = 0; attempt < 5 && applied === undefined; attempt++) {
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-        applied = await (await catchUpGraphs({ ...common, targets: ivfs, kind: 'IVF' })).done;
+        // The other shards too (another process may have written): the generation claimed is every shard's.
+        const targets = host.targets(storeId).map((target) => ivfs.find((ivf) => ivf.shard === target.shard) ?? target);
+        applied = await (await catchUpGraphs({ ...common, targets, kind: 'IVF' })).done;
       }
       const graphs = host.targets(storeId).filter((target) => shards.includes(target.shard));
       for (const shard of shards) entry.kinds[shard] = 'ivf';
@@ -82,7 +87,7 @@ export function startIvfSwitch(
     if (saved) for (const shard of shards) host.removeGraphFiles(storeId, shard);
     entry.building = false;
     log.info(
-      `The IVF index of ${storeId} serves its searches now: ${figures.vectors.toLocaleString('en-US')} vectors, sample ${figures.sample.toLocaleString('en-US')}, trained in ${figures.trainSeconds.toFixed(1)} s, built in ${figures.seconds.toFixed(1)} s, writes held ${(heldMs / 1000).toFixed(1)} s, saved ${((performance.now() - switchStarted - heldMs) / 1000).toFixed(1)} s later.`,
+      `The IVF index of ${storeId}${which} serves its searches now: ${figures.vectors.toLocaleString('en-US')} vectors, sample ${figures.sample.toLocaleString('en-US')}, trained in ${figures.trainSeconds.toFixed(1)} s, built in ${figures.seconds.toFixed(1)} s, writes held ${(heldMs / 1000).toFixed(1)} s, saved ${((performance.now() - switchStarted - heldMs) / 1000).toFixed(1)} s later.`,
     );
   })()
     .catch(async (error: Error) => {

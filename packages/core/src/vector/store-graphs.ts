@@ -81,7 +81,8 @@ export class StoreGraphs {
     const entry = this.entries.get(storeId);
     if (!entry) return undefined;
     if (!entry.kinds.includes('hnsw')) return entry.building ? 'ivf-retraining' : 'ivf';
-    return entry.building ? 'ivf-building' : 'hnsw';
+    // Shards switch one at a time: a store with an IVF and a graph is between two of them.
+    return entry.building || entry.kinds.includes('ivf') ? 'ivf-building' : 'hnsw';
   }
 
   /**
