@@ -18,6 +18,9 @@ interface IvfShard extends SavedIndex {
   closed?: boolean;
 }
 
+/** Bytes of a loaded index mapped per slice in the background (`IvfShards.warm`): 256 pages. */
+const WARM_SLICE_BYTES = 256 * 4096;
+
 export class IvfShards {
   private readonly shards = new Map<string, IvfShard>();
 
@@ -112,7 +115,7 @@ export class IvfShards {
       return { state: 'empty', reason: `its IVF file could not be read (${(error as Error).message})`, count: 0, bytes: 0 };
     }
     const current = sidecar.generation === request.generation;
-    this.shards.set(request.store, {
+    const shard: IvfShard = {
       index,
       path,
       dimensions: request.dimensions,
@@ -120,9 +123,24 @@ export class IvfShards {
       generation: current ? request.generation : -1,
       dirty: false,
       firstDirtyAt: 0,
-    });
+    };
+    this.shards.set(request.store, shard);
+    this.warm(shard, 0);
     const size = { count: index.count, bytes: index.bytes, lists: index.lists };
     return current ? { state: 'current', ...size } : { state: 'behind', fileGeneration: sidecar.generation, ...size };
+  }
+
+  /**
+   * Maps a loaded index's pages in the background, a slice at a time between requests (a search waits for one
+   * slice at most, ~2 ms), so the first searches after a restart do not each pay for the pages they read first.
+   */
+  private warm(shard: IvfShard, from: number): void {
+    this.enqueue(async () => {
+      if (shard.closed) return;
+      const next = shard.index.warm(from, WARM_SLICE_BYTES);
+      // The next slice after the event loop's turn: requests that arrived meanwhile are queued before it.
+      if (next !== undefined) setImmediate(() => this.warm(shard, next));
+    });
   }
 
   private get(store: string): IvfShard {

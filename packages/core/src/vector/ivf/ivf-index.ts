@@ -104,6 +104,11 @@ export class IvfIndex {
     return readIvfFile(path, (header) => new IvfIndex({ ...options, ...header }));
   }
 
+  /** Maps the pages of the vectors `[from, from + bytes)` (bytes of the arena); answers where to go on, undefined at the end (`VectorArena.touch`). */
+  warm(from: number, bytes: number): number | undefined {
+    return this.#arena.touch(from, bytes);
+  }
+
   /** Writes the index to `path`: a temporary file renamed over it. */
   save(path: string): void {
     writeIvfFile(this, path);

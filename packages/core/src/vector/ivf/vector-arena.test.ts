@@ -46,4 +46,18 @@ describe('VectorArena', () => {
     expect(arena.usedBlocks).toBe(4);
     expect(() => arena.allocate()).toThrow(/4 GiB at most/);
   });
+
+  it('touches the blocks in use slice by slice, ending where they end', () => {
+    const arena = new VectorArena({ reservedBytes: 1024, blockBytes: 64 * 1024 });
+    for (let i = 0; i < 5; i++) arena.allocate(); // in use: [0, 1024 + 5 x 64 KiB)
+    const starts: number[] = [];
+    let from: number | undefined = 0;
+    while (from !== undefined) {
+      starts.push(from);
+      from = arena.touch(from, 100_000);
+    }
+    expect(starts).toEqual([0, 100_000, 200_000, 300_000]);
+    expect(arena.touch(300_000, 100_000)).toBeUndefined(); // 328,704 bytes in use
+    expect(arena.touch(0, 10 * 1024 * 1024)).toBeUndefined();
+  });
 });

@@ -43,6 +43,22 @@ export class VectorArena {
     return this.#floats;
   }
 
+  /**
+   * Reads one byte of each 4 KiB page in `[from, from + bytes)` of the blocks in use, so the pages are mapped before
+   * searches need them; answers where the next call starts, or undefined at the end. Loading a file into the
+   * memory does not map its pages into the process on every host: on the microVMs this was measured on, the
+   * first read of each page after a load cost ~6.5 us (1.3 s for a 780 MB shard), and the first searches after a
+   * restart took 10-35 ms instead of ~1 ms, each first in a list.
+   */
+  touch(from: number, bytes: number): number | undefined {
+    const view = new Uint8Array(this.memory.buffer);
+    const end = Math.min(from + bytes, this.#end);
+    let sum = 0;
+    for (let at = from; at < end; at += 4096) sum += view[at]!;
+    touched += sum;
+    return end < this.#end ? end : undefined;
+  }
+
   /** A byte view of `length` bytes at `offset`, valid until the next `allocate` or `reserve`. */
   bytesAt(offset: number, length: number): Uint8Array {
     return new Uint8Array(this.memory.buffer, offset, length);
@@ -101,3 +117,6 @@ export class VectorArena {
     );
   }
 }
+
+/** Sums the bytes `touch` reads, so no engine can drop the reads as unused. */
+let touched = 0;
