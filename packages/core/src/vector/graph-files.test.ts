@@ -56,12 +56,17 @@ async function fill(target: VectorIndex) {
 
 /** Runs the fixture as a second process on the same data dir: its log lines and its answer. */
 function otherProcess(...args: string[]): Promise<{ logs: string[]; hits?: string[] }> {
+  return otherProcessWith({}, ...args);
+}
+
+function otherProcessWith(env: Record<string, string>, ...args: string[]): Promise<{ logs: string[]; hits?: string[] }> {
   return new Promise((resolve, reject) => {
     // The test runs' build of the fixture when there is one (FATHOM_TEST_WORKERS_DIR): through tsx, each of
     // this file's eight processes spends about 2 s more CPU loading the sources.
     const built = process.env.FATHOM_TEST_WORKERS_DIR;
     const entry = built ? [join(built, 'graph-process.js')] : ['--conditions=fathom-source', '--import', 'tsx', fixture];
     const child = spawn(process.execPath, [...entry, dir, ...args], {
+      env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -251,6 +256,57 @@ describe('HNSW files', () => {
       expect.stringMatching(/^Rebuilding the HNSW index of vs_big: 3,000 of 3,000 vectors \(100%\), about 0 s left\.$/),
       expect.stringMatching(/^Rebuilding the HNSW index of vs_big: done, 3,000 vectors in \d+ s\.$/),
     ]);
+  });
+});
+
+describe('IVF files', () => {
+  it("are used by another process without a build, and each process follows the other's writes", async () => {
+    await index.close();
+    index = open({ ivfAboveChunks: 500 });
+    const topics = ['invoice payment card refund', 'kitten puppy sleep play', 'snow rain river valley'];
+    for (let file = 0; file < 30; file++) {
+      const texts = Array.from({ length: 20 }, (_, i) => `${topics[file % 3]} file${file} chunk${i}`);
+      await addFile(index, 'vs_large', `file-${file}`, texts);
+    }
+    const deadline = Date.now() + 60_000;
+    while (index.vectorIndexOf('vs_large') !== 'ivf') {
+      if (Date.now() > deadline) throw new Error('no IVF after 60 s');
+      await index.search(['vs_large'], { query: 'kitten puppy', ranker: 'none' });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await index.flush();
+    expect(readdirSync(join(dir, 'vector-index')).sort()).toEqual([
+      'vs_large.0.ivf',
+      'vs_large.0.ivf.json',
+      'vs_large.1.ivf',
+      'vs_large.1.ivf.json',
+    ]);
+    const own = await index.search(['vs_large'], { query: 'snow rain file7', ranker: 'none' });
+    logs = [];
+    const ivf = { IVF_ABOVE: '500' };
+    const built = (lines: string[]) => lines.filter((line) => /Building|Rebuilding/.test(line));
+
+    // Another process searches the IVF files as they are.
+    const other = await otherProcessWith(ivf, 'search', 'vs_large', 'snow rain file7');
+    expect(other.hits).toEqual(own.map((hit) => hit.content[0]!.text));
+    expect([...built(other.logs), ...graphWork(other.logs)]).toEqual([]);
+
+    // It writes; this process's IVF catches up from SQLite on its next search, and builds nothing.
+    const added = await otherProcessWith(ivf, 'add', 'vs_large', 'file-new', 'Volcanic ash grounded every flight.');
+    expect(built(added.logs)).toEqual([]);
+    const [hit] = await index.search(['vs_large'], { query: 'Volcanic ash grounded every flight.', ranker: 'none' });
+    expect(hit!.content[0]!.text).toBe('Volcanic ash grounded every flight.');
+    expect(built(logs)).toEqual([]);
+
+    // This process writes and closes; the files the other one opens next have both writes, and nothing is built.
+    await addFile(index, 'vs_large', 'file-mine', ['Heavy snow closed the mountain pass.']);
+    await index.close();
+    const after = await otherProcessWith(ivf, 'search', 'vs_large', 'Heavy snow closed the mountain pass.');
+    expect(after.hits![0]).toBe('Heavy snow closed the mountain pass.');
+    const again = await otherProcessWith(ivf, 'search', 'vs_large', 'Volcanic ash grounded every flight.');
+    expect(again.hits![0]).toBe('Volcanic ash grounded every flight.');
+    expect([...built(after.logs), ...built(again.logs), ...graphWork(after.logs), ...graphWork(again.logs)]).toEqual([]);
+    index = open({ ivfAboveChunks: 500 });
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * A second process on a data dir, for `vector-index-processes.test.ts`: opens the SQLite index of
- * `<dataDir>` (hash embedder, every store on a graph) and runs one command, printing each log line and
+ * `<dataDir>` (hash embedder, every store on a graph, or above `IVF_ABOVE` chunks on IVFs) and runs one command, printing each log line and
  * the answer as JSON lines on stdout.
  *
  *   graph-process.ts <dataDir> add <storeId> <fileId> <text>…
@@ -22,7 +22,9 @@ const log: Logger = {
 };
 const embedder = new HashEmbedder();
 const db = new SqliteDatabase({ location: join(dataDir!, 'fathom.db'), schemas: [vectorSchema] });
-const index = new VectorIndex({ db, embedder, dataDir: dataDir!, log, exactSearchLimit: 0 });
+// `IVF_ABOVE`: stores of more chunks are served by IVFs (as `FATHOM_IVF_ABOVE_CHUNKS` sets it in the server).
+const ivfAbove = process.env.IVF_ABOVE ? { ivfAboveChunks: Number(process.env.IVF_ABOVE) } : {};
+const index = new VectorIndex({ db, embedder, dataDir: dataDir!, log, exactSearchLimit: 0, ...ivfAbove });
 if (command === 'add') {
   const [fileId, ...texts] = rest;
   const { embeddings } = await embedder.embed({ values: texts });
