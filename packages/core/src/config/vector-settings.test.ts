@@ -9,7 +9,7 @@ describe('vector index settings', () => {
       hnswMemoryMb: 2048,
       hnswEfSearch: undefined,
       exactSearchChunks: undefined,
-      ivfAboveChunks: 300_000,
+      ivfAboveChunks: 50_000,
     });
   });
 
@@ -19,9 +19,9 @@ describe('vector index settings', () => {
       FATHOM_HNSW_MEMORY_MB: '512',
       FATHOM_HNSW_EF_SEARCH: '1200',
       FATHOM_EXACT_SEARCH_CHUNKS: '100',
-      FATHOM_IVF_ABOVE_CHUNKS: '50000',
+      FATHOM_IVF_ABOVE_CHUNKS: '120000',
     });
-    expect(config.vector).toEqual({ hnswMemoryMb: 512, hnswEfSearch: 1200, exactSearchChunks: 100, ivfAboveChunks: 50_000 });
+    expect(config.vector).toEqual({ hnswMemoryMb: 512, hnswEfSearch: 1200, exactSearchChunks: 100, ivfAboveChunks: 120_000 });
   });
 
   it.each([

@@ -11,7 +11,7 @@ export interface VectorSettings {
    * exactly; unset = each backend's measured default (SQLite 512, PostgreSQL 4096).
    */
   exactSearchChunks?: number;
-  /** `FATHOM_IVF_ABOVE_CHUNKS` (SQLite): stores of more chunks are served by IVF indexes instead of HNSW graphs; default 300000. */
+  /** `FATHOM_IVF_ABOVE_CHUNKS` (SQLite): stores of more chunks are served by IVF indexes instead of HNSW graphs; default 50000. */
   ivfAboveChunks: number;
 }
 
@@ -23,6 +23,6 @@ export function readVectorSettings(env: Env): VectorSettings {
     exactSearchChunks: env.FATHOM_EXACT_SEARCH_CHUNKS
       ? parsePositiveInteger(env.FATHOM_EXACT_SEARCH_CHUNKS, 0, 'FATHOM_EXACT_SEARCH_CHUNKS')
       : undefined,
-    ivfAboveChunks: parsePositiveInteger(env.FATHOM_IVF_ABOVE_CHUNKS, 300_000, 'FATHOM_IVF_ABOVE_CHUNKS'),
+    ivfAboveChunks: parsePositiveInteger(env.FATHOM_IVF_ABOVE_CHUNKS, 50_000, 'FATHOM_IVF_ABOVE_CHUNKS'),
   };
 }

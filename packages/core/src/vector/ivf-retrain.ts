@@ -1,6 +1,6 @@
 /**
  * Retraining a store's IVF indexes as the store grows (issue 24). An IVF's lists are trained for the vectors it
- * had then (about their square root); a store that switched at 300,000 chunks and grew to a million has lists
+ * had then (about their square root); a store that switched at 300,000 chunks (the default then) and grew to a million has lists
  * of 1,300 vectors instead of 700, and every search scans them (1.85x the vectors of IVFs trained at 1M). Once
  * a shard holds so many vectors that its lists should be `RETRAIN_GROWTH` times as many, a new IVF is built
  * beside the one serving (trained on a fresh sample, every vector inserted; the old one answers searches and

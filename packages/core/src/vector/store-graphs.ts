@@ -19,8 +19,12 @@ export type { GraphParameters, GraphStoreMeta, ShardIndex, StoreGraphsOptions, S
  * a given recall grows faster than its size, so two half graphs also cost less CPU than one.
  */
 export const SHARDS = 2;
-/** Default of `FATHOM_IVF_ABOVE_CHUNKS`: stores of more chunks are served by IVF indexes (the graphs' beam gets expensive above it). */
-export const IVF_ABOVE_CHUNKS = 300_000;
+/**
+ * Default of `FATHOM_IVF_ABOVE_CHUNKS`: stores of more chunks are served by IVF indexes. Measured at 100k and 300k
+ * chunks, the IVF took half to two thirds of the graphs' CPU per search for a higher recall, and a filter far from
+ * the query cost it 1.8-4.4 ms of CPU against the graphs' 21-28 ms (docs/decisions/2026-11-26-ivf-above-50k.md).
+ */
+export const IVF_ABOVE_CHUNKS = 50_000;
 /** HNSW inserts queued in the workers before `apply` waits (backpressure). */
 const MAX_INFLIGHT_VECTORS = 4096;
 /** A catch-up inserting more than this many vectors does not hold searches back (they use the graphs as they stand). */

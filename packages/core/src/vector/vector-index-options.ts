@@ -28,7 +28,7 @@ export interface VectorIndexOptions {
   };
   /**
    * A store of more than this many chunks is served by IVF indexes instead of HNSW graphs (built in the background
-   * when it grows past it; it never switches back); default 300,000 (`FATHOM_IVF_ABOVE_CHUNKS`).
+   * when it grows past it; it never switches back); default 50,000 (`FATHOM_IVF_ABOVE_CHUNKS`).
    */
   ivfAboveChunks?: number;
   keyword?: KeywordIndexOptions;
