@@ -93,18 +93,20 @@ export function readIvfFile(path: string, create: (header: IvfFileHeader) => Ivf
     read(bytesOf(centroids));
     const index = create({ dimensions, centroids });
     const count = Buffer.alloc(4);
-    const row = new Float32Array(dimensions);
+    // A list's vectors in one read into a reused buffer, then copied to its blocks: a read per block (64 rows)
+    // made ~8,000 system calls for a 780 MB shard, ~0.4 s more than ~600 larger ones on the VM measured.
+    let scratch = new Float32Array(0);
     for (let list = 0; list < lists; list++) {
       read(count);
       const labels = new Float64Array(count.readUInt32LE(0));
       read(bytesOf(labels));
-      index.appendStored(list, labels, (floats, at, _first, rows) => {
-        if (index.stride === dimensions) read(bytesOf(floats.subarray(at, at + rows * dimensions)));
+      if (scratch.length < labels.length * dimensions) scratch = new Float32Array(labels.length * dimensions);
+      read(bytesOf(scratch.subarray(0, labels.length * dimensions)));
+      index.appendStored(list, labels, (floats, at, first, rows) => {
+        if (index.stride === dimensions) floats.set(scratch.subarray(first * dimensions, (first + rows) * dimensions), at);
         else
-          for (let r = 0; r < rows; r++) {
-            read(bytesOf(row));
-            floats.set(row, at + r * index.stride);
-          }
+          for (let r = 0; r < rows; r++)
+            floats.set(scratch.subarray((first + r) * dimensions, (first + r + 1) * dimensions), at + r * index.stride);
       });
     }
     read(count);

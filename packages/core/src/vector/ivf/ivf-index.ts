@@ -224,6 +224,7 @@ export class IvfIndex {
    */
   appendStored(list: number, labels: Float64Array, fill: (floats: Float32Array, row: number, first: number, rows: number) => void): void {
     const owner = this.#lists.all[list]!;
+    this.#lists.reserve(list, labels.length);
     this.#arena.reserve(Math.ceil((owner.count + labels.length) / this.blockRows) - owner.blocks.length);
     let first = 0;
     while (first < labels.length) {

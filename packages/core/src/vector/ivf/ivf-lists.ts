@@ -3,6 +3,7 @@
  * and a label -> (list, slot) map. Rows are appended at a list's end and removed by swap-remove (the list's
  * last row and label move into the hole), so a list's rows always fill its blocks from the first.
  */
+import { LabelMap } from './label-map';
 import type { VectorArena } from './vector-arena';
 
 /** One list: its blocks (byte offsets), how many vectors it holds, and their labels by slot. */
@@ -17,7 +18,7 @@ const SLOT_SPAN = 2 ** 32;
 
 export class IvfLists {
   readonly all: IvfList[] = [];
-  readonly #where = new Map<number, number>();
+  readonly #where = new LabelMap();
 
   constructor(
     lists: number,
@@ -34,11 +35,21 @@ export class IvfLists {
     return this.#where.size;
   }
 
-  /** Bytes outside the arena: the labels and an estimate of the label map (~40 bytes an entry). */
+  /** Bytes outside the arena: the labels and the label map. */
   get bytes(): number {
     let labels = 0;
     for (const list of this.all) labels += list.labels.byteLength;
-    return labels + this.#where.size * 40;
+    return labels + this.#where.bytes;
+  }
+
+  /** Makes room for `more` labels in `list` and in the label map (a file being loaded says how many). */
+  reserve(list: number, more: number): void {
+    const owner = this.all[list]!;
+    this.#where.reserve(this.#where.size + more);
+    if (owner.count + more <= owner.labels.length) return;
+    const grown = new Float64Array(owner.count + more);
+    grown.set(owner.labels.subarray(0, owner.count));
+    owner.labels = grown;
   }
 
   has(label: number): boolean {

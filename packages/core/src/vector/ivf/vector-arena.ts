@@ -25,6 +25,8 @@ export class VectorArena {
   /** Byte offset where the next never-used block starts. */
   #end: number;
   #floats: Float32Array;
+  /** The sum of the bytes `touch` read (kept, so no engine drops the reads as unused). */
+  touchedSum = 0;
 
   constructor(options: VectorArenaOptions) {
     this.blockBytes = options.blockBytes;
@@ -55,7 +57,7 @@ export class VectorArena {
     const end = Math.min(from + bytes, this.#end);
     let sum = 0;
     for (let at = from; at < end; at += 4096) sum += view[at]!;
-    touched += sum;
+    this.touchedSum += sum;
     return end < this.#end ? end : undefined;
   }
 
@@ -117,6 +119,3 @@ export class VectorArena {
     );
   }
 }
-
-/** Sums the bytes `touch` reads, so no engine can drop the reads as unused. */
-let touched = 0;
