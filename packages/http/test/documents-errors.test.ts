@@ -99,8 +99,11 @@ describe('documents: limits, validation, bad files and ownership', () => {
       latencies.push(performance.now() - started);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    // Generous bound for a loaded CI machine; a parse on the event loop would take seconds.
-    expect(Math.max(...latencies)).toBeLessThan(1_000);
+    // Generous bounds for a loaded CI machine (on PostgreSQL a request once waited 1,047 ms behind the file's
+    // chunk writes in CI); a parse on the event loop would hold every request for seconds.
+    const sorted = [...latencies].sort((a, b) => a - b);
+    expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThan(500);
+    expect(sorted.at(-1)).toBeLessThan(2_000);
     const done = await client.vectorStores.fileBatches.poll(store.id, batch.id, { pollIntervalMs: 50 });
     expect(done.file_counts).toMatchObject({ completed: 1, failed: 1, total: 2 });
   });
