@@ -101,6 +101,12 @@ async function run(key: string, scenario: Scenario): Promise<void> {
   const marker = join(dataDir, 'scale-bench.json');
   const reused = kept && existsSync(marker) ? (JSON.parse(readFileSync(marker, 'utf8')) as { key: string; storeIds: string[] }) : undefined;
   if (reused && reused.key !== key) throw new Error(`${dataDir} holds the scenario '${reused.key}', not '${key}'.`);
+  // A kept dir with a database and no marker was changed by a crash phase (it removes the marker): building the
+  // scenario again would add a second set of stores beside the first, and every later figure would be theirs.
+  if (kept && !reused && existsSync(join(dataDir, 'fathom.db')))
+    throw new Error(
+      `${dataDir} holds a database the bench no longer vouches for (a crash phase added files to it): use a new SCALE_DATA_DIR.`,
+    );
   let postgres: TestPostgres | undefined;
   const env: Record<string, string> = { FATHOM_DATA_DIR: dataDir };
   if (scenario.postgres) {
