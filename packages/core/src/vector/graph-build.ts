@@ -18,21 +18,18 @@ export interface GraphSource {
 }
 
 /**
- * The vectors of the store's chunks in the shards of `targets`, a batch per call in id order (undefined at the
- * end): the ids read once (from the store's index, no row read), the vectors by primary key. Reading "the next
+ * The vectors of the chunks `ids` (the store's, read once by the caller from its index, no row read) in the
+ * shards of `targets`, a batch per call in id order (undefined at the end), by primary key. Reading "the next
  * rows after id x of the store" instead made SQLite sort the store's rows past x for every batch (0.9 s a
  * batch at 1M); chunks written after the ids were read are left to the caller's catch-up.
  */
 export function vectorBatches(
   source: GraphSource,
-  storeId: string,
+  ids: Float64Array,
   targets: ShardTarget[],
   shards: number,
 ): () => Array<{ id: number; vector: Buffer }> | undefined {
-  const wanted = source
-    .ids(storeId)
-    .ids.filter((id) => targets.some((target) => id % shards === target.shard))
-    .sort();
+  const wanted = ids.filter((id) => targets.some((target) => id % shards === target.shard)).sort();
   let at = 0;
   return () => {
     if (at >= wanted.length) return undefined;
@@ -165,9 +162,28 @@ export async function buildGraphs(
   const expected = Math.round((options.chunks * targets.length) / shards);
   if (expected > 0) log.info(`${what} from ${plural(expected, 'vector')} in SQLite: ${options.reason}.`);
   const progress = new Progress(log, what, expected, options.progressIntervalMs);
-  const done = await insertAll(targets, shards, options.dimensions, vectorBatches(source, storeId, targets, shards), progress);
+  const done = await insertAll(
+    targets,
+    shards,
+    options.dimensions,
+    vectorBatches(source, source.ids(storeId).ids, targets, shards),
+    progress,
+  );
   progress.end(done);
   return claim(targets, source, storeId, options.generation);
+}
+
+/**
+ * With the store's writes held: catches `targets` up until they are exact for one generation (a write that
+ * started before the hold may still land; a few tries at most). Answers that generation, or undefined.
+ */
+export async function catchUpExactly(options: BuildOptions & { targets: ShardTarget[]; kind: 'HNSW' | 'IVF' }): Promise<Applied> {
+  let applied: Applied;
+  for (let attempt = 0; attempt < 5 && applied === undefined; attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    applied = await (await catchUpGraphs(options)).done;
+  }
+  return applied;
 }
 
 /**

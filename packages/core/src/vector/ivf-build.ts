@@ -106,7 +106,7 @@ export async function buildIvfs(
   );
   const progress = new Progress(log, what, wanted, options.progressIntervalMs);
   // Chunks written after the ids are read are caught up at the switch.
-  figures.vectors = await insertAll(targets, shards, dimensions, vectorBatches(source, storeId, targets, shards), progress);
+  figures.vectors = await insertAll(targets, shards, dimensions, vectorBatches(source, all, targets, shards), progress);
   progress.end(figures.vectors);
   figures.seconds = (performance.now() - started) / 1000;
   return figures;

@@ -9,7 +9,7 @@
  * what the retrain adds. A crash at any point loses nothing: the old file stays until the new one is saved
  * over it (written to a temporary file and renamed).
  */
-import { type Applied, catchUpGraphs } from './graph-build';
+import { catchUpExactly } from './graph-build';
 import type { Entry, GraphStoreMeta } from './graph-entry';
 import { defaultLists } from './ivf';
 import { buildIvfs } from './ivf-build';
@@ -52,11 +52,7 @@ export function startIvfRetrain(host: IvfSwitchHost, storeId: string, entry: Ent
     host.track(storeId, entry, async () => {
       // Writes wait now; the new IVF and the other shards are brought to one generation, then the new one replaces the old.
       const targets = serving.map((each) => (each.shard === shard ? next : each));
-      let applied: Applied;
-      for (let attempt = 0; attempt < 5 && applied === undefined; attempt++) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-        applied = await (await catchUpGraphs({ ...common, targets, kind: 'IVF' })).done;
-      }
+      const applied = await catchUpExactly({ ...common, targets, kind: 'IVF' });
       await target.client.replaceIvf(next.key, target.key);
       entry.ivfLists![shard] = figures.lists[0]!;
       entry.bytes[shard] = estimateIvfBytes({ chunk_count: Math.ceil(meta.chunk_count / entry.kinds.length), dimensions: meta.dimensions });

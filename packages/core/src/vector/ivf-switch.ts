@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Entry, GraphStoreMeta, StoreGraphsOptions } from './graph-entry';
-import { type Applied, type BuildOptions, catchUpGraphs, type GraphWork, type ShardTarget } from './graph-build';
+import { type BuildOptions, catchUpExactly, catchUpGraphs, type GraphWork, type ShardTarget } from './graph-build';
 import { buildIvfs, type IvfTarget } from './ivf-build';
 
 /** What the switch needs of `StoreGraphs`. */
@@ -60,15 +60,10 @@ export function startIvfSwitch(
     await entry.settled;
     const switchStarted = performance.now();
     host.track(storeId, entry, async () => {
-      // New writes wait; one that started before may still land: catch up again until the IVFs are exact
-      // for a generation (so they are saved before the graph files go), a few times at most.
-      let applied: Applied;
-      for (let attempt = 0; attempt < 5 && applied === undefined; attempt++) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-        // The other shards too (another process may have written): the generation claimed is every shard's.
-        const targets = host.targets(storeId).map((target) => ivfs.find((ivf) => ivf.shard === target.shard) ?? target);
-        applied = await (await catchUpGraphs({ ...common, targets, kind: 'IVF' })).done;
-      }
+      // New writes wait; the IVF is made exact for a generation (so it is saved before the graph files go), and
+      // the other shards with it (another process may have written): the generation claimed is every shard's.
+      const targets = host.targets(storeId).map((target) => ivfs.find((ivf) => ivf.shard === target.shard) ?? target);
+      const applied = await catchUpExactly({ ...common, targets, kind: 'IVF' });
       const graphs = host.targets(storeId).filter((target) => shards.includes(target.shard));
       for (const shard of shards) entry.kinds[shard] = 'ivf';
       entry.ivfLists ??= [];
