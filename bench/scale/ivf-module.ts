@@ -108,10 +108,14 @@ if (VARIANTS.includes('native')) {
   index.listsForSave().forEach((list, c) => {
     const search = new hnswlib.BruteforceSearch('ip', D);
     search.initIndex(Math.max(1, list.count));
-    const floats = index!.floats();
+    // The module's 8-bit rows decoded to floats (values x the row's scale).
     for (let slot = 0; slot < list.count; slot++) {
-      const row = index!.rowOf(c, slot);
-      search.addPoint(Array.from(floats.subarray(row, row + D)), list.labels[slot]!);
+      const row = index!.bytesAt(index!.rowOf(c, slot), index!.rowBytes);
+      const scale = new Float32Array(row.buffer, row.byteOffset + index!.stride, 1)[0]!;
+      search.addPoint(
+        Array.from(new Int8Array(row.buffer, row.byteOffset, D), (value) => value * scale),
+        list.labels[slot]!,
+      );
     }
     native.push(search);
   });

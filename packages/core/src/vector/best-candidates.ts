@@ -29,25 +29,34 @@ export class BestCandidates<Row extends { id: number }> {
   }): void {
     const { mode, depth, hybridWeights } = this.options;
     const { rows } = input;
+    const similarities = new Map<number, number>();
+    const similarity = (row: Row) => {
+      let value = similarities.get(row.id);
+      if (value === undefined) similarities.set(row.id, (value = input.similarity(row)));
+      return value;
+    };
+    // The vector side's candidates are ranked by their exact similarity, not the order the index gave: an
+    // IVF ranks on 8-bit rows (scores ~0.002 off), and two near-equal candidates may come in either order.
     const vectorRank = new Map(
       input.vectorList
         .filter((id) => rows.has(id))
         .slice(0, depth)
-        .map((id, rank) => [id, rank]),
+        .map((id) => ({ id, similarity: similarity(rows.get(id)!) }))
+        .sort((a, b) => b.similarity - a.similarity)
+        .map(({ id }, rank) => [id, rank]),
     );
     const keywordRank = new Map(input.keywordList.filter((id) => rows.has(id)).map((id, rank) => [id, rank]));
     for (const row of rows.values()) {
       if (!vectorRank.has(row.id) && !keywordRank.has(row.id)) continue;
-      const similarity = input.similarity(row);
       const score =
         mode === 'vector'
-          ? Math.max(0, Math.min(1, similarity))
+          ? Math.max(0, Math.min(1, similarity(row)))
           : fuseScore(
               {
                 id: row.id,
                 vectorRank: vectorRank.get(row.id),
                 keywordRank: keywordRank.get(row.id),
-                similarity,
+                similarity: similarity(row),
                 coverage: input.coverage(row),
               },
               {

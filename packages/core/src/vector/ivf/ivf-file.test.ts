@@ -10,7 +10,7 @@ const dir = mkdtempSync(join(tmpdir(), 'fathom-ivf-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the IVF index file', () => {
-  // 50-d: rows are padded to 64 floats in memory and written unpadded.
+  // 50-d: rows are padded to 64 values in memory and written as held.
   for (const dimensions of [64, 50]) {
     it(`gives back the same answers after save and load (${dimensions}-d), and leaves no temporary file`, () => {
       const data = clusteredVectors({ count: 5_000, dimensions, topics: 20, noise: 0.6, queries: 20, seed: 3 });
@@ -39,6 +39,70 @@ describe('the IVF index file', () => {
       expect(loaded.search(data.vectors.subarray(0, dimensions), 1)[0]!.label).toBe(1);
     });
   }
+
+  it('reads a version-1 file (float rows, before the 8-bit rows) and saves it as version 2, a quarter of the bytes of vectors', () => {
+    const dimensions = 48;
+    const data = clusteredVectors({ count: 2_000, dimensions, topics: 10, queries: 1, seed: 5 });
+    const centroids = trainCentroids(data.vectors, { dimensions, lists: 4 });
+    // The layout version 1 had: header, centroids, per list a count, f64 labels, normalised f32 vectors, FEND.
+    const unit = (row: number) => {
+      const v = data.vectors.slice(row * dimensions, (row + 1) * dimensions);
+      const norm = Math.hypot(...v);
+      return v.map((x) => x / norm);
+    };
+    const nearest = (row: number) => {
+      const v = unit(row);
+      let best = 0;
+      let bestScore = Number.NEGATIVE_INFINITY;
+      for (let list = 0; list < 4; list++) {
+        const c = centroids.subarray(list * dimensions, (list + 1) * dimensions);
+        const norm = Math.hypot(...c);
+        const score = v.reduce((sum, x, d) => sum + (x * c[d]!) / norm, 0);
+        if (score > bestScore) [best, bestScore] = [list, score];
+      }
+      return best;
+    };
+    const members: number[][] = [[], [], [], []];
+    for (let row = 0; row < 2_000; row++) members[nearest(row)]!.push(row);
+    const header = Buffer.alloc(24);
+    header.writeUInt32LE(0x46564946, 0);
+    header.writeUInt32LE(1, 4);
+    header.writeUInt32LE(dimensions, 8);
+    header.writeUInt32LE(4, 12);
+    header.writeDoubleLE(2_000, 16);
+    const parts: Buffer[] = [header, Buffer.from(centroids.buffer, centroids.byteOffset, centroids.byteLength)];
+    for (const rows of members) {
+      const count = Buffer.alloc(4);
+      count.writeUInt32LE(rows.length, 0);
+      const labels = Float64Array.from(rows, (row) => 500 + row);
+      const vectors = new Float32Array(rows.length * dimensions);
+      rows.forEach((row, i) => vectors.set(unit(row), i * dimensions));
+      parts.push(count, Buffer.from(labels.buffer), Buffer.from(vectors.buffer));
+    }
+    const end = Buffer.alloc(4);
+    end.writeUInt32LE(0x444e4546, 0);
+    parts.push(end);
+    const path = join(dir, 'version-1.ivf');
+    writeFileSync(path, Buffer.concat(parts));
+    const oldBytes = readFileSync(path).length;
+
+    const loaded = IvfIndex.load(path);
+    expect(loaded.count).toBe(2_000);
+    for (let row = 0; row < 2_000; row += 97) {
+      const [hit] = loaded.search(data.vectors.subarray(row * dimensions, (row + 1) * dimensions), 1, { nprobe: 4 });
+      expect(hit!.label).toBe(500 + row);
+      expect(Math.abs(hit!.distance)).toBeLessThan(0.002);
+    }
+    loaded.save(path);
+    const saved = readFileSync(path);
+    expect(saved.readUInt32LE(4)).toBe(2);
+    // Vectors: 48 values + 16 bytes of scale against 192 bytes of floats; labels stay 8 bytes.
+    expect(saved.length).toBe(24 + centroids.byteLength + 4 * 4 + 2_000 * (8 + 48 + 16) + 4);
+    expect(saved.length).toBeLessThan(oldBytes * 0.5);
+    const again = IvfIndex.load(path);
+    const probe = data.vectors.subarray(0, dimensions);
+    expect(again.search(probe, 8)).toEqual(loaded.search(probe, 8));
+  });
 
   it('refuses a truncated or foreign file with ivf_file_invalid', () => {
     const data = clusteredVectors({ count: 500, dimensions: 16, topics: 5, queries: 1, seed: 1 });

@@ -1,9 +1,11 @@
 /**
  * The IVF index's file: one binary file, little-endian, written to a temporary name then renamed (a reader
  * never sees half a file). Layout: the magic `FIVF`, u32 version, u32 dimensions, u32 lists, f64 vectors;
- * the centroids (`lists x dimensions` f32); then per list a u32 count, its labels (f64) and its vectors
- * (`count x dimensions` f32, normalised); the magic `FEND`. Loading reads the vectors straight into the
- * index's memory, block by block.
+ * the centroids (`lists x dimensions` f32); then per list a u32 count, its labels (f64) and its vectors;
+ * the magic `FEND`. Version 2 (written) holds the vectors as the index's 8-bit rows, byte for byte
+ * (`count x rowBytes`: padded int8 values, f32 scale, zeros), so loading copies them into the index's
+ * memory block by block. Version 1 (read, from before the 8-bit rows) holds `count x dimensions` f32,
+ * normalised; they are made 8-bit rows as they are read.
  */
 import { closeSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
@@ -12,7 +14,8 @@ import type { IvfIndex } from './ivf-index';
 
 const MAGIC = 0x46564946; // 'FIVF'
 const END = 0x444e4546; // 'FEND'
-const VERSION = 1;
+const VERSION = 2;
+const FLOAT_ROWS = 1;
 const HEADER_BYTES = 24;
 
 /** What a file's header declares, for the caller to build the index it is read into. */
@@ -26,7 +29,7 @@ export function writeIvfFile(index: IvfIndex, path: string): void {
   const temporary = `${path}.tmp-${process.pid}-${threadId}`;
   const fd = openSync(temporary, 'w');
   try {
-    const { dimensions, stride } = index;
+    const { dimensions, rowBytes } = index;
     const header = Buffer.alloc(HEADER_BYTES);
     header.writeUInt32LE(MAGIC, 0);
     header.writeUInt32LE(VERSION, 4);
@@ -36,21 +39,13 @@ export function writeIvfFile(index: IvfIndex, path: string): void {
     writeSync(fd, header);
     writeSync(fd, bytesOf(index.centroids()));
     const count = Buffer.alloc(4);
-    const row = new Float32Array(dimensions);
     index.listsForSave().forEach((list, listIndex) => {
       count.writeUInt32LE(list.count, 0);
       writeSync(fd, count);
       writeSync(fd, bytesOf(list.labels.subarray(0, list.count)));
       for (let first = 0; first < list.count; first += index.blockRows) {
         const rows = Math.min(index.blockRows, list.count - first);
-        const floats = index.floats();
-        const at = index.rowOf(listIndex, first);
-        if (stride === dimensions) writeSync(fd, bytesOf(floats.subarray(at, at + rows * dimensions)));
-        else
-          for (let r = 0; r < rows; r++) {
-            row.set(floats.subarray(at + r * stride, at + r * stride + dimensions));
-            writeSync(fd, bytesOf(row));
-          }
+        writeSync(fd, index.bytesAt(index.rowOf(listIndex, first), rows * rowBytes));
       }
     });
     count.writeUInt32LE(END, 0);
@@ -85,7 +80,8 @@ export function readIvfFile(path: string, create: (header: IvfFileHeader) => Ivf
     const header = Buffer.alloc(HEADER_BYTES);
     read(header);
     if (header.readUInt32LE(0) !== MAGIC) throw invalid(path, 'it is not an IVF index file');
-    if (header.readUInt32LE(4) !== VERSION) throw invalid(path, `its version ${header.readUInt32LE(4)} is not ${VERSION}`);
+    const version = header.readUInt32LE(4);
+    if (version !== VERSION && version !== FLOAT_ROWS) throw invalid(path, `its version ${version} is not ${FLOAT_ROWS} or ${VERSION}`);
     const dimensions = header.readUInt32LE(8);
     const lists = header.readUInt32LE(12);
     const total = header.readDoubleLE(16);
@@ -95,19 +91,24 @@ export function readIvfFile(path: string, create: (header: IvfFileHeader) => Ivf
     const count = Buffer.alloc(4);
     // A list's vectors in one read into a reused buffer, then copied to its blocks: a read per block (64 rows)
     // made ~8,000 system calls for a 780 MB shard, ~0.4 s more than ~600 larger ones on the VM measured.
-    let scratch = new Float32Array(0);
+    const rowBytes = version === VERSION ? index.rowBytes : dimensions * 4;
+    let scratch = new Uint8Array(0);
     for (let list = 0; list < lists; list++) {
       read(count);
       const labels = new Float64Array(count.readUInt32LE(0));
       read(bytesOf(labels));
-      if (scratch.length < labels.length * dimensions) scratch = new Float32Array(labels.length * dimensions);
-      read(bytesOf(scratch.subarray(0, labels.length * dimensions)));
-      index.appendStored(list, labels, (floats, at, first, rows) => {
-        if (index.stride === dimensions) floats.set(scratch.subarray(first * dimensions, (first + rows) * dimensions), at);
-        else
-          for (let r = 0; r < rows; r++)
-            floats.set(scratch.subarray((first + r) * dimensions, (first + r + 1) * dimensions), at + r * index.stride);
-      });
+      if (scratch.length < labels.length * rowBytes) scratch = new Uint8Array(labels.length * rowBytes);
+      read(scratch.subarray(0, labels.length * rowBytes));
+      if (version === VERSION)
+        index.appendStored(list, labels, (at, first, rows) =>
+          index.bytesAt(at, rows * rowBytes).set(scratch.subarray(first * rowBytes, (first + rows) * rowBytes)),
+        );
+      else {
+        const floats = new Float32Array(scratch.buffer, 0, labels.length * dimensions);
+        index.appendStored(list, labels, (at, first, rows) => {
+          for (let r = 0; r < rows; r++) index.storeRow(floats, (first + r) * dimensions, at + r * index.rowBytes);
+        });
+      }
     }
     read(count);
     if (count.readUInt32LE(0) !== END || index.count !== total) throw invalid(path, 'its lists do not add up to its header');

@@ -23,8 +23,8 @@ export class IvfLists {
   constructor(
     lists: number,
     readonly blockRows: number,
-    /** Floats of one row (padded). */
-    readonly stride: number,
+    /** Bytes of one row (an 8-bit row: `rowBytes`). */
+    readonly rowBytes: number,
     readonly arena: VectorArena,
   ) {
     for (let list = 0; list < lists; list++) this.all.push({ blocks: [], count: 0, labels: new Float64Array(0) });
@@ -61,10 +61,10 @@ export class IvfLists {
     return this.#where.get(label);
   }
 
-  /** The float offset in the arena of a list's slot. */
+  /** The byte offset in the arena of a list's slot. */
   rowOf(list: number, slot: number): number {
     const owner = this.all[list]!;
-    return (owner.blocks[Math.floor(slot / this.blockRows)]! + (slot % this.blockRows) * this.stride * 4) / 4;
+    return owner.blocks[Math.floor(slot / this.blockRows)]! + (slot % this.blockRows) * this.rowBytes;
   }
 
   /** Blocks the lists need beyond those they own to take `growth[list]` more rows each. */
@@ -76,7 +76,7 @@ export class IvfLists {
     return blocks;
   }
 
-  /** Claims the next slot of `list` for `label` (a new block when the last is full); answers its float row. */
+  /** Claims the next slot of `list` for `label` (a new block when the last is full); answers its row's byte offset. */
   append(list: number, label: number): number {
     const owner = this.all[list]!;
     if (owner.count === owner.blocks.length * this.blockRows) owner.blocks.push(this.arena.allocate());
@@ -105,7 +105,7 @@ export class IvfLists {
       owner.labels[slot] = moved;
       this.#where.set(moved, list * SLOT_SPAN + slot);
       const from = this.rowOf(list, last);
-      this.arena.floats().copyWithin(this.rowOf(list, slot), from, from + this.stride);
+      this.arena.int8().copyWithin(this.rowOf(list, slot), from, from + this.rowBytes);
     }
     if (owner.count === (owner.blocks.length - 1) * this.blockRows) this.arena.release(owner.blocks.pop()!);
     return true;

@@ -25,6 +25,8 @@ export class VectorArena {
   /** Byte offset where the next never-used block starts. */
   #end: number;
   #floats: Float32Array;
+  #int8: Int8Array;
+  #int16: Int16Array;
   /** The sum of the bytes `touch` read (kept, so no engine drops the reads as unused). */
   touchedSum = 0;
 
@@ -37,12 +39,26 @@ export class VectorArena {
     this.memory = new wasm.Memory({ initial, maximum: this.#maximumPages });
     this.#end = options.reservedBytes;
     this.#floats = new Float32Array(this.memory.buffer);
+    this.#int8 = new Int8Array(this.memory.buffer);
+    this.#int16 = new Int16Array(this.memory.buffer);
   }
 
   /** A float view of the whole memory, valid until the next `allocate` or `reserve`. */
   floats(): Float32Array {
     if (this.#floats.buffer !== this.memory.buffer) this.#floats = new Float32Array(this.memory.buffer);
     return this.#floats;
+  }
+
+  /** A signed byte view of the whole memory (the 8-bit rows), valid until the next `allocate` or `reserve`. */
+  int8(): Int8Array {
+    if (this.#int8.buffer !== this.memory.buffer) this.#int8 = new Int8Array(this.memory.buffer);
+    return this.#int8;
+  }
+
+  /** A 16-bit view of the whole memory (the query as the 8-bit kernel reads it), valid until the next `allocate` or `reserve`. */
+  int16(): Int16Array {
+    if (this.#int16.buffer !== this.memory.buffer) this.#int16 = new Int16Array(this.memory.buffer);
+    return this.#int16;
   }
 
   /**
