@@ -125,6 +125,8 @@ export class IvfShards {
       firstDirtyAt: 0,
     };
     this.shards.set(request.store, shard);
+    // A file of an older format (float rows, before 2026-11-27) is written again in the current one (a quarter of the size).
+    if (current && index.olderFile) this.markDirty(shard, request.generation);
     this.warm(shard, 0);
     const size = { count: index.count, bytes: index.bytes, lists: index.lists };
     return current ? { state: 'current', ...size } : { state: 'behind', fileGeneration: sidecar.generation, ...size };

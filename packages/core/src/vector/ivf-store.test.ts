@@ -1,10 +1,12 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../embeddings';
 import type { Logger } from '../internal/logger';
 import { SqliteDatabase } from '../storage';
+import { decodedLists, writeVersion1File } from './__fixtures__/ivf-version-1';
+import { IvfIndex } from './ivf';
 import type { AttributeFilter } from './types';
 import { VectorIndex, type VectorIndexOptions } from './vector-index';
 import { vectorSchema } from './vector-schema';
@@ -192,6 +194,29 @@ describe('a store above FATHOM_IVF_ABOVE_CHUNKS', () => {
     ]);
     expect(logs.filter((line) => /Building|Rebuilding/.test(line))).toEqual([]);
     expect(index.vectorIndexOf('vs_big')).toBe('ivf');
+  });
+
+  it('reads IVF files of the float format (version 1) with no rebuild, and writes them again as 8-bit rows', async () => {
+    await addFiles(index, 0, 30);
+    await searchUntilIvf(index);
+    await index.close();
+    const paths = ['vs_big.0.ivf', 'vs_big.1.ivf'].map((name) => join(dir, 'vector-index', name));
+    for (const path of paths) {
+      const current = IvfIndex.load(path);
+      writeVersion1File(path, current.dimensions, current.centroids(), decodedLists(current));
+      expect(readFileSync(path).readUInt32LE(4)).toBe(1);
+    }
+    const floatBytes = paths.map((path) => statSync(path).size);
+    logs = [];
+    index = open();
+    expect(await recallAt8(index)).toBeGreaterThanOrEqual(0.95);
+    expect(index.vectorIndexOf('vs_big')).toBe('ivf');
+    await index.flush();
+    expect(logs.filter((line) => /Building|Rebuilding|Updating/.test(line))).toEqual([]);
+    paths.forEach((path, shard) => {
+      expect(readFileSync(path).readUInt32LE(4)).toBe(2);
+      expect(statSync(path).size).toBeLessThan(floatBytes[shard]! / 2);
+    });
   });
 
   it('retrains its IVFs, one shard at a time, once the store outgrows their lists, answering searches and losing no write', async () => {

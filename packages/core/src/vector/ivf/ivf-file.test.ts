@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { writeVersion1File } from '../__fixtures__/ivf-version-1';
 import { clusteredVectors } from './clustered-vectors';
 import { IvfIndex } from './ivf-index';
 import { trainCentroids } from './train-centroids';
@@ -44,7 +45,6 @@ describe('the IVF index file', () => {
     const dimensions = 48;
     const data = clusteredVectors({ count: 2_000, dimensions, topics: 10, queries: 1, seed: 5 });
     const centroids = trainCentroids(data.vectors, { dimensions, lists: 4 });
-    // The layout version 1 had: header, centroids, per list a count, f64 labels, normalised f32 vectors, FEND.
     const unit = (row: number) => {
       const v = data.vectors.slice(row * dimensions, (row + 1) * dimensions);
       const norm = Math.hypot(...v);
@@ -64,26 +64,17 @@ describe('the IVF index file', () => {
     };
     const members: number[][] = [[], [], [], []];
     for (let row = 0; row < 2_000; row++) members[nearest(row)]!.push(row);
-    const header = Buffer.alloc(24);
-    header.writeUInt32LE(0x46564946, 0);
-    header.writeUInt32LE(1, 4);
-    header.writeUInt32LE(dimensions, 8);
-    header.writeUInt32LE(4, 12);
-    header.writeDoubleLE(2_000, 16);
-    const parts: Buffer[] = [header, Buffer.from(centroids.buffer, centroids.byteOffset, centroids.byteLength)];
-    for (const rows of members) {
-      const count = Buffer.alloc(4);
-      count.writeUInt32LE(rows.length, 0);
-      const labels = Float64Array.from(rows, (row) => 500 + row);
-      const vectors = new Float32Array(rows.length * dimensions);
-      rows.forEach((row, i) => vectors.set(unit(row), i * dimensions));
-      parts.push(count, Buffer.from(labels.buffer), Buffer.from(vectors.buffer));
-    }
-    const end = Buffer.alloc(4);
-    end.writeUInt32LE(0x444e4546, 0);
-    parts.push(end);
     const path = join(dir, 'version-1.ivf');
-    writeFileSync(path, Buffer.concat(parts));
+    writeVersion1File(
+      path,
+      dimensions,
+      centroids,
+      members.map((rows) => {
+        const vectors = new Float32Array(rows.length * dimensions);
+        rows.forEach((row, i) => vectors.set(unit(row), i * dimensions));
+        return { labels: Float64Array.from(rows, (row) => 500 + row), vectors };
+      }),
+    );
     const oldBytes = readFileSync(path).length;
 
     const loaded = IvfIndex.load(path);

@@ -112,6 +112,7 @@ export function readIvfFile(path: string, create: (header: IvfFileHeader) => Ivf
     }
     read(count);
     if (count.readUInt32LE(0) !== END || index.count !== total) throw invalid(path, 'its lists do not add up to its header');
+    index.olderFile = version !== VERSION;
     return index;
   } finally {
     closeSync(fd);

@@ -62,6 +62,8 @@ export class IvfIndex {
   readonly blockRows: number;
   /** Lists a search scans by default. */
   nprobe: number;
+  /** True when loaded from a file of an older format (float rows): saving it again writes the current one. */
+  olderFile = false;
   /** Floats of a padded float row (the query, the centroids). */
   readonly #stride: number;
   readonly #rowBytes: number;
