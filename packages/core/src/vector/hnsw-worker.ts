@@ -241,9 +241,13 @@ async function handle(request: HnswRequest): Promise<unknown> {
     }
     case 'drop': {
       const store = stores.get(request.store);
-      if (store?.timer) clearTimeout(store.timer);
-      if (store) store.closed = true;
+      if (!store) return undefined;
+      if (store.timer) clearTimeout(store.timer);
+      store.closed = true;
       stores.delete(request.store);
+      // As for `unload`: an IVF switch drops a 1M store's graphs one shard at a time, and a graph left to the
+      // garbage collector kept its ~850 MB until a restart (hnswlib's memory is invisible to it).
+      store.index.initIndex({ maxElements: 1, m: 2 });
       return undefined;
     }
     case 'flush': {
