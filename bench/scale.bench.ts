@@ -140,6 +140,11 @@ async function run(key: string, scenario: Scenario): Promise<void> {
       printLatency(times, many ? 'each query on another store (the first search of a store included)' : 'one store');
     }
     if (PHASES.has('recall')) await recall(node, layout, storeIds, scenario.postgres ? undefined : dataDir);
+    if (!reused && (PHASES.has('latency') || PHASES.has('recall'))) {
+      // Index work the ingestion left running (an IVF retrain, a save) ends during the phases above: its peak shows here.
+      const { rss, peak } = memoryOf(node.child.pid!);
+      print(`  server RSS after the phases above: ${mb(rss)}, peak since it started ${mb(peak)}`);
+    }
 
     // ---- restart: from process start to the first answered search --------------------------------------
     await node.exit();

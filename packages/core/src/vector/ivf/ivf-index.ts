@@ -47,7 +47,7 @@ export interface IvfHit {
  * A filter allowing at most this many labels (or half the vectors a search scans, when that is more) is
  * answered exactly: each allowed label the index holds is scored through the label map. Above it, the
  * probed lists are scanned and disallowed labels skipped. At 1M 384-d vectors a label scored through the
- * map costs ~0.55 µs (a map lookup and a random row), a scanned vector ~0.17 µs: 4,000 labels took 2.1 ms
+ * map costs ~0.55 µs (a map lookup and a random row), a scanned vector ~0.17 µs (float rows, 2026-11-26): 4,000 labels took 2.1 ms
  * exactly against 3.4 ms by the lists, 8,000 took 4.9 against 3.3 (bench/scale/ivf-module.ts), so the bound
  * at 12 lists of 1,000 (6,000) sits at the crossing. Below the floor the exact plan always wins: a selective
  * filter makes the lists plan probe list after list to find k allowed labels.
