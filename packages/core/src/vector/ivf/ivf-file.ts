@@ -88,6 +88,7 @@ export function readIvfFile(path: string, create: (header: IvfFileHeader) => Ivf
     const centroids = new Float32Array(lists * dimensions);
     read(bytesOf(centroids));
     const index = create({ dimensions, centroids });
+    if (Number.isSafeInteger(total) && total >= 0 && total <= 2 ** 31) index.reserveLabels(total);
     const count = Buffer.alloc(4);
     // A list's vectors in one read into a reused buffer, then copied to its blocks: a read per block (64 rows)
     // made ~8,000 system calls for a 780 MB shard, ~0.4 s more than ~600 larger ones on the VM measured.

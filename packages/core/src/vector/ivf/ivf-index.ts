@@ -249,6 +249,11 @@ export class IvfIndex {
     writeRow8(source, from, this.dimensions, this.#stride, { int8: this.#arena.int8(), floats: this.#arena.floats() }, at);
   }
 
+  /** Sizes the label map for `count` labels at once (for the file reader: a map grown list by list rehashed ~1M labels a shard). */
+  reserveLabels(count: number): void {
+    this.#lists.reserveLabels(count);
+  }
+
   /**
    * Appends `labels` to `list` as stored rows; `fill(row, first, rows)` writes `rows` consecutive rows from byte
    * offset `row` (within one block). For the file reader.

@@ -42,6 +42,11 @@ export class IvfLists {
     return labels + this.#where.bytes;
   }
 
+  /** Makes room for `count` labels in all in the label map (a file's header says how many: the map is sized once). */
+  reserveLabels(count: number): void {
+    this.#where.reserve(count);
+  }
+
   /** Makes room for `more` labels in `list` and in the label map (a file being loaded says how many). */
   reserve(list: number, more: number): void {
     const owner = this.all[list]!;
