@@ -4,8 +4,8 @@ import type { StoreSearchOptions } from './types';
 /**
  * The best score of each chunk over all the queries of one search, and the final cut. Both indexes
  * feed it the same way: per query, the rows that passed the filters and the two candidate lists (ids,
- * best first); ranks are counted among the rows that passed, and each row is scored by the fusion of
- * both rankings (or its similarity alone in `vector` mode).
+ * best first); ranks are counted among the rows that passed (the vector side's by exact similarity), and
+ * each row is scored by the fusion of both rankings (or its similarity alone in `vector` mode).
  */
 export class BestCandidates<Row extends { id: number }> {
   readonly #best = new Map<number, { score: number; row: Row }>();
