@@ -16,8 +16,7 @@ export function writeRow8(
   memory: { int8: Int8Array; floats: Float32Array },
   at: number,
 ): void {
-  let largest = 0;
-  for (let d = 0; d < dimensions; d++) largest = Math.max(largest, Math.abs(source[from + d]!));
+  const largest = largestMagnitude(source, from, dimensions);
   const scale = largest > 0 ? 127 / largest : 0;
   const { int8, floats } = memory;
   for (let d = 0; d < dimensions; d++) int8[at + d] = Math.round(source[from + d]! * scale);
@@ -35,11 +34,16 @@ export function writeQuery16(
   at: number,
 ): number {
   const limit = queryLimit(padded);
-  let largest = 0;
-  for (let d = 0; d < dimensions; d++) largest = Math.max(largest, Math.abs(source[from + d]!));
+  const largest = largestMagnitude(source, from, dimensions);
   const scale = largest > 0 ? limit / largest : 0;
   const first = at / 2;
   for (let d = 0; d < dimensions; d++) int16[first + d] = Math.round(source[from + d]! * scale);
   int16.fill(0, first + dimensions, first + padded);
   return largest / limit;
+}
+
+function largestMagnitude(source: ArrayLike<number>, from: number, dimensions: number): number {
+  let largest = 0;
+  for (let d = 0; d < dimensions; d++) largest = Math.max(largest, Math.abs(source[from + d]!));
+  return largest;
 }
