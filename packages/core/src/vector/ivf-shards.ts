@@ -18,6 +18,8 @@ interface IvfShard extends SavedIndex {
   closed?: boolean;
 }
 
+/** Time a slice of the background read of an opened index takes at most, about (`IvfShards.read`). */
+const READ_SLICE_MS = 4;
 /** Bytes of a loaded index mapped per slice in the background (`IvfShards.warm`): 256 pages. */
 const WARM_SLICE_BYTES = 256 * 4096;
 
@@ -110,7 +112,7 @@ export class IvfShards {
     }
     let index: IvfIndex;
     try {
-      index = IvfIndex.load(path, { nprobe: sidecar.nprobe });
+      index = IvfIndex.open(path, { nprobe: sidecar.nprobe });
     } catch (error) {
       return { state: 'empty', reason: `its IVF file could not be read (${(error as Error).message})`, count: 0, bytes: 0 };
     }
@@ -127,9 +129,21 @@ export class IvfShards {
     this.shards.set(request.store, shard);
     // A file of an older format (float rows, before 2026-11-27) is written again in the current one (a quarter of the size).
     if (current && index.olderFile) this.markDirty(shard, request.generation);
-    this.warm(shard, 0);
+    this.read(shard);
     const size = { count: index.count, bytes: index.bytes, lists: index.lists };
     return current ? { state: 'current', ...size } : { state: 'behind', fileGeneration: sidecar.generation, ...size };
+  }
+
+  /**
+   * Reads the lists of an opened index in the background, a slice at a time between requests (a search reads
+   * the lists it probes itself, so the shard answers at once after a restart), then maps its pages (`warm`).
+   */
+  private read(shard: IvfShard): void {
+    this.enqueue(async () => {
+      if (shard.closed) return;
+      if (shard.index.readMore(READ_SLICE_MS)) this.warm(shard, 0);
+      else setImmediate(() => this.read(shard));
+    });
   }
 
   /**
@@ -155,6 +169,7 @@ export class IvfShards {
     const shard = this.shards.get(store);
     if (!shard) return;
     shard.closed = true;
+    shard.index.close();
     if (shard.timer) clearTimeout(shard.timer);
     this.shards.delete(store);
   }

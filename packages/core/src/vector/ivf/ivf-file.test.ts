@@ -95,6 +95,58 @@ describe('the IVF index file', () => {
     expect(again.search(probe, 8)).toEqual(loaded.search(probe, 8));
   });
 
+  it('opens without reading the lists: a search reads the lists it probes, anything needing the whole index reads the rest', () => {
+    const dimensions = 32;
+    const data = clusteredVectors({ count: 6_000, dimensions, topics: 30, noise: 0.5, queries: 30, seed: 11 });
+    const index = new IvfIndex({ dimensions, centroids: trainCentroids(data.vectors, { dimensions, lists: 60 }), blockRows: 16 });
+    index.add(
+      Array.from({ length: 6_000 }, (_, i) => 10 + i),
+      data.vectors,
+    );
+    const path = join(dir, 'lazy.ivf');
+    index.save(path);
+    const query = (q: number) => data.queries.subarray(q * dimensions, (q + 1) * dimensions);
+    const openFiles = () => readdirSync('/proc/self/fd').length;
+    const before = openFiles();
+
+    // Searches answer from the lists they probe, as the whole index would; the rest stays in the file.
+    const opened = IvfIndex.open(path);
+    expect(opened.count).toBe(6_000);
+    for (let q = 0; q < 5; q++) expect(opened.search(query(q), 8)).toEqual(index.search(query(q), 8));
+    expect(opened.complete).toBe(false);
+    // In the background: slices of the rest, then the file is closed.
+    let slices = 0;
+    while (!opened.readMore(0.05)) slices++;
+    expect(slices).toBeGreaterThan(1);
+    expect(opened.complete).toBe(true);
+    expect(openFiles()).toBe(before);
+    expect([...opened.labels()].sort()).toEqual([...index.labels()].sort());
+    for (let q = 0; q < 30; q++) expect(opened.search(query(q), 8)).toEqual(index.search(query(q), 8));
+
+    // A filtered search, a write, the labels and a save each read the rest first.
+    const allowed = new Float64Array([10, 5_000, 20, 5_000 + 20, 4_000, 4_010]);
+    const filtered = IvfIndex.open(path);
+    expect(filtered.search(query(0), 3, { allowed })).toEqual(index.search(query(0), 3, { allowed }));
+    expect(filtered.complete).toBe(true);
+    const written = IvfIndex.open(path);
+    written.search(query(1), 8);
+    expect(written.delete([10, 11, 12])).toBe(3);
+    expect(written.count).toBe(5_997);
+    expect(written.complete).toBe(true);
+    const saved = IvfIndex.open(path);
+    saved.search(query(2), 8);
+    const copy = join(dir, 'lazy-copy.ivf');
+    saved.save(copy);
+    expect(readFileSync(copy).equals(readFileSync(path))).toBe(true);
+    expect(openFiles()).toBe(before);
+
+    // Closed before it was read whole: the file is let go.
+    const closed = IvfIndex.open(path);
+    expect(openFiles()).toBe(before + 1);
+    closed.close();
+    expect(openFiles()).toBe(before);
+  });
+
   it('refuses a truncated or foreign file with ivf_file_invalid', () => {
     const data = clusteredVectors({ count: 500, dimensions: 16, topics: 5, queries: 1, seed: 1 });
     const index = new IvfIndex({ dimensions: 16, centroids: trainCentroids(data.vectors, { dimensions: 16, lists: 10 }) });

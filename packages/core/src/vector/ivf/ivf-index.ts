@@ -9,7 +9,7 @@
 import { InvalidRequestError } from '../../errors';
 import { inRanges } from '../id-ranges';
 import { type DotsKernel, instantiateDots, paddedDimensions, rowBytes } from './dots-kernel';
-import { readIvfFile, writeIvfFile } from './ivf-file';
+import { IvfFileReader, writeIvfFile } from './ivf-file';
 import { type IvfList, IvfLists, listOf, slotOf } from './ivf-lists';
 import { defaultProbes } from './ivf-parameters';
 import { writeQuery16, writeRow8 } from './quantize';
@@ -80,6 +80,8 @@ export class IvfIndex {
   readonly #centroidsAt: number;
   readonly #entryList = new Int32Array(TABLE_ENTRIES);
   readonly #entrySlot = new Int32Array(TABLE_ENTRIES);
+  /** The file the index was opened from, while some of its lists are unread (`open`). */
+  #file: IvfFileReader | undefined;
 
   constructor(options: IvfIndexOptions) {
     const { dimensions, centroids } = options;
@@ -113,7 +115,56 @@ export class IvfIndex {
 
   /** Reads an index written by `save`; `options` as the constructor's (the file gives dimensions and centroids). */
   static load(path: string, options: Omit<IvfIndexOptions, 'dimensions' | 'centroids'> = {}): IvfIndex {
-    return readIvfFile(path, (header) => new IvfIndex({ ...options, ...header }));
+    const index = IvfIndex.open(path, options);
+    index.readAll();
+    return index;
+  }
+
+  /**
+   * Opens an index written by `save` without reading its lists: a search reads the lists it probes first, and
+   * `readMore` / `readAll` read the rest. Anything that needs the whole index (a filtered search, a write, its
+   * labels, a save) reads the rest first. Until then the file stays open (`close`). The memory for all lists
+   * is taken at once.
+   */
+  static open(path: string, options: Omit<IvfIndexOptions, 'dimensions' | 'centroids'> = {}): IvfIndex {
+    const reader = IvfFileReader.open(path);
+    try {
+      const index = new IvfIndex({ ...options, dimensions: reader.dimensions, centroids: reader.centroids });
+      index.olderFile = reader.floatRows;
+      let blocks = 0;
+      for (let list = 0; list < reader.lists; list++) blocks += Math.ceil(reader.count(list) / index.blockRows);
+      index.#arena.reserve(blocks);
+      index.#file = reader;
+      return index;
+    } catch (error) {
+      reader.close();
+      throw error;
+    }
+  }
+
+  /** True when every list is in memory (the file, if any, is closed). */
+  get complete(): boolean {
+    return this.#file === undefined;
+  }
+
+  /** Reads unread lists in file order for about `milliseconds`; answers whether the index is complete. */
+  readMore(milliseconds: number): boolean {
+    // The label map sized once, here rather than at open (~40 ms for 500k labels; grown list by list it
+    // would rehash them all a few times).
+    if (this.#file && this.count <= 2 ** 31) this.#lists.reserveLabels(this.count);
+    if (this.#file?.readMore(this, milliseconds)) this.#file = undefined;
+    return this.complete;
+  }
+
+  /** Reads every list not read yet. */
+  readAll(): void {
+    while (!this.readMore(Number.POSITIVE_INFINITY));
+  }
+
+  /** Closes the file the index was opened from; lists not read by then stay empty. */
+  close(): void {
+    this.#file?.close();
+    this.#file = undefined;
   }
 
   /** Maps the pages of the vectors `[from, from + bytes)` (bytes of the arena); answers where to go on, undefined at the end (`VectorArena.touch`). */
@@ -128,7 +179,7 @@ export class IvfIndex {
 
   /** Vectors held. */
   get count(): number {
-    return this.#lists.count;
+    return this.#lists.count + (this.#file?.unreadRows ?? 0);
   }
 
   /** Bytes held: the WebAssembly memory (with its growth headroom), the labels and an estimate of the label map. */
@@ -138,11 +189,13 @@ export class IvfIndex {
 
   /** Every label held, in list order (what a catch-up compares with the database). */
   labels(): Float64Array {
+    this.readAll();
     return this.#lists.labels();
   }
 
   /** Whether `label` is held. */
   has(label: number): boolean {
+    this.readAll();
     return this.#lists.has(label);
   }
 
@@ -167,6 +220,7 @@ export class IvfIndex {
       throw new InvalidRequestError(`Expected ${labels.length} vectors of ${dimensions} floats, got ${vectors.length} floats.`, 'vectors');
     for (let i = 0; i < labels.length; i++)
       if (!Number.isSafeInteger(labels[i]) || labels[i]! < 0) throw new InvalidRequestError(`Invalid label ${labels[i]}.`, 'labels');
+    this.readAll();
     const target = new Int32Array(labels.length);
     const growth = new Int32Array(this.lists);
     for (let i = 0; i < labels.length; i++) {
@@ -185,6 +239,7 @@ export class IvfIndex {
 
   /** Removes labels (swap-remove in their lists); unknown labels are skipped. Answers how many were removed. */
   delete(labels: ArrayLike<number>): number {
+    this.readAll();
     let removed = 0;
     for (let i = 0; i < labels.length; i++) if (this.#lists.remove(labels[i]!)) removed++;
     return removed;
@@ -204,8 +259,9 @@ export class IvfIndex {
       this.#arena.int16(),
       this.#query16At,
     );
-    const top = new TopHits(Math.min(k, this.count));
     const { allowed } = options;
+    if (allowed) this.readAll();
+    const top = new TopHits(Math.min(k, this.count));
     const nprobe = Math.max(1, Math.min(this.lists, options.nprobe ?? this.nprobe));
     if (allowed && allowedLabels(allowed) <= (options.exactLimit ?? this.exactFilterLimit(nprobe))) this.#scoreAllowed(allowed, top);
     else this.#scanLists(nprobe, top, allowed);
@@ -221,6 +277,7 @@ export class IvfIndex {
 
   /** The lists, for the file writer (read-only use). */
   listsForSave(): readonly IvfList[] {
+    this.readAll();
     return this.#lists.all;
   }
 
@@ -247,11 +304,6 @@ export class IvfIndex {
   /** Writes `source[from .. from + dimensions)`, a normalised vector, as the 8-bit row at byte `at`. */
   storeRow(source: ArrayLike<number>, from: number, at: number): void {
     writeRow8(source, from, this.dimensions, this.#stride, { int8: this.#arena.int8(), floats: this.#arena.floats() }, at);
-  }
-
-  /** Sizes the label map for `count` labels at once (for the file reader: a map grown list by list rehashed ~1M labels a shard). */
-  reserveLabels(count: number): void {
-    this.#lists.reserveLabels(count);
   }
 
   /**
@@ -293,6 +345,8 @@ export class IvfIndex {
       for (let list = 0; list < this.lists; list++) if (scores[list]! > nearest.floor) nearest.push(scores[list]!, list);
       order.length = 0;
       for (let i = 0; i < nearest.size; i++) order.push(nearest.labels[i]!);
+      // Lists still in the file are read now (their memory was taken at open: the views below stay valid).
+      for (const list of order) this.#file?.readList(list, this);
     }
     const table = new Uint32Array(this.#arena.memory.buffer, this.#tableAt, TABLE_ENTRIES * 2);
     let entries = 0;
