@@ -59,6 +59,8 @@ const fathom = await Fathom.open({
     error: (message) => send({ log: message }),
   },
 });
+// What `start()` does for the index (the rest of it, the ingestion queue and the runners, stays off here).
+void fathom.vectorIndex.preload();
 const server = await createServer(fathom);
 const url = await server.listen({ port: 0, host: '127.0.0.1' });
 const accountId = fathom.bootstrap.accountId!;

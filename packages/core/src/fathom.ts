@@ -319,6 +319,8 @@ export class Fathom {
 
   /** Resumes durable queues: interrupted ingestion, runs and jobs reach a terminal state. */
   start(): void {
+    // The largest stores' indexes open in the background: the first searches after a restart do not wait for them.
+    void this.vectorIndex.preload();
     this.documents.start();
     this.#assistantRuns.start();
     this.responses.start();

@@ -316,14 +316,38 @@ describe('a store above FATHOM_IVF_ABOVE_CHUNKS', () => {
     }
   });
 
+  it('opens ahead of its first search after a restart (preload), within the memory budget only', async () => {
+    await addFiles(index, 0, 30);
+    await searchUntilIvf(index);
+    const before = await vectorSearch(index, QUERIES[5]!);
+    await index.close();
+
+    index = open();
+    logs = [];
+    expect(index.vectorIndexOf('vs_big')).toBeUndefined();
+    await index.preload();
+    expect(index.vectorIndexOf('vs_big')).toBe('ivf');
+    expect(logs).toEqual([expect.stringMatching(/^opened the indexes of 1 large store\(s\) in \d+ ms$/)]);
+    expect(await vectorSearch(index, QUERIES[5]!)).toEqual(before);
+    await index.close();
+
+    // A budget the store does not fit in: nothing is opened ahead (its first search opens it, as before).
+    index = open({ hnsw: { memoryBytes: 1 } });
+    logs = [];
+    await index.preload();
+    expect(index.vectorIndexOf('vs_big')).toBeUndefined();
+    expect(logs).toEqual([]);
+    expect(await vectorSearch(index, QUERIES[5]!)).toEqual(before);
+  });
+
   it('is saved and freed past the memory budget like a graph, and loaded from its file when next used', async () => {
     await index.close();
     index = open({ hnsw: { memoryBytes: 1 } }); // every store opened unloads the idle others
     await addFiles(index, 0, 30);
     await searchUntilIvf(index);
     const before = await vectorSearch(index, QUERIES[3]!);
-    // The IVFs count against the budget as graphs do: at least their vectors.
-    expect(index.graphsInMemory().bytes).toBeGreaterThan(600 * hash.dimensions * 4);
+    // The IVFs count against the budget as graphs do: at least their 8-bit rows (a byte a dimension, then the scale).
+    expect(index.graphsInMemory().bytes).toBeGreaterThan(600 * (hash.dimensions + 16));
     logs = [];
     await addFile(index, 0, undefined, 'vs_other');
     await addFile(index, 1, undefined, 'vs_other');

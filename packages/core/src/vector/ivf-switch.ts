@@ -27,9 +27,12 @@ export interface IvfSwitchHost {
 /** After a failed IVF build, the store stays on its graphs this long before a new build is tried (ms). */
 export const IVF_RETRY_AFTER_MS = 10 * 60_000;
 
-/** Memory a store's IVFs will hold (bytes): its vectors padded to 16 floats, labels and the label map, plus the arena's growth headroom. */
+/**
+ * Memory a store's IVFs will hold (bytes): its 8-bit rows (the values padded to 16, then the scale), labels and
+ * the label map, plus the arena's growth headroom.
+ */
 export function estimateIvfBytes(meta: { chunk_count: number; dimensions: number }): number {
-  return Math.round(meta.chunk_count * (Math.ceil(meta.dimensions / 16) * 64 + 8 + 40) * 1.125);
+  return Math.round(meta.chunk_count * (Math.ceil(meta.dimensions / 16) * 16 + 16 + 8 + 40) * 1.125);
 }
 
 /**

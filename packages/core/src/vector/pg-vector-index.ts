@@ -253,6 +253,9 @@ export class PgVectorIndex implements VectorIndexContract {
     });
   }
 
+  /** Nothing to open: PostgreSQL holds the indexes. */
+  async preload(): Promise<void> {}
+
   async close(): Promise<void> {
     await Promise.allSettled([...this.locks.values()]);
   }

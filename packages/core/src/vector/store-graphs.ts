@@ -196,6 +196,29 @@ export class StoreGraphs {
     });
   }
 
+  /**
+   * Opens the stores' indexes ahead of their first search, in the order given, while their estimated memory
+   * fits in the budget without unloading anything; answers how many were opened. An IVF answers as soon as it
+   * is open and reads its lists in the background, so this costs a restart little and spares the first search
+   * the opening (~0.5 s for a 1M store).
+   */
+  async preload(storeIds: string[]): Promise<number> {
+    let opened = 0;
+    for (const storeId of storeIds) {
+      const meta = this.options.meta(storeId);
+      if (this.closing || !meta || this.entries.has(storeId)) continue;
+      if (this.memoryBytes() + estimateIvfBytes(meta) > this.options.memoryBudget) break;
+      try {
+        (await this.hold(storeId, 'search'))?.();
+      } catch (error) {
+        if (this.closing) break;
+        throw error;
+      }
+      opened++;
+    }
+    return opened;
+  }
+
   /** Forgets the store's graphs in the workers and deletes their files. */
   async drop(storeId: string): Promise<void> {
     this.entries.delete(storeId);

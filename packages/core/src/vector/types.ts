@@ -108,5 +108,7 @@ export interface VectorIndexContract {
   storesNotBuiltWith(embedderId: string): Promise<string[]>;
   /** Re-embeds every chunk of a store with the current embedder (`fathom reindex`). */
   reindex(storeId: string, onProgress?: (done: number, total: number) => void): Promise<{ chunks: number }>;
+  /** Opens the indexes of the largest stores ahead of their first search (`Fathom.start()`; never fails). */
+  preload(): Promise<void>;
   close(): Promise<void>;
 }

@@ -38,6 +38,7 @@ export class VectorIndex implements VectorIndexContract {
   private readonly files: StoreFiles;
   private readonly candidatesOf: VectorCandidates;
   private readonly exactSearchLimit: number;
+  private readonly ivfAboveChunks: number;
   private readonly locks = new StoreLocks();
   private readonly queryEmbedders: QueryEmbedders;
   private readonly sql;
@@ -54,6 +55,7 @@ export class VectorIndex implements VectorIndexContract {
     this.queryEmbedders = new QueryEmbedders(options.embedder);
     this.log = options.log;
     this.exactSearchLimit = options.exactSearchLimit ?? 512;
+    this.ivfAboveChunks = options.ivfAboveChunks ?? IVF_ABOVE_CHUNKS;
     this.keywords = new KeywordIndex(this.db, options.keyword);
     this.files = new StoreFiles(this.db);
     this.writes = new ChunkWrites(this.database);
@@ -98,7 +100,7 @@ export class VectorIndex implements VectorIndexContract {
       progressIntervalMs: progressIntervalMs ?? PROGRESS_INTERVAL_MS,
       log: this.log,
       meta: (storeId) => this.sql.meta.get(storeId),
-      ivfAboveChunks: options.ivfAboveChunks ?? IVF_ABOVE_CHUNKS,
+      ivfAboveChunks: this.ivfAboveChunks,
       source: {
         generation,
         ids: (storeId) => {
@@ -127,6 +129,26 @@ export class VectorIndex implements VectorIndexContract {
       .prepare<[string], { store_id: string }>('SELECT store_id FROM vector_index_meta WHERE embedder_id != ? ORDER BY store_id')
       .all(embedderId)
       .map((row) => row.store_id);
+  }
+
+  /**
+   * Opens the IVF indexes of the largest stores (above `FATHOM_IVF_ABOVE_CHUNKS`, largest first) while they fit
+   * in the index memory budget, so their first searches after a restart do not wait for them. `Fathom.start()`
+   * runs it in the background; a failure is logged, and the store opens at its first use as before.
+   */
+  async preload(): Promise<void> {
+    const started = performance.now();
+    const stores = this.db
+      .prepare<[number], { store_id: string }>('SELECT store_id FROM vector_index_meta WHERE chunk_count > ? ORDER BY chunk_count DESC')
+      .all(this.ivfAboveChunks)
+      .map((row) => row.store_id);
+    if (stores.length === 0) return;
+    try {
+      const opened = await this.graphs.preload(stores);
+      if (opened) this.log.info(`opened the indexes of ${opened} large store(s) in ${Math.round(performance.now() - started)} ms`);
+    } catch (error) {
+      this.log.warn(`could not open the large stores' indexes ahead of use (${(error as Error).message}); each opens at its first search`);
+    }
   }
 
   /** Which embedder built a store, its dimensions and chunk count; null when nothing is indexed. */

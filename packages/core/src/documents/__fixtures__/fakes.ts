@@ -147,6 +147,8 @@ export class FakeVectorIndex implements VectorIndexContract {
     }
     return [...best.values()].sort((a, b) => b.score - a.score).slice(0, limit);
   }
+  async preload(): Promise<void> {}
+
   async close(): Promise<void> {}
 
   private chunkCount(storeId: string): number {
