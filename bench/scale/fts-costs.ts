@@ -20,7 +20,7 @@ import { benchQueries } from './corpus';
 const QUERIES = Number(process.argv[2] ?? 100);
 const db = new Database(`${process.env.FATHOM_DATA_DIR}/fathom.db`, { readonly: true });
 for (const pragma of process.env.FTS_PRAGMAS?.split(';').filter(Boolean) ?? []) db.pragma(pragma);
-const keywords = new KeywordIndex(db as unknown as FathomDatabase);
+const keywords = new KeywordIndex(db as unknown as FathomDatabase, { merges: false });
 keywords.plan('start the vocabulary scan');
 await keywords.vocabularyScanned();
 const ranked = db.prepare('SELECT rowid AS id, bm25(vector_fts) AS s FROM vector_fts WHERE vector_fts MATCH ? ORDER BY s LIMIT 40');

@@ -18,7 +18,7 @@ import { benchQueries } from './corpus';
 const QUERIES = Number(process.argv[2] ?? 100);
 const DEPTH = 40;
 const db = new Database(`${process.env.FATHOM_DATA_DIR}/fathom.db`, { readonly: true });
-const keywords = new KeywordIndex(db as unknown as FathomDatabase);
+const keywords = new KeywordIndex(db as unknown as FathomDatabase, { merges: false });
 keywords.plan('start the vocabulary scan');
 await keywords.vocabularyScanned();
 const top = db.prepare<[string], { id: number }>(

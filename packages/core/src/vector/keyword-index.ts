@@ -1,5 +1,6 @@
 import type { Database } from '../db';
 import { inRanges } from './id-ranges';
+import { FtsMerges, type FtsMergesOptions } from './fts-merges';
 import { ftsString, keywordTokens, parseKeywordQuery, type QueryGroup } from './keyword-query';
 import { TermFrequencies } from './term-frequencies';
 
@@ -39,6 +40,8 @@ export interface KeywordIndexOptions {
    * (up to 3 groups, each in at most 5x the postings budget) are searched first; default 500.
    */
   intersectAbove?: number;
+  /** The merging of FTS5's segments in idle time (`FtsMerges`); false: none (a read-only connection). */
+  merges?: FtsMergesOptions | false;
 }
 
 /**
@@ -54,6 +57,7 @@ export class KeywordIndex {
   private readonly commonShare: number;
   private readonly intersectAbove: number;
   private readonly frequencies: TermFrequencies;
+  private readonly merges: FtsMerges | undefined;
   private readonly totalStatement;
 
   constructor(
@@ -65,6 +69,7 @@ export class KeywordIndex {
     this.commonShare = options.commonShare ?? 0.1;
     this.intersectAbove = options.intersectAbove ?? 500;
     this.frequencies = new TermFrequencies(db);
+    this.merges = options.merges === false ? undefined : new FtsMerges(db, options.merges);
     this.totalStatement = db.prepare<[], { total: number | null }>('SELECT SUM(chunk_count) AS total FROM vector_index_meta');
   }
 
@@ -75,6 +80,7 @@ export class KeywordIndex {
   /** Chunk rows were written or deleted (called after each write transaction). */
   noteWrites(): void {
     this.frequencies.noteWrites();
+    this.merges?.noteWrites();
   }
 
   /** Resolves when a background vocabulary scan has ended; true when planning reads the in-memory copy (tests). */
@@ -84,6 +90,7 @@ export class KeywordIndex {
 
   close(): void {
     this.frequencies.close();
+    this.merges?.close();
   }
 
   /** Plans the FTS5 query for `query`: groups with frequencies, IDF weights and which ones are searched. */

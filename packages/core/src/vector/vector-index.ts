@@ -56,7 +56,13 @@ export class VectorIndex implements VectorIndexContract {
     this.log = options.log;
     this.exactSearchLimit = options.exactSearchLimit ?? 512;
     this.ivfAboveChunks = options.ivfAboveChunks ?? IVF_ABOVE_CHUNKS;
-    this.keywords = new KeywordIndex(this.db, options.keyword);
+    this.keywords = new KeywordIndex(this.db, {
+      ...options.keyword,
+      merges: options.keyword?.merges ?? {
+        onError: (error) =>
+          this.log.warn(`could not merge the keyword index's segments (${error.message}); trying again after the next write`),
+      },
+    });
     this.files = new StoreFiles(this.db);
     this.writes = new ChunkWrites(this.database);
     const db = this.db;
