@@ -16,6 +16,8 @@ interface IvfShard extends SavedIndex {
   dimensions: number;
   embedderId: string;
   closed?: boolean;
+  /** Why its lists could not be read from its file (each later request on it fails with this). */
+  failed?: Error;
 }
 
 /** Time a slice of the background read of an opened index takes at most, about (`IvfShards.read`). */
@@ -141,7 +143,15 @@ export class IvfShards {
   private read(shard: IvfShard): void {
     this.enqueue(async () => {
       if (shard.closed) return;
-      if (shard.index.readMore(READ_SLICE_MS)) this.warm(shard, 0);
+      let done: boolean;
+      try {
+        done = shard.index.readMore(READ_SLICE_MS);
+      } catch (error) {
+        // A task that throws would stop the worker's queue: the shard fails its requests instead.
+        shard.failed = error as Error;
+        return;
+      }
+      if (done) this.warm(shard, 0);
       else setImmediate(() => this.read(shard));
     });
   }
@@ -162,6 +172,7 @@ export class IvfShards {
   private get(store: string): IvfShard {
     const shard = this.shards.get(store);
     if (!shard) throw new Error(`IVF index of store ${store} is not open.`);
+    if (shard.failed) throw new Error(`The IVF index of store ${store} could not be read from its file (${shard.failed.message}).`);
     return shard;
   }
 
@@ -183,7 +194,7 @@ export class IvfShards {
 function save(shard: IvfShard): void {
   if (shard.timer) clearTimeout(shard.timer);
   shard.timer = undefined;
-  if (!shard.dirty || shard.closed || shard.generation < 0) return;
+  if (!shard.dirty || shard.closed || shard.failed || shard.generation < 0) return;
   shard.dirty = false;
   const { index } = shard;
   const sidecar: IvfSidecar = {
