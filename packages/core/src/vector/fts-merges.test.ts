@@ -80,6 +80,20 @@ it('merges in the background once the writes have stopped; a write puts the rest
   merges.close();
 });
 
+it('takes up a merge a write interrupted once the writes stop again', async () => {
+  for (let file = 0; file < 40; file++) writeFile(file);
+  const written = segments();
+  const merges = new FtsMerges(db, { idleMs: 30, stepPages: 1, pauseMs: 5 });
+  for (let waited = 0; segments() === written && waited < 5_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+  // Merging runs (in its worker): a write stops it after its step.
+  writeFile(40);
+  merges.noteWrites();
+  for (let waited = 0; segments() > 1 && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(segments()).toBe(1);
+  merges.close();
+  await merges.settled();
+});
+
 it('stops merging when closed', async () => {
   for (let file = 0; file < 40; file++) writeFile(file);
   const merges = new FtsMerges(db, { idleMs: 20 });

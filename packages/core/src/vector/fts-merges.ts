@@ -2,11 +2,18 @@
  * Merges the segments of the keyword index (SQLite FTS5) while the store is not being written (issue 24).
  * FTS5 writes a segment per write transaction and merges them a few at a time (`automerge`), so a large store
  * ingested file by file keeps a dozen segments of different sizes, and every query term's postings are read
- * from each: at 1M chunks, 12 segments made the FTS5 part of a keyword search 1.4x what one merged segment costs
- * (docs/performance.md). After writes have stopped for `idleMs`, merge steps run, each a short write transaction
- * that writes about `stepPages` pages, with a pause between them, until FTS5 has nothing left to merge; a write
- * in between puts the rest off until the writes stop again. A process that opens a data dir checks once too.
+ * from each: at 1M chunks, 12 segments made a keyword search ~1.25x what one merged segment costs
+ * (docs/decisions/2026-11-27-fts-segment-merges.md). After writes have stopped for `idleMs`, merge steps run,
+ * each a short write transaction that writes about `stepPages` pages, with a pause between them, until FTS5
+ * has nothing left to merge; a write in between puts the rest off until the writes stop again. A process that
+ * opens a data dir checks once too.
+ *
+ * The steps run in a worker thread on a connection of its own, so the event loop never waits for one (a step
+ * takes 3 ms at p50 but up to ~140 ms at 1M chunks); readers are not blocked by it (WAL), writers wait for a
+ * step at most. A database held only in memory (tests) is merged by steps on its own connection.
  */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import type { Database } from '../db';
 
 export interface FtsMergesOptions {
@@ -17,56 +24,117 @@ export interface FtsMergesOptions {
    * at p50, 47 ms at p99, 139 ms the first (3.7 s in all); 256 pages a step took 23 / 114 / 135 ms.
    */
   stepPages?: number;
-  /** Pause between two steps (ms), so searches and writes are not held up; default 50. */
+  /** Pause between two steps (ms); default 50. */
   pauseMs?: number;
-  /** A step failed (the database busy past its timeout, closed): the merging stops until the next write. */
+  /** A merge failed (the database busy past its timeout, closed): the merging stops until the next write. */
   onError?: (error: Error) => void;
 }
 
+const MERGE_SQL = "INSERT INTO vector_fts(vector_fts, rank) VALUES('merge', ?)";
+const CHANGES_SQL = 'SELECT total_changes() AS n';
+
+/** The worker: steps with pauses until FTS5 has nothing left, or the owner says stop; then it closes its connection. */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+// A negative page count merges segments of every level, down to one; FTS5 changed fewer than two rows when it had nothing left.
+const step = (merge, changes, pages) => {
+  const before = changes.get().n;
+  merge.run(-pages);
+  return changes.get().n - before >= 2;
+};
+let stopped = false;
+parentPort.on('message', () => { stopped = true; });
+const db = new Database(workerData.location, { fileMustExist: true, timeout: 5000 });
+const merge = db.prepare(${JSON.stringify(MERGE_SQL)});
+const changes = db.prepare(${JSON.stringify(CHANGES_SQL)});
+const finish = (done) => { db.close(); parentPort.postMessage({ done }); parentPort.close(); };
+const next = () => {
+  if (stopped) return finish(false);
+  let more;
+  try { more = step(merge, changes, workerData.stepPages); } catch (error) { db.close(); throw error; }
+  if (more) setTimeout(next, workerData.pauseMs); else finish(true);
+};
+next();`;
+
 export class FtsMerges {
+  readonly #db: Database;
   readonly #idleMs: number;
   readonly #stepPages: number;
   readonly #pauseMs: number;
   readonly #onError: (error: Error) => void;
-  readonly #merge;
-  readonly #changes;
   #timer: NodeJS.Timeout | undefined;
+  #worker: Worker | undefined;
   #closed = false;
+  /** Resolves when no merging runs (tests). */
+  #idle: Promise<void> = Promise.resolve();
 
   constructor(db: Database, options: FtsMergesOptions = {}) {
+    this.#db = db;
     this.#idleMs = options.idleMs ?? 5_000;
     this.#stepPages = options.stepPages ?? 64;
     this.#pauseMs = options.pauseMs ?? 50;
     this.#onError = options.onError ?? (() => {});
-    this.#merge = db.prepare<[number]>("INSERT INTO vector_fts(vector_fts, rank) VALUES('merge', ?)");
-    this.#changes = db.prepare<[], { changes: number }>('SELECT total_changes() AS changes');
     this.noteWrites();
   }
 
-  /** Chunk rows were written: merging waits until the writes have stopped for the idle time. */
+  /** Chunk rows were written: merging (a run under way stops after its step) waits until the writes have stopped for the idle time. */
   noteWrites(): void {
     if (this.#closed) return;
+    this.#worker?.postMessage('stop');
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#run(), this.#idleMs);
+    this.#timer = setTimeout(() => this.#start(), this.#idleMs);
     this.#timer.unref();
   }
 
-  /**
-   * One merge step now; answers whether there may be more to merge. A negative page count merges segments of
-   * every level, down to one; FTS5 changed fewer than two rows when it had nothing left to do.
-   */
+  /** One merge step now, on the owner's connection (as the worker's steps); answers whether there may be more to merge. */
   step(): boolean {
-    const before = this.#changes.get()!.changes;
-    this.#merge.run(-this.#stepPages);
-    return this.#changes.get()!.changes - before >= 2;
+    const before = this.#db.prepare<[], { n: number }>(CHANGES_SQL).get()!.n;
+    this.#db.prepare<[number]>(MERGE_SQL).run(-this.#stepPages);
+    return this.#db.prepare<[], { n: number }>(CHANGES_SQL).get()!.n - before >= 2;
+  }
+
+  /** Resolves when no merging runs. */
+  settled(): Promise<void> {
+    return this.#idle;
   }
 
   close(): void {
     this.#closed = true;
     clearTimeout(this.#timer);
+    this.#worker?.postMessage('stop');
   }
 
-  #run(): void {
+  #start(): void {
+    if (this.#closed) return;
+    // A run told to stop by a write ends after its step: start again once it has.
+    if (this.#worker) {
+      void this.#idle.then(() => this.#start());
+      return;
+    }
+    const location = this.#db.name;
+    if (this.#db.memory || !location) {
+      this.#inline();
+      return;
+    }
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { location, driver, stepPages: this.#stepPages, pauseMs: this.#pauseMs },
+    });
+    worker.unref();
+    this.#worker = worker;
+    this.#idle = new Promise<void>((resolve) => {
+      worker.once('error', (error) => this.#onError(error));
+      worker.once('exit', () => {
+        if (this.#worker === worker) this.#worker = undefined;
+        resolve();
+      });
+    });
+  }
+
+  /** Steps on the owner's connection, with the pauses between them (a database with no file to open twice). */
+  #inline(): void {
     if (this.#closed) return;
     let more: boolean;
     try {
@@ -76,7 +144,7 @@ export class FtsMerges {
       return;
     }
     if (!more) return;
-    this.#timer = setTimeout(() => this.#run(), this.#pauseMs);
+    this.#timer = setTimeout(() => this.#inline(), this.#pauseMs);
     this.#timer.unref();
   }
 }

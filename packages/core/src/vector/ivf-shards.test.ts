@@ -17,7 +17,7 @@ whole.add(
   Array.from({ length: 4_000 }, (_, i) => i + 1),
   data.vectors,
 );
-const query = (q: number) => Array.from(data.queries.subarray(q * dimensions, (q + 1) * dimensions));
+const query = (q: number) => data.queries.slice(q * dimensions, (q + 1) * dimensions);
 
 /** An IVF file with its sidecar at `name`, as a shard worker saves them. */
 function savedShard(name: string): string {
@@ -42,7 +42,7 @@ async function drain(): Promise<void> {
 const open = (store: string, path: string) =>
   shards.handle({ op: 'open-ivf', store, path, dimensions, embedderId: 'e', generation: 3 }) as IvfOpenResult;
 const search = (store: string, q: number) => {
-  const { labels } = shards.handle({ op: 'search', store, vector: query(q), k: 8 }) as HnswSearchResult;
+  const { labels } = shards.handle({ op: 'search', store, vector: query(q), k: 8, ef: 0 }) as HnswSearchResult;
   return labels;
 };
 
