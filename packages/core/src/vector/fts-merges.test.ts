@@ -94,6 +94,23 @@ it('takes up a merge a write interrupted once the writes stop again', async () =
   await merges.settled();
 });
 
+it('does not rewrite a merged index for a small write, only once writes add up to a quarter of it', async () => {
+  for (let file = 0; file < 700; file++) writeFile(file);
+  const merges = new FtsMerges(db, { idleMs: 60_000 });
+  expect(merges.fragmented()).toBe(true);
+  while (merges.step());
+  expect(merges.fragmented()).toBe(false);
+  expect(segments()).toBe(1);
+  // A small file more: small segments beside the merged one, left as they are.
+  writeFile(700);
+  expect(segments()).toBeGreaterThan(1);
+  expect(merges.fragmented()).toBe(false);
+  // Many more: fragmented again.
+  for (let file = 701; file < 1_000; file++) writeFile(file);
+  expect(merges.fragmented()).toBe(true);
+  merges.close();
+});
+
 it('stops merging when closed', async () => {
   for (let file = 0; file < 40; file++) writeFile(file);
   const merges = new FtsMerges(db, { idleMs: 20 });
