@@ -82,6 +82,10 @@ export class FtsMerges {
   readonly #pauseMs: number;
   readonly #tombstoneBytes: number;
   readonly #onError: (error: Error) => void;
+  readonly #merge;
+  readonly #changes;
+  readonly #segmentPages;
+  readonly #tombstoneBytesRead;
   #timer: NodeJS.Timeout | undefined;
   #worker: Worker | undefined;
   #closed = false;
@@ -95,6 +99,12 @@ export class FtsMerges {
     this.#pauseMs = options.pauseMs ?? 50;
     this.#tombstoneBytes = options.tombstoneBytes ?? TOMBSTONE_BYTES;
     this.#onError = options.onError ?? (() => {});
+    this.#merge = db.prepare<[number]>(MERGE_SQL);
+    this.#changes = db.prepare<[], { n: number }>(CHANGES_SQL);
+    this.#segmentPages = db.prepare<[], { pages: number }>('SELECT count(*) AS pages FROM vector_fts_idx GROUP BY segid');
+    this.#tombstoneBytesRead = db.prepare<[number], { bytes: number | null }>(
+      'SELECT sum(length(block)) AS bytes FROM vector_fts_data WHERE id >= ?',
+    );
     this.noteWrites();
   }
 
@@ -109,9 +119,9 @@ export class FtsMerges {
 
   /** One merge step now, on the owner's connection (as the worker's steps); answers whether there may be more to merge. */
   step(): boolean {
-    const before = this.#db.prepare<[], { n: number }>(CHANGES_SQL).get()!.n;
-    this.#db.prepare<[number]>(MERGE_SQL).run(-this.#stepPages);
-    return this.#db.prepare<[], { n: number }>(CHANGES_SQL).get()!.n - before >= 2;
+    const before = this.#changes.get()!.n;
+    this.#merge.run(-this.#stepPages);
+    return this.#changes.get()!.n - before >= 2;
   }
 
   /**
@@ -119,13 +129,11 @@ export class FtsMerges {
    * leaf pages (one `_idx` row a page, about), or its tombstones pass `tombstoneBytes`.
    */
   needsMerge(): boolean {
-    const segments = this.#db.prepare<[], { pages: number }>('SELECT count(*) AS pages FROM vector_fts_idx GROUP BY segid').all();
+    const segments = this.#segmentPages.all();
     const total = segments.reduce((sum, segment) => sum + segment.pages, 0);
     const largest = Math.max(0, ...segments.map((segment) => segment.pages));
     if (segments.length > 1 && largest < MERGE_BELOW_SHARE * total) return true;
-    const { bytes } = this.#db
-      .prepare<[number], { bytes: number | null }>('SELECT sum(length(block)) AS bytes FROM vector_fts_data WHERE id >= ?')
-      .get(FIRST_TOMBSTONE_ROWID)!;
+    const { bytes } = this.#tombstoneBytesRead.get(FIRST_TOMBSTONE_ROWID)!;
     return (bytes ?? 0) > this.#tombstoneBytes;
   }
 

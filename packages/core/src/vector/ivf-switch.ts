@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import type { Entry, GraphStoreMeta, StoreGraphsOptions } from './graph-entry';
 import { type BuildOptions, catchUpExactly, catchUpGraphs, type GraphWork, type ShardTarget } from './graph-build';
+import { paddedDimensions, rowBytes } from './ivf/dots-kernel';
 import { buildIvfs, type IvfTarget } from './ivf-build';
 
 /** What the switch needs of `StoreGraphs`. */
@@ -32,7 +33,7 @@ export const IVF_RETRY_AFTER_MS = 10 * 60_000;
  * the label map, plus the arena's growth headroom.
  */
 export function estimateIvfBytes(meta: { chunk_count: number; dimensions: number }): number {
-  return Math.round(meta.chunk_count * (Math.ceil(meta.dimensions / 16) * 16 + 16 + 8 + 40) * 1.125);
+  return Math.round(meta.chunk_count * (rowBytes(paddedDimensions(meta.dimensions)) + 8 + 40) * 1.125);
 }
 
 /**
