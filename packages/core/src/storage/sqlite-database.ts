@@ -10,13 +10,23 @@ export interface SqliteDatabaseOptions {
   location?: string;
   /** Schemas to migrate, in dependency order. */
   schemas?: readonly Schema[];
+  /**
+   * SQLite's page cache of this connection, in bytes; default 64 MiB for a file (SQLite's own default is
+   * 2 MB). A search of a large store reads FTS5 postings and chunk rows spread over a multi-GB file: with
+   * 2 MB the B-tree's inner pages and the common words' postings were read again from the OS at nearly
+   * every search (docs/performance.md, "A larger page cache"). Memory databases keep SQLite's default.
+   */
+  cacheBytes?: number;
 }
+
+/** The page cache of a file database's main connection (see `cacheBytes`). */
+export const DEFAULT_SQLITE_CACHE_BYTES = 64 * 2 ** 20;
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>;
 
 /**
  * SQLite through better-sqlite3 (WAL, `synchronous = NORMAL`, foreign keys, 5 s busy timeout), behind
- * the async `SqlClient`. Statements are prepared once per text. better-sqlite3 runs each statement
+ * the async `SqlClient` (and a 64 MiB page cache for a file). Statements are prepared once per text. better-sqlite3 runs each statement
  * synchronously, so a transaction is the only thing that spans awaits: while one is open, statements
  * from outside it wait their turn (FIFO), and transactions run one at a time (`BEGIN IMMEDIATE`, so a
  * second process on the same file waits for the write lock instead of failing half-way).
@@ -39,6 +49,8 @@ export class SqliteDatabase implements SqlDatabase {
     this.raw.pragma('synchronous = NORMAL');
     this.raw.pragma('foreign_keys = ON');
     this.raw.pragma('busy_timeout = 5000');
+    // A negative cache_size is in KiB.
+    if (location !== ':memory:') this.raw.pragma(`cache_size = -${Math.round((options.cacheBytes ?? DEFAULT_SQLITE_CACHE_BYTES) / 1024)}`);
     migrateSqlite(this.raw, options.schemas ?? []);
     this.#inTransaction = {
       dialect: 'sqlite',
