@@ -136,17 +136,24 @@ export class ScopeSearch {
         coverage: (row) => keywordCoverage(plan, row.text),
       });
     }
-    return best.top(options.threshold, options.limit).map(({ score, row }) => this.toHit(row, score));
-  }
-
-  private toHit(row: CandidateRow, score: number): SearchHit {
-    const file = this.sql.file.get(row.store_id, row.file_id);
-    return {
-      file_id: row.file_id,
-      filename: file?.filename ?? row.file_id,
-      score: Math.round(score * 1e6) / 1e6,
-      attributes: file?.attributes ? JSON.parse(file.attributes) : null,
-      content: [{ type: 'text', text: row.text }],
-    };
+    // A file's name and attributes are read (and parsed) once, however many of its chunks are hits.
+    const fileOf = new Map<string, { filename: string; attributes: SearchHit['attributes'] }>();
+    return best.top(options.threshold, options.limit).map(({ score, row }): SearchHit => {
+      const key = `${row.store_id}\u0000${row.file_id}`;
+      let file = fileOf.get(key);
+      if (!file) {
+        const found = sql.file.get(row.store_id, row.file_id);
+        file = { filename: found?.filename ?? row.file_id, attributes: found?.attributes ? JSON.parse(found.attributes) : null };
+        fileOf.set(key, file);
+      }
+      return {
+        file_id: row.file_id,
+        filename: file.filename,
+        score: Math.round(score * 1e6) / 1e6,
+        // Each hit gets its own copy (attributes are flat): a caller may change one hit's attributes.
+        attributes: file.attributes ? { ...file.attributes } : null,
+        content: [{ type: 'text', text: row.text }],
+      };
+    });
   }
 }
