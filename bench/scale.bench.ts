@@ -125,6 +125,11 @@ async function run(key: string, scenario: Scenario): Promise<void> {
 
     // ---- latency and recall ----------------------------------------------------------------------------
     if (PHASES.has('latency')) {
+      const { waitedMs, settled } = await node.call<{ waitedMs: number; settled: boolean }>({ op: 'settle', timeoutMs: 300_000 });
+      if (waitedMs >= 1_000 || !settled)
+        print(
+          `  keyword index: ${settled ? 'its FTS5 segments merged' : 'still merging its FTS5 segments'} after ${seconds(waitedMs)} of waiting (searches are slower meanwhile: docs/performance.md); latency measured ${settled ? 'after' : 'regardless'}`,
+        );
       // Many stores: each query goes to another store (the first search of each is cold: see below).
       const searched = many ? sample(Array.from(storeIds.keys()), QUERIES, 1) : [0];
       // Many stores: the filter keeps one of the store's two files.

@@ -14,6 +14,8 @@ export type NodeCommand =
   | { op: 'create-stores'; count: number }
   | { op: 'ingest'; layout: Layout; storeIds: string[]; fromStore: number; toStore: number; fromFile?: number; ackEachFile?: boolean }
   | { op: 'flush' }
+  /** Waits until the keyword index has no FTS5 segments left to merge (SQLite; at most `timeoutMs`); answers the ms waited. */
+  | { op: 'settle'; timeoutMs: number }
   | {
       op: 'latency';
       storeIds: string[];
@@ -138,6 +140,21 @@ async function latency(command: Extract<NodeCommand, { op: 'latency' }>): Promis
   return times;
 }
 
+/**
+ * After a large ingestion the keyword index merges its FTS5 segments in the background once writes stop
+ * (`FtsMerges`: ~30 s at 1M chunks), and searches are slower meanwhile. The latency phase measures the steady
+ * state after it; the wait is reported. PostgreSQL has nothing to wait for.
+ */
+async function settle(timeoutMs: number): Promise<{ waitedMs: number; settled: boolean }> {
+  const started = performance.now();
+  const { keywords } = fathom.vectorIndex as unknown as { keywords?: { merges?: { needsMerge(): boolean; settled(): Promise<void> } } };
+  const merges = keywords?.merges;
+  if (!merges) return { waitedMs: 0, settled: true };
+  while (merges.needsMerge() && performance.now() - started < timeoutMs) await new Promise((resolve) => setTimeout(resolve, 500));
+  await merges.settled();
+  return { waitedMs: performance.now() - started, settled: !merges.needsMerge() };
+}
+
 async function handle(command: NodeCommand): Promise<unknown> {
   switch (command.op) {
     case 'create-stores': {
@@ -149,6 +166,8 @@ async function handle(command: NodeCommand): Promise<unknown> {
       return ingest(command);
     case 'flush':
       return fathom.vectorIndex instanceof VectorIndex ? fathom.vectorIndex.flush() : undefined;
+    case 'settle':
+      return settle(command.timeoutMs);
     case 'latency':
       return latency(command);
     case 'recall': {
