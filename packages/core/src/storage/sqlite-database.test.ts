@@ -31,7 +31,7 @@ function cacheBytes(db: SqliteDatabase): number {
   return size < 0 ? -size * 1024 : size * (db.raw.pragma('page_size', { simple: true }) as number);
 }
 
-it('gives a file database a 64 MiB page cache, or the size asked for, and leaves a memory one at SQLite's default', () => {
+it('gives a file database a 64 MiB page cache, or the size asked for, and leaves a memory one at the driver default', () => {
   expect(cacheBytes(open({ location: fileLocation() }))).toBe(DEFAULT_SQLITE_CACHE_BYTES);
   expect(DEFAULT_SQLITE_CACHE_BYTES).toBe(64 * 2 ** 20);
   expect(cacheBytes(open({ location: fileLocation(), cacheBytes: 8 * 2 ** 20 }))).toBe(8 * 2 ** 20);
