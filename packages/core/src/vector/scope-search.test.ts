@@ -56,3 +56,23 @@ it('does not return the keyword hits of a file deleted while the graph workers s
   await deleted;
   expect(hits.map((hit) => hit.file_id)).not.toContain('file-errors');
 });
+
+it('does not return the vector hits of a file deleted while the graph workers searched', async () => {
+  await addFile('file-errors', ['The error ERR_QUOTA_7731 means the monthly quota of API calls is exhausted.']);
+  await addFile('file-weather', ['Snow closed the mountain road for three days.', 'Heavy rain flooded the river valley.']);
+  const query = { query: 'The error ERR_QUOTA_7731 means the monthly quota of API calls is exhausted.', mode: 'vector' as const };
+  expect((await index.search(['vs_1'], query))[0]?.file_id).toBe('file-errors');
+  // The workers found the file's chunk; it is deleted before the search reads the rows of what they found.
+  let deleted!: Promise<void>;
+  const search = StoreGraphs.prototype.search;
+  vi.spyOn(StoreGraphs.prototype, 'search').mockImplementation(function (this: StoreGraphs, request) {
+    return search.call(this, request).then((answer) => {
+      deleted = index.removeFile('vs_1', 'file-errors');
+      return deleted.then(() => answer);
+    });
+  });
+  const hits = await index.search(['vs_1'], query);
+  await deleted;
+  expect(hits.length).toBeGreaterThan(0);
+  expect(hits.map((hit) => hit.file_id)).not.toContain('file-errors');
+});
