@@ -28,7 +28,8 @@ const { storeIds } = JSON.parse(readFileSync(`${dataDir}/scale-bench.json`, 'utf
 const storeId = storeIds[0]!;
 const fathom = await Fathom.open({ embedder: new TopicAverageEmbedder(), start: false });
 const raw = (fathom.vectorIndex as unknown as { db: { prepare(sql: string): { all(...args: unknown[]): unknown[] } } }).db;
-// Words of a band in a fixed order (by a hash of the word, so neighbours in the order share no topic).
+// Words of a band in a fixed, scrambled order (from each word's first letter, length and chunk count), so the
+// three words of a query seldom share a topic.
 const wordsOf = raw.prepare(
   'SELECT term, doc FROM vector_fts_vocab WHERE doc BETWEEN ? AND ? AND length(term) > 2 ORDER BY (unicode(term) * 7919 + length(term) * 104729 + doc) % 10007',
 );
