@@ -144,12 +144,13 @@ export class VectorIndex implements VectorIndexContract {
    */
   async preload(): Promise<void> {
     const started = performance.now();
-    const stores = this.db
-      .prepare<[number], { store_id: string }>('SELECT store_id FROM vector_index_meta WHERE chunk_count > ? ORDER BY chunk_count DESC')
-      .all(this.ivfAboveChunks)
-      .map((row) => row.store_id);
-    if (stores.length === 0) return;
+    // `Fathom.start()` does not await this: nothing in it may reject (an unhandled rejection ends the process).
     try {
+      const stores = this.db
+        .prepare<[number], { store_id: string }>('SELECT store_id FROM vector_index_meta WHERE chunk_count > ? ORDER BY chunk_count DESC')
+        .all(this.ivfAboveChunks)
+        .map((row) => row.store_id);
+      if (stores.length === 0) return;
       const opened = await this.graphs.preload(stores);
       if (opened) this.log.info(`opened the indexes of ${opened} large store(s) in ${Math.round(performance.now() - started)} ms`);
     } catch (error) {
